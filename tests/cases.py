@@ -1,0 +1,313 @@
+"""Test cases for the bundled DSL kernels in ``kernels_rs/``.
+
+Pure Python + torch: nothing here imports the transpiler. Each ``KernelCase``
+says which ``#[kernel]`` fn to translate, its const-generic values, the dtypes
+to try, how to build its runtime arguments (every parameter, by Rust name, in
+Rust parameter order), its launch grid and a float32 torch reference.
+
+Conventions:
+- ``make_args(dtype, gen)`` returns CPU tensors; outputs are pre-allocated.
+  Where a row stride differs from the row length, the whole padded buffer is
+  passed (contiguous) and outputs are zero-filled, so the reference also checks
+  that the kernel never writes the padding.
+- ``reference(args)`` reads only the INPUT entries of ``args`` (and the shapes
+  / dtypes of the outputs) and returns ``{output_name: expected_tensor}``.
+- Sizes are deliberately not multiples of the block sizes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+import torch
+
+Args = dict[str, object]
+
+
+@dataclass(frozen=True)
+class KernelCase:
+    id: str
+    file: str
+    kernel: str
+    consts: dict[str, int]
+    dtypes: tuple[torch.dtype, ...]
+    make_args: Callable[[torch.dtype, torch.Generator], Args]
+    grid: Callable[[Args], tuple[int, ...]]
+    reference: Callable[[Args], dict[str, torch.Tensor]]
+    atol: dict[torch.dtype, float]
+    rtol: dict[torch.dtype, float]
+
+
+def _cdiv(a: int, b: int) -> int:
+    return (a + b - 1) // b
+
+
+def _randn(shape, dtype: torch.dtype, gen: torch.Generator) -> torch.Tensor:
+    # Draw in float32 so every dtype sees the same values (up to rounding).
+    return torch.randn(shape, generator=gen, dtype=torch.float32).to(dtype)
+
+
+def _rand_input(shape, dtype: torch.dtype, gen: torch.Generator) -> torch.Tensor:
+    if dtype.is_floating_point:
+        return _randn(shape, dtype, gen)
+    return torch.randint(-1000, 1000, shape, generator=gen, dtype=torch.int64).to(dtype)
+
+
+# Default tolerances for elementwise-ish kernels computed in (or rounded to) D.
+_ATOL = {torch.float32: 1e-5, torch.float16: 1e-3, torch.bfloat16: 1e-2, torch.int32: 0.0}
+_RTOL = {torch.float32: 1e-5, torch.float16: 1e-3, torch.bfloat16: 1e-2, torch.int32: 0.0}
+
+
+# ── vector_add ────────────────────────────────────────────────────────────────
+
+_VADD_CONSTS = {"BLOCK_SIZE": 128}
+
+
+def _vadd_args(dtype: torch.dtype, gen: torch.Generator) -> Args:
+    n = 1000
+    return {
+        "a_ptr": _rand_input((n,), dtype, gen),
+        "b_ptr": _rand_input((n,), dtype, gen),
+        "out_ptr": torch.empty(n, dtype=dtype),
+        "n_elements": n,
+    }
+
+
+def _vadd_ref(args: Args) -> dict[str, torch.Tensor]:
+    a, b, out = args["a_ptr"], args["b_ptr"], args["out_ptr"]
+    if out.dtype.is_floating_point:
+        expected = (a.float() + b.float()).to(out.dtype)
+    else:  # exact integer sum (float32 would round large ints)
+        expected = (a.long() + b.long()).to(out.dtype)
+    return {"out_ptr": expected}
+
+
+# ── relu ─────────────────────────────────────────────────────────────────────
+
+_RELU_CONSTS = {"BLOCK_SIZE": 128}
+
+
+def _relu_fwd_args(dtype: torch.dtype, gen: torch.Generator) -> Args:
+    n = 1000
+    return {
+        "x_ptr": _randn((n,), dtype, gen),
+        "y_ptr": torch.empty(n, dtype=dtype),
+        "n_elements": n,
+    }
+
+
+def _relu_fwd_ref(args: Args) -> dict[str, torch.Tensor]:
+    x, y = args["x_ptr"], args["y_ptr"]
+    return {"y_ptr": torch.clamp_min(x.float(), 0.0).to(y.dtype)}
+
+
+def _relu_bwd_args(dtype: torch.dtype, gen: torch.Generator) -> Args:
+    n = 1000
+    # y is a genuine relu output: about half exact zeros, the rest positive.
+    y = torch.clamp_min(_randn((n,), torch.float32, gen), 0.0).to(dtype)
+    return {
+        "dy_ptr": _randn((n,), dtype, gen),
+        "y_ptr": y,
+        "dx_ptr": torch.empty(n, dtype=dtype),
+        "n_elements": n,
+    }
+
+
+def _relu_bwd_ref(args: Args) -> dict[str, torch.Tensor]:
+    dy, y, dx = args["dy_ptr"], args["y_ptr"], args["dx_ptr"]
+    expected = torch.where(y.float() > 0, dy.float(), torch.zeros((), dtype=torch.float32))
+    return {"dx_ptr": expected.to(dx.dtype)}
+
+
+def _grid_1d(consts: dict[str, int], block: str) -> Callable[[Args], tuple[int, ...]]:
+    return lambda args: (_cdiv(int(args["n_elements"]), consts[block]),)
+
+
+# ── softmax ──────────────────────────────────────────────────────────────────
+
+_SOFTMAX_CONSTS = {"BLOCK_SIZE": 128}
+
+
+def _softmax_args(dtype: torch.dtype, gen: torch.Generator) -> Args:
+    n_rows, n_cols, stride = 37, 100, 112  # rows padded to 112 elements
+    x = _randn((n_rows, stride), dtype, gen) * 3
+    return {
+        "x_ptr": x,
+        "y_ptr": torch.zeros(n_rows, stride, dtype=dtype),
+        "n_rows": n_rows,
+        "n_cols": n_cols,
+        "stride": stride,
+    }
+
+
+def _softmax_ref(args: Args) -> dict[str, torch.Tensor]:
+    x, y = args["x_ptr"], args["y_ptr"]
+    n_cols = int(args["n_cols"])
+    expected = torch.zeros(y.shape, dtype=torch.float32)  # padding stays zero
+    expected[:, :n_cols] = torch.softmax(x[:, :n_cols].float(), dim=1)
+    return {"y_ptr": expected.to(y.dtype)}
+
+
+# ── matmul ───────────────────────────────────────────────────────────────────
+
+_MATMUL_CONSTS = {"BLOCK_M": 32, "BLOCK_N": 32, "BLOCK_K": 16}
+
+
+def _matmul_args(dtype: torch.dtype, gen: torch.Generator) -> Args:
+    M, N, K = 70, 50, 45
+    a = _randn((M, K), dtype, gen)
+    b = _randn((K, N), dtype, gen)
+    c = torch.empty(M, N, dtype=dtype)
+    return {
+        "a_ptr": a,
+        "b_ptr": b,
+        "c_ptr": c,
+        "M": M,
+        "N": N,
+        "K": K,
+        "stride_am": a.stride(0),
+        "stride_ak": a.stride(1),
+        "stride_bk": b.stride(0),
+        "stride_bn": b.stride(1),
+        "stride_cm": c.stride(0),
+        "stride_cn": c.stride(1),
+    }
+
+
+def _matmul_grid(args: Args) -> tuple[int, ...]:
+    return (
+        _cdiv(int(args["M"]), _MATMUL_CONSTS["BLOCK_M"]),
+        _cdiv(int(args["N"]), _MATMUL_CONSTS["BLOCK_N"]),
+    )
+
+
+def _matmul_ref(args: Args) -> dict[str, torch.Tensor]:
+    a, b, c = args["a_ptr"], args["b_ptr"], args["c_ptr"]
+    return {"c_ptr": (a.float() @ b.float()).to(c.dtype)}
+
+
+# ── layer norm ───────────────────────────────────────────────────────────────
+
+_LAYERNORM_CONSTS = {"BLOCK_N": 128}
+
+
+def _layernorm_args(dtype: torch.dtype, gen: torch.Generator) -> Args:
+    n_rows, n_cols, stride = 13, 300, 320  # rows padded to 320 elements
+    # Non-zero mean and non-unit scale so the statistics matter.
+    x = (_randn((n_rows, stride), torch.float32, gen) * 2 + 0.5).to(dtype)
+    return {
+        "x_ptr": x,
+        "y_ptr": torch.zeros(n_rows, stride, dtype=dtype),
+        "w_ptr": (1 + 0.1 * _randn((n_cols,), torch.float32, gen)).to(dtype),
+        "b_ptr": (0.1 * _randn((n_cols,), torch.float32, gen)).to(dtype),
+        "mean_ptr": torch.empty(n_rows, dtype=torch.float32),
+        "rstd_ptr": torch.empty(n_rows, dtype=torch.float32),
+        "n_cols": n_cols,
+        "stride": stride,
+        "eps": 1e-5,
+    }
+
+
+def _layernorm_ref(args: Args) -> dict[str, torch.Tensor]:
+    x, y = args["x_ptr"], args["y_ptr"]
+    n_cols, eps = int(args["n_cols"]), float(args["eps"])
+    xf = x[:, :n_cols].float()
+    w, b = args["w_ptr"].float(), args["b_ptr"].float()
+    mean = xf.mean(dim=1)
+    var = ((xf - mean[:, None]) ** 2).mean(dim=1)  # biased
+    rstd = torch.rsqrt(var + eps)
+    expected = torch.zeros(y.shape, dtype=torch.float32)  # padding stays zero
+    expected[:, :n_cols] = (xf - mean[:, None]) * rstd[:, None] * w + b
+    return {"y_ptr": expected.to(y.dtype), "mean_ptr": mean, "rstd_ptr": rstd}
+
+
+# ── the table ────────────────────────────────────────────────────────────────
+
+CASES: list[KernelCase] = [
+    KernelCase(
+        id="vector_add",
+        file="kernels_rs/vector_add.rs",
+        kernel="vector_add",
+        consts=_VADD_CONSTS,
+        dtypes=(torch.float32, torch.float16, torch.int32),
+        make_args=_vadd_args,
+        grid=_grid_1d(_VADD_CONSTS, "BLOCK_SIZE"),
+        reference=_vadd_ref,
+        atol=_ATOL,
+        rtol=_RTOL,
+    ),
+    KernelCase(
+        id="relu_forward",
+        file="kernels_rs/relu.rs",
+        kernel="relu_forward",
+        consts=_RELU_CONSTS,
+        dtypes=(torch.float32, torch.float16),
+        make_args=_relu_fwd_args,
+        grid=_grid_1d(_RELU_CONSTS, "BLOCK_SIZE"),
+        reference=_relu_fwd_ref,
+        atol=_ATOL,
+        rtol=_RTOL,
+    ),
+    KernelCase(
+        id="relu_backward",
+        file="kernels_rs/relu.rs",
+        kernel="relu_backward",
+        consts=_RELU_CONSTS,
+        dtypes=(torch.float32, torch.float16),
+        make_args=_relu_bwd_args,
+        grid=_grid_1d(_RELU_CONSTS, "BLOCK_SIZE"),
+        reference=_relu_bwd_ref,
+        atol=_ATOL,
+        rtol=_RTOL,
+    ),
+    KernelCase(
+        id="softmax_forward",
+        file="kernels_rs/softmax.rs",
+        kernel="softmax_forward",
+        consts=_SOFTMAX_CONSTS,
+        dtypes=(torch.float32, torch.float16),
+        make_args=_softmax_args,
+        grid=lambda args: (int(args["n_rows"]),),
+        reference=_softmax_ref,
+        atol={torch.float32: 1e-6, torch.float16: 1e-3, torch.bfloat16: 8e-3},
+        rtol={torch.float32: 1e-5, torch.float16: 1e-3, torch.bfloat16: 1e-2},
+    ),
+    KernelCase(
+        id="matmul",
+        file="kernels_rs/matmul.rs",
+        kernel="matmul",
+        consts=_MATMUL_CONSTS,
+        dtypes=(torch.float32, torch.float16),
+        make_args=_matmul_args,
+        grid=_matmul_grid,
+        reference=_matmul_ref,
+        # K=45 sums of unit normals: |c| ~ 7; f32 accumulation order differs.
+        atol={torch.float32: 1e-4, torch.float16: 1e-2, torch.bfloat16: 6e-2},
+        rtol={torch.float32: 1e-4, torch.float16: 1e-2, torch.bfloat16: 2e-2},
+    ),
+    KernelCase(
+        id="layer_norm_forward",
+        file="kernels_rs/layernorm.rs",
+        kernel="layer_norm_forward",
+        consts=_LAYERNORM_CONSTS,
+        dtypes=(torch.float32, torch.float16),
+        make_args=_layernorm_args,
+        grid=lambda args: (int(args["x_ptr"].shape[0]),),
+        reference=_layernorm_ref,
+        # mean/rstd are float32 outputs: the fp16 entry covers y, which is
+        # rounded to fp16 (|y| up to ~4 -> 4e-3 ulp); stats match to ~1e-5.
+        atol={torch.float32: 1e-4, torch.float16: 1e-2, torch.bfloat16: 5e-2},
+        rtol={torch.float32: 1e-4, torch.float16: 1e-2, torch.bfloat16: 2e-2},
+    ),
+]
+
+_BY_ID = {c.id: c for c in CASES}
+
+
+def case(id: str) -> KernelCase:
+    """The case with this id (``KeyError`` listing the known ids otherwise)."""
+    try:
+        return _BY_ID[id]
+    except KeyError:
+        raise KeyError(f"no kernel case {id!r}; known: {sorted(_BY_ID)}") from None

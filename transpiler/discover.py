@@ -1,0 +1,239 @@
+"""Kernel discovery: which items of a parsed file are translated, and their signatures.
+
+Only ``#[kernel]`` / ``#[kernel(...)]`` functions are kernels. Module-level
+``const`` items and plain functions are collected too, because kernels may use
+them (constants, combine functions); everything else is skipped.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from tree_sitter import Node
+
+from .diagnostics import SourceMap
+from .ops import BOUND_DTYPES, BOUND_IS_FLOAT, DTYPES
+from .parse import named_children, text
+
+POINTER_WRAPPERS = frozenset({"InPtr", "OutPtr", "InOutPtr"})
+
+
+@dataclass
+class DtypeParam:
+    name: str
+    bound: str  # Float, Num, Int, Dtype
+
+    @property
+    def is_float(self) -> bool | None:
+        return BOUND_IS_FLOAT.get(self.bound)
+
+
+@dataclass
+class ConstParam:
+    name: str
+    rust_type: str
+
+
+@dataclass
+class KernelParam:
+    name: str
+    kind: str  # "pointer" | "scalar"
+    elem: str  # pointee type (a dtype parameter name or a Rust scalar type) or scalar type
+    node: Node = field(repr=False, compare=False, default=None)
+
+
+@dataclass
+class Kernel:
+    name: str
+    doc: str | None
+    triton: str  # the name of the Triton-bound type parameter (usually T)
+    dtype_params: list[DtypeParam]
+    consts: list[ConstParam]
+    params: list[KernelParam]
+    attr_dtypes: tuple[str, ...] | None
+    backward: str | None
+    node: Node = field(repr=False, compare=False, default=None)
+
+    def dtype_param(self, name: str) -> DtypeParam | None:
+        return next((d for d in self.dtype_params if d.name == name), None)
+
+    def pointer_for(self, dtype_name: str) -> KernelParam | None:
+        """The first pointer parameter whose element type is ``dtype_name``."""
+        return next((p for p in self.params if p.kind == "pointer" and p.elem == dtype_name), None)
+
+    def accepted_dtypes(self, dtype_name: str) -> tuple[str, ...]:
+        """Rust element types a launcher may bind ``dtype_name`` to."""
+        if self.attr_dtypes:
+            return self.attr_dtypes
+        param = self.dtype_param(dtype_name)
+        return BOUND_DTYPES.get(param.bound, BOUND_DTYPES["Dtype"]) if param else (dtype_name,)
+
+
+@dataclass
+class ModuleItems:
+    kernels: list[Kernel]
+    functions: dict[str, Node]  # plain fns by name (combine-function candidates)
+    consts: dict[str, Node]  # module-level const items by name
+    doc: str | None
+
+
+def _doc_text(comment: Node) -> str | None:
+    doc = comment.child_by_field_name("doc")
+    outer = comment.child_by_field_name("outer")
+    if doc is None or outer is None:
+        return None
+    line = text(doc).rstrip("\n")
+    return line[1:] if line.startswith(" ") else line
+
+
+def _inner_doc(comment: Node) -> str | None:
+    if comment.child_by_field_name("inner") is None:
+        return None
+    doc = comment.child_by_field_name("doc")
+    line = text(doc).rstrip("\n") if doc is not None else ""
+    return line[1:] if line.startswith(" ") else line
+
+
+def _attr_name(attr_item: Node) -> tuple[str, Node | None]:
+    attr = next((c for c in attr_item.named_children if c.type == "attribute"), None)
+    if attr is None:
+        return "", None
+    path = attr.named_children[0] if attr.named_children else None
+    name = text(path).split("::")[-1] if path is not None else ""
+    return name, attr.child_by_field_name("arguments")
+
+
+def _is_cfg_test(attr_item: Node) -> bool:
+    name, args = _attr_name(attr_item)
+    return name == "cfg" and args is not None and re.search(r"\btest\b", text(args)) is not None
+
+
+def _parse_kernel_args(args: Node | None) -> tuple[tuple[str, ...] | None, str | None]:
+    if args is None:
+        return None, None
+    raw = text(args)
+    dtypes = None
+    m = re.search(r"dtypes\s*=\s*\[([^\]]*)\]", raw)
+    if m:
+        dtypes = tuple(t.strip() for t in m.group(1).split(",") if t.strip())
+    b = re.search(r"backward\s*=\s*([A-Za-z_][A-Za-z0-9_:]*)", raw)
+    return dtypes, (b.group(1) if b else None)
+
+
+def collect(root: Node, smap: SourceMap) -> ModuleItems:
+    kernels: list[Kernel] = []
+    functions: dict[str, Node] = {}
+    consts: dict[str, Node] = {}
+    module_doc: list[str] = []
+
+    def walk(container: Node) -> None:
+        pending_attrs: list[Node] = []
+        pending_doc: list[str] = []
+        for child in container.named_children:
+            if child.type == "line_comment":
+                if container is root and not kernels and not functions:
+                    inner = _inner_doc(child)
+                    if inner is not None:
+                        module_doc.append(inner)
+                        continue
+                line = _doc_text(child)
+                if line is not None:
+                    pending_doc.append(line)
+                continue
+            if child.type == "block_comment":
+                continue
+            if child.type == "attribute_item":
+                pending_attrs.append(child)
+                continue
+            if child.type == "function_item":
+                name = text(child.child_by_field_name("name"))
+                kernel_attr = None
+                for a in pending_attrs:
+                    aname, aargs = _attr_name(a)
+                    if aname == "kernel":
+                        kernel_attr = (a, aargs)
+                if kernel_attr is not None:
+                    doc = "\n".join(pending_doc).strip("\n") or None
+                    kernels.append(_signature(child, doc, kernel_attr[1], smap))
+                else:
+                    functions.setdefault(name, child)
+            elif child.type == "const_item":
+                consts[text(child.child_by_field_name("name"))] = child
+            elif child.type == "mod_item" and not any(_is_cfg_test(a) for a in pending_attrs):
+                body = child.child_by_field_name("body")
+                if body is not None:
+                    walk(body)
+            pending_attrs, pending_doc = [], []
+
+    walk(root)
+    doc = "\n".join(module_doc).strip("\n") or None
+    return ModuleItems(kernels, functions, consts, doc)
+
+
+def _bound_name(bounds: Node | None) -> str | None:
+    if bounds is None:
+        return None
+    for b in named_children(bounds):
+        return text(b).split("::")[-1].split("<")[0].strip()
+    return None
+
+
+def _signature(fn: Node, doc: str | None, attr_args: Node | None, smap: SourceMap) -> Kernel:
+    name = text(fn.child_by_field_name("name"))
+    triton = None
+    dtype_params: list[DtypeParam] = []
+    consts: list[ConstParam] = []
+    tparams = fn.child_by_field_name("type_parameters")
+    for tp in named_children(tparams) if tparams is not None else []:
+        if tp.type == "type_parameter":
+            pname = text(tp.child_by_field_name("name"))
+            bound = _bound_name(tp.child_by_field_name("bounds"))
+            if bound == "Triton":
+                if triton is not None:
+                    raise smap.error(tp, "E0007", "a kernel has exactly one `Triton` type parameter",
+                                     "remove the second `Triton` bound")
+                triton = pname
+            else:
+                dtype_params.append(DtypeParam(pname, bound or "Dtype"))
+        elif tp.type == "const_parameter":
+            consts.append(ConstParam(text(tp.child_by_field_name("name")),
+                                     text(tp.child_by_field_name("type"))))
+        elif tp.type == "lifetime_parameter":
+            continue
+        else:
+            raise smap.error(tp, "E0007", "unsupported generic parameter",
+                             "kernels take `T: Triton`, dtype parameters and `const N: i32`")
+    if triton is None:
+        raise smap.error(fn.child_by_field_name("name"), "E0007",
+                         f"kernel `{name}` has no `Triton`-bound type parameter",
+                         "declare it as `fn " + name + "<T: Triton, ...>(...)`")
+    dtype_names = {d.name for d in dtype_params}
+    params: list[KernelParam] = []
+    for p in named_children(fn.child_by_field_name("parameters")):
+        if p.type != "parameter":
+            raise smap.error(p, "E0007", "unsupported kernel parameter",
+                             "kernel parameters are `name: T::Pointer<D>` or scalars such as `n: i32`")
+        pname = text(p.child_by_field_name("pattern")).removeprefix("mut ").strip()
+        params.append(_param(pname, p.child_by_field_name("type"), triton, dtype_names, smap))
+    attr_dtypes, backward = _parse_kernel_args(attr_args)
+    return Kernel(name, doc, triton, dtype_params, consts, params, attr_dtypes, backward, fn)
+
+
+def _param(name: str, ty: Node, triton: str, dtype_names: set[str], smap: SourceMap) -> KernelParam:
+    node = ty
+    # InPtr<T::Pointer<D>> / OutPtr<...>: access markers that carry no runtime meaning.
+    while node.type == "generic_type" and text(node.child_by_field_name("type")) in POINTER_WRAPPERS:
+        args = named_children(node.child_by_field_name("type_arguments"))
+        node = args[0]
+    if node.type == "primitive_type":
+        return KernelParam(name, "scalar", text(node), ty)
+    if node.type == "generic_type":
+        head = text(node.child_by_field_name("type"))
+        args = named_children(node.child_by_field_name("type_arguments"))
+        if head == f"{triton}::Pointer" and len(args) == 1:
+            elem = text(args[0])
+            if elem in DTYPES or elem in dtype_names:
+                return KernelParam(name, "pointer", elem, ty)
+    raise smap.error(ty, "E0007", f"unsupported type `{text(ty)}` for kernel parameter `{name}`",
+                     f"use `{triton}::Pointer<D>` for tensors or a scalar type such as `i32`, `f32`")

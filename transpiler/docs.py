@@ -1,0 +1,73 @@
+"""Docs generated from the op table (docs/ops.md) - never edited by hand."""
+
+from __future__ import annotations
+
+from .ops import ENUMS, METHODS, OPS, REQUIRED, Op
+
+_STATUS = {True: "tested", False: "mapped"}
+
+
+def _signature(op: Op, receiver: bool = False) -> str:
+    params = [p.name for p in op.params]
+    if receiver:
+        return f"{params[0]}.{op.name}({', '.join(params[1:])})"
+    return f"T::{op.name}({', '.join(params)})"
+
+
+def _target(op: Op) -> str:
+    if op.rule == "unsupported":
+        return "not supported yet"
+    if op.rule == "binop":
+        return f"`x {op.target} y`"
+    if op.rule in ("method", "cast"):
+        return f"`x.{op.target}(...)`"
+    return f"`{op.target}`"
+
+
+def _drops(op: Op) -> str:
+    dropped = [f"{p.name}={p.default!r}" for p in op.params if p.default is not REQUIRED]
+    return ", ".join(dropped)
+
+
+def ops_markdown() -> str:
+    lines = [
+        "# DSL methods and their Triton translations",
+        "",
+        "<!-- Generated from transpiler/ops.py by `rs2triton ops --markdown`; do not edit. -->",
+        "",
+        f"All {len(OPS)} methods of the DSL's `Triton` trait, and the value methods. Arguments are",
+        "positional in the DSL; the generated call uses Triton's keywords and leaves out any argument",
+        "that equals Triton's default (listed under *dropped when*). *tested*: checked numerically under",
+        "the interpreter and compiled for sm_90 and gfx942 by the test-suite; *mapped*: translated by",
+        "the table but not yet covered by a test.",
+        "",
+    ]
+    groups: dict[str, list[Op]] = {}
+    for op in sorted(OPS.values(), key=lambda o: o.name):
+        groups.setdefault(op.group, []).append(op)
+    for group in sorted(groups):
+        lines += [f"## {group}", "", "| DSL | Triton | dropped when | status | note |", "|---|---|---|---|---|"]
+        for op in groups[group]:
+            status = "unsupported" if op.rule == "unsupported" else _STATUS[op.tested]
+            lines.append(f"| `{_signature(op)}` | {_target(op)} | {_drops(op)} | {status} | {op.note} |")
+        lines.append("")
+    lines += ["## value methods", "", "| DSL | Triton | status | note |", "|---|---|---|---|"]
+    for op in METHODS.values():
+        lines.append(f"| `{_signature(op, receiver=True)}` | {_target(op)} | {_STATUS[op.tested]} | {op.note} |")
+    lines += ["", "## enums", "", "| DSL | Python |", "|---|---|"]
+    for enum, values in ENUMS.items():
+        for k, v in values.items():
+            lines.append(f"| `{enum}::{k}` | `{v!r}` |")
+    n_tested = sum(op.tested for op in OPS.values())
+    n_unsupported = sum(op.rule == "unsupported" for op in OPS.values())
+    lines += ["", f"{n_tested} tested, {len(OPS) - n_tested - n_unsupported} mapped, "
+              f"{n_unsupported} not supported yet.", ""]
+    return "\n".join(lines)
+
+
+def ops_table() -> str:
+    rows = []
+    for op in sorted(OPS.values(), key=lambda o: o.name):
+        status = "unsupported" if op.rule == "unsupported" else _STATUS[op.tested]
+        rows.append(f"{op.name:<26} {_target(op).strip('`'):<32} {status}")
+    return "\n".join(rows) + "\n"

@@ -1,0 +1,126 @@
+"""Importing kernels from Python: ``transpiler.load("kernels_rs/foo.rs")``.
+
+The generated module is written to a content-addressed cache folder and
+imported from there (Triton reads a kernel's source through ``inspect``, so it
+must live in a real file). The backend is fixed *before* import, because
+``@triton.jit`` decides at decoration time whether it builds an interpreted
+function.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import os
+import sys
+import tempfile
+from pathlib import Path
+from types import ModuleType
+
+from .pipeline import transpile_file
+
+
+def cache_dir() -> Path:
+    root = os.environ.get("RS2TRITON_CACHE_DIR")
+    if root:
+        return Path(root)
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "rs2triton"
+
+
+def gpu_available() -> bool:
+    try:
+        import torch
+    except ImportError:  # pragma: no cover - torch is a dependency
+        return False
+    return bool(torch.cuda.is_available())
+
+
+class BackendError(RuntimeError):
+    """The interpreter/GPU choice conflicts with how Triton was already imported."""
+
+
+def triton_mode() -> bool | None:
+    """True if Triton was imported for its interpreter, False if for compilation, None if not yet.
+
+    Triton decorates its own standard library (``tl.sum``, ``tl.max``...) when it is
+    first imported, so the choice is made once per process, at that moment.
+    """
+    if "triton.language.standard" not in sys.modules:
+        return None
+    from triton.language import standard
+    from triton.runtime.jit import JITFunction
+
+    return not isinstance(standard.sum, JITFunction)
+
+
+def use_interpreter(interpret: bool | None) -> bool:
+    """Whether kernels should run on Triton's CPU interpreter."""
+    mode = triton_mode()
+    if interpret is None:
+        if mode is not None:
+            return mode
+        if os.environ.get("TRITON_INTERPRET") == "1":
+            return True
+        return not gpu_available()
+    return interpret
+
+
+def ensure_mode(interpret: bool) -> None:
+    """Fix Triton's mode for this process (before ``triton`` is imported)."""
+    mode = triton_mode()
+    if mode is not None and mode != interpret:
+        have = "the CPU interpreter" if mode else "compilation"
+        want = "the CPU interpreter" if interpret else "compilation"
+        raise BackendError(
+            f"Triton was already imported for {have} in this process, so kernels cannot use {want}: "
+            "the choice is made when `triton` is first imported. Set TRITON_INTERPRET=1 (or unset it) "
+            "before anything imports triton, or run the other mode in a separate process.")
+    if interpret:
+        os.environ["TRITON_INTERPRET"] = "1"
+    else:
+        os.environ.pop("TRITON_INTERPRET", None)
+
+
+def _import_file(py: Path, mod_name: str) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(mod_name, py)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[mod_name] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        sys.modules.pop(mod_name, None)
+        raise
+    return module
+
+
+def load(path: str | os.PathLike, *, interpret: bool | None = None) -> ModuleType:
+    p = Path(path)
+    interp = use_interpreter(interpret)
+    ensure_mode(interp)
+    if p.suffix == ".py":
+        return _import_file(p.resolve(), f"rs2triton_generated_{_ident(p.stem)}")
+    result = transpile_file(p)
+    if result.text is None:
+        raise ValueError(f"{p} defines no #[kernel] functions")
+    digest = hashlib.sha256(result.text.encode()).hexdigest()[:16]
+    folder = cache_dir() / "modules" / digest
+    py = folder / f"{p.stem}.py"
+    if not py.exists():
+        folder.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(result.text)
+        os.replace(tmp, py)
+    mod_name = f"rs2triton_generated_{_ident(p.stem)}_{digest}{'_interp' if interp else ''}"
+    if mod_name in sys.modules and getattr(sys.modules[mod_name], "__rs2triton_interpret__", None) == interp:
+        return sys.modules[mod_name]
+    module = _import_file(py, mod_name)
+    module.__rs2triton_kernels__ = {k.name: k for k in result.kernels}
+    module.__rs2triton_source__ = str(p)
+    module.__rs2triton_interpret__ = interp
+    return module
+
+
+def _ident(s: str) -> str:
+    return "".join(c if c.isalnum() or c == "_" else "_" for c in s)

@@ -1,0 +1,1323 @@
+"""Lowering: a kernel's tree-sitter tree -> a Python ``ast.FunctionDef`` for Triton.
+
+One method per tree-sitter node kind: ``stmt_<kind>`` for statements and
+``expr_<kind>`` for expressions. A node kind without a method is reported as an
+unsupported construct, located at the node. Op calls (``T::load(...)``) are
+looked up in :mod:`transpiler.ops`; the few ops that need more than the generic
+call rule have a function in :data:`SPECIAL_RULES`.
+
+Expressions lower to :class:`Val`: the Python AST plus a small static type
+(:class:`Ty`) so that Rust's semantics survive the trip (integer ``/`` must
+truncate, ``!`` is logical on bools and bitwise on ints, compile-time values
+cannot be ``.to()``-cast, and so on).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass, field
+
+from tree_sitter import Node
+
+from .diagnostics import SourceMap, TranspileError
+from .discover import Kernel
+from .ops import (
+    DTYPES,
+    ENUMS,
+    FLOAT_LIMITS,
+    FLOAT_TYPES,
+    INT_BITS,
+    INT_TYPES,
+    METHODS,
+    OPS,
+    REQUIRED,
+    SCALAR_CONSTS,
+    Op,
+    Param,
+)
+from .parse import named_children, text
+
+PY_RESERVED = frozenset(
+    """False None True and as assert async await break class continue def del elif else except
+    finally for from global if import in is lambda nonlocal not or pass raise return try while with
+    yield tl triton libdevice range float int min max len print""".split()
+)
+
+COMMENT_CALL = "__rs2triton_comment__"
+
+# Why a construct is not in the DSL, and what to write instead.
+UNSUPPORTED_HINTS = {
+    "match_expression": "Triton has no pattern matching; use `if` / `else if` chains",
+    "loop_expression": "use `while cond { ... }` or `for i in 0..n { ... }`",
+    "break_expression": "Triton loops cannot exit early; fold the condition into a mask or the loop bound",
+    "continue_expression": "Triton loops cannot skip iterations; guard the body with `if` or a mask",
+    "return_expression": "kernels return nothing; write results with `T::store` and drop the `return`",
+    "closure_expression": "closures are not part of the DSL; write a plain `fn` (combine functions are passed by name)",
+    "macro_invocation": "macros are not part of the DSL; use `T::device_print`, `T::static_print` or `T::static_assert`",
+    "index_expression": "tensors cannot be indexed; compute pointer offsets and use `T::load`",
+    "unsafe_block": "`unsafe` has no meaning in a kernel; remove it",
+    "async_block": "kernels are not async",
+    "struct_expression": "structs are not part of the DSL; pass values as kernel parameters",
+    "await_expression": "kernels are not async",
+    "try_expression": "`?` is not part of the DSL",
+    "let_chain": "split the condition into nested `if`s",
+    "yield_expression": "kernels cannot yield",
+}
+
+
+class _Omit:
+    """An argument left out of the generated call (`None`, or a Triton default)."""
+
+
+OMIT = _Omit()
+
+
+@dataclass(frozen=True)
+class Ty:
+    """Static type of a lowered value.
+
+    ``kind``: ``const`` (known when Triton compiles: literals, const generics),
+    ``scalar``/``tensor`` (runtime values), ``ptr`` (a pointer parameter),
+    ``ptrs`` (a block of pointers), ``desc``, ``tuple``, ``dtype``, ``none`` or
+    ``unknown``. ``elem`` is a Rust element type (``i32``, ``f32``, ``bool``) or
+    a dtype parameter's name, or None when unknown.
+    """
+
+    kind: str
+    elem: str | None = None
+    items: tuple["Ty", ...] = ()
+
+    @property
+    def runtime(self) -> bool:
+        return self.kind in ("scalar", "tensor", "ptr", "ptrs")
+
+
+UNKNOWN = Ty("unknown")
+NONE_TY = Ty("none")
+
+
+@dataclass
+class Val:
+    expr: ast.expr
+    ty: Ty = UNKNOWN
+
+
+@dataclass
+class Binding:
+    py: str
+    ty: Ty
+
+
+@dataclass
+class ModuleContext:
+    """What lowering of one file needs beyond a single kernel."""
+
+    smap: SourceMap
+    functions: dict[str, Node]
+    consts: dict[str, Node]
+    imports: set[str] = field(default_factory=set)
+    helpers: dict[str, ast.FunctionDef] = field(default_factory=dict)
+    used_consts: dict[str, ast.stmt] = field(default_factory=dict)
+    lowering_helpers: set[str] = field(default_factory=set)
+
+
+def name(id_: str) -> ast.Name:
+    return ast.Name(id=id_, ctx=ast.Load())
+
+
+def attr_path(dotted: str) -> ast.expr:
+    parts = dotted.split(".")
+    node: ast.expr = name(parts[0])
+    for p in parts[1:]:
+        node = ast.Attribute(value=node, attr=p, ctx=ast.Load())
+    return node
+
+
+def const(v) -> ast.expr:
+    if isinstance(v, (int, float)) and not isinstance(v, bool) and v < 0:
+        return ast.UnaryOp(op=ast.USub(), operand=ast.Constant(-v))
+    return ast.Constant(v)
+
+
+def call(func: str | ast.expr, args=(), keywords=()) -> ast.Call:
+    f = attr_path(func) if isinstance(func, str) else func
+    return ast.Call(func=f, args=list(args), keywords=[ast.keyword(arg=k, value=v) for k, v in keywords])
+
+
+def is_float_elem(elem: str | None, kernel: Kernel | None) -> bool | None:
+    if elem is None:
+        return None
+    if elem in FLOAT_TYPES:
+        return True
+    if elem in INT_TYPES or elem == "bool":
+        return False
+    if kernel is not None:
+        dp = kernel.dtype_param(elem)
+        if dp is not None:
+            return dp.is_float
+    return None
+
+
+def _join_kind(*tys: Ty) -> str:
+    kinds = {t.kind for t in tys}
+    if "ptrs" in kinds:
+        return "ptrs"
+    if "tensor" in kinds:
+        return "tensor"
+    if kinds & {"scalar", "ptr"}:
+        return "scalar" if "ptr" not in kinds else "ptrs"
+    if kinds == {"const"}:
+        return "const"
+    return "unknown"
+
+
+def _rank(elem: str | None) -> int:
+    order = ["bool", "i8", "u8", "i16", "u16", "i32", "u32", "i64", "u64", "isize", "usize",
+             "f16", "bf16", "f32", "f64"]
+    return order.index(elem) if elem in order else -1
+
+
+_BINOPS = {
+    "+": ast.Add, "-": ast.Sub, "*": ast.Mult, "%": ast.Mod, "&": ast.BitAnd, "|": ast.BitOr,
+    "^": ast.BitXor, "<<": ast.LShift, ">>": ast.RShift,
+}
+_CMPOPS = {"<": ast.Lt, "<=": ast.LtE, ">": ast.Gt, ">=": ast.GtE, "==": ast.Eq, "!=": ast.NotEq}
+_BOOLOPS = {"&&": ast.And, "||": ast.Or}
+
+
+class FunctionLowerer:
+    """Lowers one ``#[kernel]`` fn (or one combine helper) to an ``ast.FunctionDef``."""
+
+    def __init__(self, ctx: ModuleContext, kernel: Kernel | None, fn: Node, triton: str,
+                 dtype_bounds: dict[str, str] | None = None):
+        self.ctx = ctx
+        self.smap = ctx.smap
+        self.kernel = kernel
+        self.fn = fn
+        self.T = triton
+        self.scopes: list[dict[str, Binding]] = [{}]
+        self.live: list[set[str]] = [set()]
+        self.used: set[str] = set(PY_RESERVED)
+        self.bodies: list[list[ast.stmt]] = [[]]
+        self.dtype_aliases: dict[str, str] = {}  # dtype param -> Python alias name
+        self.dtype_bounds = dtype_bounds or {}
+        self.expected_elem: str | None = None
+        self.forbidden: set[str] = set()
+
+    # ------------------------------------------------------------------ helpers
+    def err(self, node: Node, code: str, msg: str, hint: str | None = None) -> TranspileError:
+        return self.smap.error(node, code, msg, hint)
+
+    def emit(self, stmt: ast.stmt, node: Node | None = None) -> None:
+        if node is not None:
+            stmt.lineno = node.start_point[0] + 1  # Rust line, for a future source map
+        self.bodies[-1].append(stmt)
+
+    def is_float(self, ty: Ty) -> bool | None:
+        if ty.elem is not None and ty.elem in self.dtype_bounds:
+            from .ops import BOUND_IS_FLOAT
+
+            return BOUND_IS_FLOAT.get(self.dtype_bounds[ty.elem])
+        return is_float_elem(ty.elem, self.kernel)
+
+    def fresh(self, base: str) -> str:
+        base = base if base not in PY_RESERVED else base + "_"
+        if base not in self.used:
+            return base
+        i = 1
+        while f"{base}_{i}" in self.used:
+            i += 1
+        return f"{base}_{i}"
+
+    def lookup(self, rust: str) -> Binding | None:
+        for scope in reversed(self.scopes):
+            if rust in scope:
+                return scope[rust]
+        return None
+
+    def is_live(self, py: str) -> bool:
+        return py in self.live[-1] or py in self.forbidden
+
+    def declare(self, rust: str, ty: Ty) -> str:
+        """Bind a Rust `let` name in the current scope and return its Python name.
+
+        Shadowing in the same scope reuses the name (``let x = x + 1`` -> ``x = x + 1``);
+        a binding that would clobber a name live in an enclosing block is renamed, so
+        the outer value is intact once the inner block ends, as in Rust.
+        """
+        current = self.scopes[-1].get(rust)
+        if current is not None:
+            py = current.py
+        else:
+            base = rust.removeprefix("r#")
+            base = base if base not in PY_RESERVED else base + "_"
+            py = base if (base not in self.used or not self.is_live(base)) and base not in self.forbidden \
+                else self.fresh(base)
+            if self.is_live(py):
+                py = self.fresh(base)
+        self.scopes[-1][rust] = Binding(py, ty)
+        self.used.add(py)
+        self.live[-1].add(py)
+        return py
+
+    def dtype_expr(self, rust_ty: str, node: Node) -> ast.expr:
+        if rust_ty in DTYPES:
+            return attr_path(DTYPES[rust_ty])
+        if self.kernel is not None and self.kernel.dtype_param(rust_ty) is not None:
+            ptr = self.kernel.pointer_for(rust_ty)
+            if ptr is None:
+                raise self.err(node, "E0005", f"cannot resolve dtype parameter `{rust_ty}`",
+                               f"no pointer parameter is declared `{self.T}::Pointer<{rust_ty}>`, so its "
+                               "element type is unknown in Python; add one or use a concrete type")
+            alias = self.dtype_aliases.get(rust_ty)
+            if alias is None:
+                alias = rust_ty if rust_ty not in self.used else self.fresh(rust_ty)
+                self.used.add(alias)
+                self.dtype_aliases[rust_ty] = alias
+            return name(alias)
+        raise self.err(node, "E0005", f"unknown element type `{rust_ty}`",
+                       "use a dtype parameter of the kernel or one of f16, bf16, f32, f64, i8..i64, u8..u64, bool")
+
+    # ------------------------------------------------------------- blocks/stmts
+    def lower_block_into(self, block: Node, body: list[ast.stmt], scoped: bool = True) -> list[str]:
+        """Lower a `{ ... }` block's statements into ``body``; returns names it defined."""
+        if scoped:
+            self.scopes.append({})
+            self.live.append(set(self.live[-1]))
+        self.bodies.append(body)
+        before = set(self.live[-1])
+        try:
+            for child in named_children_with_comments(block):
+                self.lower_stmt(child)
+        finally:
+            self.bodies.pop()
+            defined = sorted(self.live[-1] - before)
+            if scoped:
+                self.scopes.pop()
+                self.live.pop()
+        if not any(not _is_comment_stmt(s) for s in body):
+            body.append(ast.Pass())
+        return defined
+
+    def lower_stmt(self, node: Node) -> None:
+        kind = node.type
+        if kind in ("line_comment", "block_comment"):
+            self.emit_comment(node)
+            return
+        if kind == "expression_statement":
+            inner = named_children(node)[0]
+            self.lower_expr_stmt(inner)
+            return
+        if kind in ("use_declaration", "empty_statement", "attribute_item"):
+            return
+        method = getattr(self, f"stmt_{kind}", None)
+        if method is not None:
+            method(node)
+            return
+        # A block's tail expression (no `;`) in statement position.
+        self.lower_expr_stmt(node)
+
+    def emit_comment(self, node: Node) -> None:
+        raw = text(node)
+        if raw.startswith("///") or raw.startswith("//!"):
+            raw = raw[3:]
+        elif raw.startswith("//"):
+            raw = raw[2:]
+        elif raw.startswith("/*"):
+            raw = raw[2:-2]
+        for line in raw.strip("\n").split("\n"):
+            line = line.rstrip()
+            line = line[1:] if line.startswith(" ") else line
+            self.emit(ast.Expr(call(COMMENT_CALL, [ast.Constant(line)])), node)
+
+    def lower_expr_stmt(self, node: Node) -> None:
+        kind = node.type
+        if kind == "if_expression":
+            self.emit(self.lower_if_stmt(node), node)
+        elif kind == "for_expression":
+            self.stmt_for(node)
+        elif kind == "while_expression":
+            self.stmt_while(node)
+        elif kind == "block":
+            # A nested block: its own Rust scope, but no Python block.
+            self.scopes.append({})
+            try:
+                for child in named_children_with_comments(node):
+                    self.lower_stmt(child)
+            finally:
+                self.scopes.pop()
+        elif kind == "assignment_expression":
+            self.stmt_assign(node)
+        elif kind == "compound_assignment_expr":
+            self.stmt_compound_assign(node)
+        else:
+            v = self.expr(node)
+            if v is not OMIT and isinstance(v.expr, ast.Call):
+                self.emit(ast.Expr(v.expr), node)
+
+    def stmt_let_declaration(self, node: Node) -> None:
+        pattern = node.child_by_field_name("pattern")
+        value = node.child_by_field_name("value")
+        ty_node = node.child_by_field_name("type")
+        if value is None:
+            raise self.err(node, "E0002", "`let` without an initializer is not supported",
+                           "initialize the variable where it is declared (an `if` expression works)")
+        if node.child_by_field_name("alternative") is not None:
+            raise self.err(node, "E0002", "`let ... else` is not supported", UNSUPPORTED_HINTS["match_expression"])
+        annotated = self._annotation_elem(ty_node)
+        if pattern.type in ("identifier", "mut_pattern"):
+            rust = text(pattern).removeprefix("mut").strip()
+            self._assign_new(rust, value, annotated, node)
+            return
+        if pattern.type == "tuple_pattern":
+            names = []
+            for p in named_children(pattern):
+                if p.type not in ("identifier", "mut_pattern"):
+                    raise self.err(p, "E0002", "only plain names can be bound in a tuple pattern")
+                names.append(text(p).removeprefix("mut").strip())
+            v = self.expr(value)
+            items = v.ty.items if v.ty.kind == "tuple" else ()
+            targets = []
+            for i, rust in enumerate(names):
+                ity = items[i] if i < len(items) else UNKNOWN
+                targets.append(ast.Name(id=self.declare(rust, ity), ctx=ast.Store()))
+            self.emit(ast.Assign(targets=[ast.Tuple(elts=targets, ctx=ast.Store())], value=v.expr), node)
+            return
+        raise self.err(pattern, "E0002", f"unsupported pattern `{text(pattern)}`",
+                       "bind a plain name or a tuple of names")
+
+    def _annotation_elem(self, ty_node: Node | None) -> str | None:
+        if ty_node is None:
+            return None
+        t = text(ty_node).replace(" ", "")
+        if t in DTYPES:
+            return t
+        m = re.fullmatch(rf"{re.escape(self.T)}::Tensor<(\w+)>", t)
+        if m:
+            return m.group(1)
+        return None
+
+    def _assign_new(self, rust: str, value: Node, annotated: str | None, node: Node) -> None:
+        prev_expected = self.expected_elem
+        self.expected_elem = annotated
+        try:
+            if value.type == "if_expression" and not self._simple_if(value):
+                py = self.declare_pending(rust)
+                stmt, ty = self.lower_if_value(value, py)
+                self.emit(stmt, node)
+                self.bind(rust, py, ty)
+                return
+            v = self.expr(value)
+        finally:
+            self.expected_elem = prev_expected
+        if v is OMIT:
+            raise self.err(value, "E0002", "`None` cannot be bound to a variable")
+        ty = v.ty
+        if annotated and ty.kind == "const" and annotated in DTYPES:
+            ty = Ty("const", annotated)
+        py = self.declare(rust, ty)
+        self.emit(ast.Assign(targets=[ast.Name(id=py, ctx=ast.Store())], value=v.expr), node)
+
+    def declare_pending(self, rust: str) -> str:
+        py = self.declare(rust, UNKNOWN)
+        # The binding only becomes visible after its initializer: hide it meanwhile.
+        del self.scopes[-1][rust]
+        self.live[-1].discard(py)
+        return py
+
+    def bind(self, rust: str, py: str, ty: Ty) -> None:
+        self.scopes[-1][rust] = Binding(py, ty)
+        self.live[-1].add(py)
+        self.used.add(py)
+
+    def stmt_const_item(self, node: Node) -> None:
+        rust = text(node.child_by_field_name("name"))
+        self._assign_new(rust, node.child_by_field_name("value"), None, node)
+
+    def _target(self, node: Node) -> Binding:
+        if node.type != "identifier":
+            raise self.err(node, "E0002", "only plain variables can be assigned to",
+                           UNSUPPORTED_HINTS["index_expression"])
+        b = self.lookup(text(node))
+        if b is None:
+            raise self.err(node, "E0006", f"cannot find value `{text(node)}` in this scope")
+        return b
+
+    def stmt_assign(self, node: Node) -> None:
+        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+        b = self._target(left)
+        if right.type == "if_expression" and not self._simple_if(right):
+            stmt, _ = self.lower_if_value(right, b.py)
+            self.emit(stmt, node)
+            return
+        v = self.expr(right)
+        self.emit(ast.Assign(targets=[ast.Name(id=b.py, ctx=ast.Store())], value=v.expr), node)
+
+    def stmt_compound_assign(self, node: Node) -> None:
+        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+        op_text = text(node.child_by_field_name("operator"))[:-1]
+        b = self._target(left)
+        rhs = self.expr(right)
+        lhs = Val(name(b.py), b.ty)
+        op = self._arith_op(op_text, lhs, rhs, node)
+        self.emit(ast.AugAssign(target=ast.Name(id=b.py, ctx=ast.Store()), op=op, value=rhs.expr), node)
+
+    # --------------------------------------------------------------- control flow
+    def _simple_if(self, node: Node) -> bool:
+        """An if-expression whose branches are single expressions (-> a Python ternary)."""
+        cons = node.child_by_field_name("consequence")
+        alt = node.child_by_field_name("alternative")
+        if alt is None or len(named_children(cons)) != 1:
+            return False
+        tail = named_children(cons)[0]
+        if tail.type in ("let_declaration", "expression_statement") or tail.type.endswith("_item"):
+            return False
+        if tail.type in ("if_expression", "block", "for_expression", "while_expression"):
+            return False
+        other = named_children(alt)[0]
+        if other.type == "if_expression":
+            return self._simple_if(other)
+        parts = named_children(other)
+        return len(parts) == 1 and parts[0].type not in (
+            "let_declaration", "expression_statement", "if_expression", "block",
+            "for_expression", "while_expression")
+
+    def lower_if_stmt(self, node: Node) -> ast.If:
+        cond = self.expr(node.child_by_field_name("condition"))
+        then: list[ast.stmt] = []
+        defined = self.lower_block_into(node.child_by_field_name("consequence"), then)
+        orelse: list[ast.stmt] = []
+        alt = node.child_by_field_name("alternative")
+        if alt is not None:
+            other = named_children(alt)[0]
+            saved = self.forbidden
+            # Triton merges names defined in both branches; keep the branches' own lets apart.
+            self.forbidden = saved | set(defined)
+            try:
+                if other.type == "if_expression":
+                    orelse.append(self.lower_if_stmt(other))
+                else:
+                    self.lower_block_into(other, orelse)
+            finally:
+                self.forbidden = saved
+        return ast.If(test=cond.expr, body=then, orelse=orelse)
+
+    def lower_if_value(self, node: Node, target: str) -> tuple[ast.If, Ty]:
+        """`if c { stmts; a } else { stmts; b }` as a value: assign ``target`` in each branch."""
+        cond = self.expr(node.child_by_field_name("condition"))
+        then: list[ast.stmt] = []
+        t_ty = self._branch_value(node.child_by_field_name("consequence"), then, target)
+        alt = node.child_by_field_name("alternative")
+        if alt is None:
+            raise self.err(node, "E0002", "an `if` used as a value needs an `else` branch")
+        other = named_children(alt)[0]
+        orelse: list[ast.stmt] = []
+        if other.type == "if_expression":
+            stmt, e_ty = self.lower_if_value(other, target)
+            orelse.append(stmt)
+        else:
+            e_ty = self._branch_value(other, orelse, target)
+        return ast.If(test=cond.expr, body=then, orelse=orelse), t_ty if t_ty.kind != "unknown" else e_ty
+
+    def _branch_value(self, block: Node, body: list[ast.stmt], target: str) -> Ty:
+        children = named_children_with_comments(block)
+        real = [c for c in children if c.type not in ("line_comment", "block_comment")]
+        if not real or real[-1].type in ("let_declaration", "expression_statement"):
+            raise self.err(block, "E0002", "this block has no value",
+                           "end the block with an expression (no trailing `;`)")
+        tail = real[-1]
+        self.scopes.append({})
+        self.live.append(set(self.live[-1]))
+        self.bodies.append(body)
+        try:
+            for c in children:
+                if c is tail or c.id == tail.id:
+                    break
+                self.lower_stmt(c)
+            v = self.expr(tail)
+            self.emit(ast.Assign(targets=[ast.Name(id=target, ctx=ast.Store())], value=v.expr), tail)
+        finally:
+            self.bodies.pop()
+            self.scopes.pop()
+            self.live.pop()
+        return v.ty
+
+    def stmt_for(self, node: Node) -> None:
+        pattern = node.child_by_field_name("pattern")
+        if pattern.type != "identifier":
+            raise self.err(pattern, "E0002", "only a plain loop variable is supported")
+        it = self.range_args(node.child_by_field_name("value"))
+        self.scopes.append({})
+        self.live.append(set(self.live[-1]))
+        try:
+            rust = text(pattern)
+            var = self.declare(rust, Ty("scalar", "i32"))
+            body: list[ast.stmt] = []
+            self.lower_block_into(node.child_by_field_name("body"), body)
+        finally:
+            self.scopes.pop()
+            self.live.pop()
+        loop = ast.For(target=ast.Name(id=var, ctx=ast.Store()), iter=call("range", it), body=body, orelse=[])
+        self.emit(loop, node)
+
+    def range_args(self, node: Node) -> list[ast.expr]:
+        """`a..b`, `a..=b`, `(a..b).step_by(s)`, `.rev()` -> range() arguments."""
+        rev = False
+        step: Val | None = None
+        cur = node
+        while True:
+            if cur.type == "parenthesized_expression":
+                cur = named_children(cur)[0]
+                continue
+            if cur.type == "call_expression" and cur.child_by_field_name("function").type == "field_expression":
+                f = cur.child_by_field_name("function")
+                meth = text(f.child_by_field_name("field"))
+                args = named_children(cur.child_by_field_name("arguments"))
+                if meth == "rev" and not args:
+                    if step is not None:
+                        raise self.err(cur, "E0002", "`.step_by(..).rev()` is not supported",
+                                       "write `(a..b).rev().step_by(s)` or compute the start by hand")
+                    rev = not rev
+                elif meth == "step_by" and len(args) == 1:
+                    step = self.expr(args[0])
+                elif meth == "into_iter" and not args:
+                    pass
+                else:
+                    raise self.err(f, "E0002", f"unsupported iterator adapter `.{meth}()`",
+                                   "loops run over ranges: `a..b`, `a..=b`, `.step_by(s)`, `.rev()`")
+                cur = f.child_by_field_name("value")
+                continue
+            break
+        if cur.type != "range_expression":
+            raise self.err(cur, "E0002", "a `for` loop must run over a range",
+                           "write `for i in 0..n { ... }`")
+        parts = named_children(cur)
+        if len(parts) != 2:
+            raise self.err(cur, "E0002", "a loop range needs both ends", "write `a..b`")
+        lo, hi = self.expr(parts[0]), self.expr(parts[1])
+        inclusive = "..=" in text(cur)[len(text(parts[0])):].lstrip()[:3]
+        hi_expr = ast.BinOp(left=hi.expr, op=ast.Add(), right=ast.Constant(1)) if inclusive else hi.expr
+        if not rev:
+            args = [lo.expr, hi_expr]
+            if step is not None:
+                args.append(step.expr)
+            return args
+        # (a..b).rev() visits b-1 down to a.
+        start = hi.expr if inclusive else _minus_one(hi.expr)
+        stop = _minus_one(lo.expr)
+        neg = ast.UnaryOp(op=ast.USub(), operand=step.expr) if step is not None else const(-1)
+        return [start, stop, neg]
+
+    def stmt_while(self, node: Node) -> None:
+        cond = self.expr(node.child_by_field_name("condition"))
+        body: list[ast.stmt] = []
+        self.lower_block_into(node.child_by_field_name("body"), body)
+        self.emit(ast.While(test=cond.expr, body=body, orelse=[]), node)
+
+    # ---------------------------------------------------------------- expressions
+    def expr(self, node: Node) -> Val:
+        method = getattr(self, f"expr_{node.type}", None)
+        if method is None:
+            hint = UNSUPPORTED_HINTS.get(node.type, "this Rust construct is not part of the kernel DSL")
+            what = node.type.replace("_expression", "").replace("_", " ")
+            raise self.err(node, "E0002", f"unsupported construct: {what}", hint)
+        return method(node)
+
+    def expr_parenthesized_expression(self, node: Node) -> Val:
+        return self.expr(named_children(node)[0])
+
+    def expr_integer_literal(self, node: Node) -> Val:
+        raw = text(node).replace("_", "")
+        m = re.fullmatch(r"(0x[0-9a-fA-F]+|0o[0-7]+|0b[01]+|[0-9]+)([iuf](?:8|16|32|64|size))?", raw)
+        if m is None:
+            raise self.err(node, "E0002", f"unsupported integer literal `{text(node)}`")
+        value = int(m.group(1), 0)
+        suffix = m.group(2)
+        if suffix in ("f32", "f64"):
+            return Val(ast.Constant(float(value)), Ty("const", suffix))
+        return Val(ast.Constant(value), Ty("const", suffix or "i32"))
+
+    def expr_float_literal(self, node: Node) -> Val:
+        raw = text(node).replace("_", "")
+        suffix = None
+        for s in ("f32", "f64", "f16"):
+            if raw.endswith(s):
+                raw, suffix = raw[: -len(s)], s
+        return Val(ast.Constant(float(raw)), Ty("const", suffix or "f32"))
+
+    def expr_boolean_literal(self, node: Node) -> Val:
+        return Val(ast.Constant(text(node) == "true"), Ty("const", "bool"))
+
+    def expr_string_literal(self, node: Node) -> Val:
+        return Val(ast.Constant(ast.literal_eval(_rust_string(text(node)))), Ty("const", "str"))
+
+    def expr_raw_string_literal(self, node: Node) -> Val:
+        raw = text(node)
+        body = raw[raw.index('"') + 1: raw.rindex('"')]
+        return Val(ast.Constant(body), Ty("const", "str"))
+
+    def expr_identifier(self, node: Node) -> Val:
+        ident = text(node)
+        if ident == "None":
+            return OMIT  # type: ignore[return-value]
+        b = self.lookup(ident)
+        if b is not None:
+            return Val(name(b.py), b.ty)
+        if ident in self.ctx.consts:
+            return self.module_const(ident, node)
+        if ident in self.ctx.functions:
+            return self.helper_ref(ident, node)
+        raise self.err(node, "E0006", f"cannot find value `{ident}` in this scope",
+                       "kernels can use their parameters, const generics, local `let`s and module `const`s")
+
+    def module_const(self, ident: str, node: Node) -> Val:
+        item = self.ctx.consts[ident]
+        ty_node = item.child_by_field_name("type")
+        sub = FunctionLowerer(self.ctx, None, item, self.T)
+        v = sub.expr(item.child_by_field_name("value"))
+        if v is OMIT or v.ty.kind != "const":
+            raise self.err(node, "E0002", f"module constant `{ident}` is not a compile-time value",
+                           "module `const`s used by kernels must be literals or arithmetic on literals")
+        elem = text(ty_node) if ty_node is not None and text(ty_node) in DTYPES else v.ty.elem
+        self.ctx.used_consts[ident] = ast.Assign(
+            targets=[ast.Name(id=ident, ctx=ast.Store())], value=call("tl.constexpr", [v.expr]))
+        return Val(name(ident), Ty("const", elem))
+
+    def expr_unary_expression(self, node: Node) -> Val:
+        op = text(node.children[0])
+        v = self.expr(named_children(node)[0])
+        if op == "-":
+            if isinstance(v.expr, ast.Constant) and isinstance(v.expr.value, (int, float)):
+                return Val(const(-v.expr.value), v.ty)
+            return Val(ast.UnaryOp(op=ast.USub(), operand=v.expr), v.ty)
+        if op == "!":
+            if v.ty.kind == "const" and v.ty.elem == "bool":
+                return Val(ast.UnaryOp(op=ast.Not(), operand=v.expr), v.ty)
+            if v.ty.kind == "const" and v.ty.elem in INT_TYPES:
+                return Val(ast.UnaryOp(op=ast.Invert(), operand=v.expr), v.ty)
+            # Logical on bools, bitwise on ints: `~` is both on Triton tensors.
+            return Val(ast.UnaryOp(op=ast.Invert(), operand=v.expr), v.ty)
+        raise self.err(node, "E0002", f"unsupported unary operator `{op}`",
+                       "references and dereferences have no meaning in a kernel")
+
+    def _arith_op(self, op: str, left: Val, right: Val, node: Node) -> ast.operator:
+        if op == "/":
+            lf, rf = self.is_float(left.ty), self.is_float(right.ty)
+            if lf or rf:
+                return ast.Div()
+            if lf is False and rf is False:
+                return ast.FloorDiv()  # truncating on runtime ints, as in Rust
+            if lf is False and right.ty.kind == "const" and rf is None:
+                return ast.FloorDiv()
+            if rf is False and left.ty.kind == "const" and lf is None:
+                return ast.FloorDiv()
+            return ast.Div()
+        if op in _BINOPS:
+            return _BINOPS[op]()
+        raise self.err(node, "E0002", f"unsupported operator `{op}`")
+
+    def expr_binary_expression(self, node: Node) -> Val:
+        op = text(node.child_by_field_name("operator"))
+        left = self.expr(node.child_by_field_name("left"))
+        right = self.expr(node.child_by_field_name("right"))
+        return self.binop(op, left, right, node)
+
+    def binop(self, op: str, left: Val, right: Val, node: Node) -> Val:
+        kind = _join_kind(left.ty, right.ty)
+        if op in _CMPOPS:
+            return Val(ast.Compare(left=left.expr, ops=[_CMPOPS[op]()], comparators=[right.expr]),
+                       Ty(kind, "bool"))
+        if op in _BOOLOPS:
+            if kind in ("tensor", "ptrs"):
+                pyop = ast.BitAnd() if op == "&&" else ast.BitOr()
+                return Val(ast.BinOp(left=left.expr, op=pyop, right=right.expr), Ty(kind, "bool"))
+            return Val(ast.BoolOp(op=_BOOLOPS[op](), values=[left.expr, right.expr]), Ty(kind, "bool"))
+        pyop = self._arith_op(op, left, right, node)
+        if left.ty.kind in ("ptr", "ptrs"):
+            return Val(ast.BinOp(left=left.expr, op=pyop, right=right.expr), Ty("ptrs", left.ty.elem))
+        elem = self._result_elem(left.ty, right.ty, op)
+        return Val(ast.BinOp(left=left.expr, op=pyop, right=right.expr), Ty(kind, elem))
+
+    def _result_elem(self, a: Ty, b: Ty, op: str) -> str | None:
+        if op in ("<<", ">>"):
+            return a.elem
+        # A runtime operand's type wins over a compile-time one (weak literals).
+        if a.runtime and not b.runtime:
+            if self.is_float(b) and self.is_float(a) is False:
+                return b.elem
+            return a.elem
+        if b.runtime and not a.runtime:
+            if self.is_float(a) and self.is_float(b) is False:
+                return a.elem
+            return b.elem
+        if a.elem == b.elem:
+            return a.elem
+        if a.elem is None or b.elem is None:
+            return a.elem or b.elem
+        return a.elem if _rank(a.elem) >= _rank(b.elem) else b.elem
+
+    def expr_type_cast_expression(self, node: Node) -> Val:
+        target = text(node.child_by_field_name("type"))
+        v = self.expr(node.child_by_field_name("value"))
+        if target not in DTYPES:
+            raise self.err(node.child_by_field_name("type"), "E0002", f"cannot cast to `{target}`",
+                           "`as` casts take a scalar type such as f32 or i64; use T::cast for tensors")
+        return self.cast_value(v, target, node)
+
+    def cast_value(self, v: Val, target: str, node: Node) -> Val:
+        if isinstance(v.expr, ast.Constant) and isinstance(v.expr.value, (int, float, bool)):
+            value = v.expr.value
+            if target in FLOAT_TYPES:
+                return Val(ast.Constant(float(value)), Ty("const", target))
+            if target == "bool":
+                return Val(ast.Constant(bool(value)), Ty("const", target))
+            return Val(ast.Constant(_wrap_int(int(value), target)), Ty("const", target))
+        if v.ty.elem == target:
+            return v
+        same_class = self.is_float(v.ty) == (target in FLOAT_TYPES) and target not in ("bool",)
+        if v.ty.kind == "const":
+            if same_class and target in INT_TYPES and self.is_float(v.ty) is False:
+                return Val(v.expr, Ty("const", target))
+            return Val(call("tl.cast", [v.expr, self.dtype_expr(target, node)]), Ty("scalar", target))
+        kind = v.ty.kind if v.ty.runtime else "scalar"
+        return Val(call(ast.Attribute(value=v.expr, attr="to", ctx=ast.Load()),
+                        [self.dtype_expr(target, node)]), Ty(kind, target))
+
+    def expr_tuple_expression(self, node: Node) -> Val:
+        vals = [self.expr(c) for c in named_children(node)]
+        return Val(ast.Tuple(elts=[v.expr for v in vals], ctx=ast.Load()),
+                   Ty("tuple", None, tuple(v.ty for v in vals)))
+
+    def expr_array_expression(self, node: Node) -> Val:
+        vals = [self.expr(c) for c in named_children(node)]
+        return Val(ast.List(elts=[v.expr for v in vals], ctx=ast.Load()), Ty("const", "list"))
+
+    def expr_reference_expression(self, node: Node) -> Val:
+        inner = node.child_by_field_name("value")
+        if inner.type == "array_expression":
+            return self.expr(inner)
+        raise self.err(node, "E0002", "references are not part of the DSL",
+                       "pass the value itself; only `&[...]` slices are references in the DSL")
+
+    def expr_block(self, node: Node) -> Val:
+        """`{ stmts; tail }` as a value: hoist the statements, keep the tail."""
+        children = named_children_with_comments(node)
+        real = [c for c in children if c.type not in ("line_comment", "block_comment")]
+        if not real or real[-1].type in ("let_declaration", "expression_statement"):
+            raise self.err(node, "E0002", "this block has no value",
+                           "end the block with an expression (no trailing `;`)")
+        self.scopes.append({})
+        try:
+            for c in children:
+                if c.id == real[-1].id:
+                    break
+                self.lower_stmt(c)
+            return self.expr(real[-1])
+        finally:
+            self.scopes.pop()
+
+    def expr_if_expression(self, node: Node) -> Val:
+        if self._simple_if(node):
+            cond = self.expr(node.child_by_field_name("condition"))
+            body = self.expr(named_children(node.child_by_field_name("consequence"))[0])
+            other = named_children(node.child_by_field_name("alternative"))[0]
+            orelse = self.expr(other if other.type == "if_expression" else named_children(other)[0])
+            ty = body.ty if body.ty.kind != "unknown" else orelse.ty
+            if cond.ty.runtime and ty.kind == "const":
+                ty = Ty("scalar", ty.elem)
+            return Val(ast.IfExp(test=cond.expr, body=body.expr, orelse=orelse.expr), ty)
+        tmp = self.fresh("_tmp")
+        self.used.add(tmp)
+        stmt, ty = self.lower_if_value(node, tmp)
+        self.emit(stmt, node)
+        return Val(name(tmp), ty)
+
+    def expr_field_expression(self, node: Node) -> Val:
+        field_node = node.child_by_field_name("field")
+        base = self.expr(node.child_by_field_name("value"))
+        if field_node.type == "integer_literal":
+            i = int(text(field_node))
+            ty = base.ty.items[i] if base.ty.kind == "tuple" and i < len(base.ty.items) else UNKNOWN
+            return Val(ast.Subscript(value=base.expr, slice=ast.Constant(i), ctx=ast.Load()), ty)
+        raise self.err(node, "E0002", f"field access `.{text(field_node)}` is not part of the DSL",
+                       "kernels have no structs; pass the value as a parameter")
+
+    def expr_scoped_identifier(self, node: Node) -> Val:
+        path = text(node).replace(" ", "")
+        for prefix in ("std::", "core::"):
+            path = path.removeprefix(prefix)
+        head, _, rest = path.partition("::")
+        if head in ENUMS:
+            if rest not in ENUMS[head]:
+                raise self.err(node, "E0006", f"`{path}` is not a variant of `{head}`",
+                               "variants: " + ", ".join(f"{head}::{k}" for k in ENUMS[head]))
+            value = ENUMS[head][rest]
+            return Val(ast.Constant(value), Ty("const", "enum"))
+        if head in FLOAT_TYPES and rest in SCALAR_CONSTS:
+            return Val(ast.parse(SCALAR_CONSTS[rest], mode="eval").body, Ty("const", head))
+        if head in FLOAT_LIMITS and rest in FLOAT_LIMITS[head]:
+            return Val(ast.parse(FLOAT_LIMITS[head][rest], mode="eval").body, Ty("const", head))
+        if head in INT_BITS and rest in ("MAX", "MIN"):
+            bits, signed = INT_BITS[head]
+            value = (2 ** (bits - 1) - 1 if signed else 2 ** bits - 1) if rest == "MAX" else \
+                (-(2 ** (bits - 1)) if signed else 0)
+            return Val(const(value), Ty("const", head))
+        if self.kernel is not None and self.kernel.dtype_param(head) is not None or head in self.dtype_bounds:
+            return self.dtype_const(head, rest, node)
+        if head in ("self", "crate", "super") and rest in self.ctx.consts:
+            return self.module_const(rest, node)
+        raise self.err(node, "E0006", f"unknown path `{text(node)}`",
+                       "paths in kernels are DSL enums (Axis::X ...), scalar constants (f32::INFINITY) or D::ZERO / D::ONE")
+
+    def dtype_const(self, dtype: str, what: str, node: Node) -> Val:
+        is_float = self.is_float(Ty("const", dtype))
+        if what in ("ZERO", "ONE"):
+            value = 0 if what == "ZERO" else 1
+            return Val(ast.Constant(float(value) if is_float else value), Ty("const", dtype))
+        raise self.err(node, "E0006", f"unknown associated constant `{dtype}::{what}`",
+                       f"dtype parameters provide `{dtype}::ZERO`, `{dtype}::ONE` and `{dtype}::from_f64(v)`")
+
+    def expr_generic_function(self, node: Node) -> Val:
+        # A combine function passed by name: `add_combine::<T, D>`.
+        f = node.child_by_field_name("function")
+        if f.type == "identifier" and text(f) in self.ctx.functions:
+            return self.helper_ref(text(f), f)
+        raise self.err(node, "E0002", "generic paths are only valid as DSL calls or combine functions")
+
+    def helper_ref(self, fn_name: str, node: Node) -> Val:
+        from .helpers import lower_helper
+
+        lower_helper(self.ctx, fn_name, self.T, node, self.dtype_bounds_for_helpers())
+        return Val(name(fn_name), Ty("fn"))
+
+    def dtype_bounds_for_helpers(self) -> dict[str, str]:
+        if self.kernel is None:
+            return dict(self.dtype_bounds)
+        return {d.name: d.bound for d in self.kernel.dtype_params}
+
+    # --------------------------------------------------------------------- calls
+    def expr_call_expression(self, node: Node) -> Val:
+        func = node.child_by_field_name("function")
+        args = named_children(node.child_by_field_name("arguments"))
+        generics: list[Node] = []
+        if func.type == "generic_function":
+            targs = func.child_by_field_name("type_arguments")
+            generics = named_children(targs) if targs is not None else []
+            func = func.child_by_field_name("function")
+        if func.type == "field_expression":
+            return self.method_call(func, args, node)
+        if func.type == "identifier":
+            fname = text(func)
+            if fname == "Some":
+                if len(args) != 1:
+                    raise self.err(node, "E0004", "`Some` takes one value")
+                return self.expr(args[0])
+            if fname in self.ctx.functions:
+                ref = self.helper_ref(fname, func)
+                vals = [self.expr(a) for a in args]
+                return Val(call(ref.expr, [v.expr for v in vals]), UNKNOWN)
+            raise self.err(func, "E0003", f"cannot call `{fname}`",
+                           "kernels call DSL methods (`T::load`, ...) and combine functions defined in the same file")
+        if func.type == "scoped_identifier":
+            path = func.child_by_field_name("path")
+            fname = text(func.child_by_field_name("name"))
+            head = text(path) if path is not None else ""
+            if head == self.T:
+                op = OPS.get(fname)
+                if op is None:
+                    raise self.err(func.child_by_field_name("name"), "E0003",
+                                   f"`{self.T}::{fname}` is not a method of the Triton trait",
+                                   _suggest(fname, OPS))
+                return self.lower_op(op, args, generics, node)
+            if (self.kernel is not None and self.kernel.dtype_param(head) is not None) \
+                    or head in self.dtype_bounds or head in DTYPES:
+                return self.dtype_ctor(head, fname, args, node)
+        raise self.err(func, "E0003", f"cannot call `{text(func)}`",
+                       f"kernels call methods of the Triton trait as `{self.T}::name(...)`")
+
+    def dtype_ctor(self, dtype: str, fname: str, args: list[Node], node: Node) -> Val:
+        if fname not in ("from_f64", "from_f32", "from_i32", "from", "new") or len(args) != 1:
+            raise self.err(node, "E0003", f"unsupported dtype constructor `{dtype}::{fname}`",
+                           f"use `{dtype}::from_f64(v)`")
+        v = self.expr(args[0])
+        if isinstance(v.expr, (ast.Constant, ast.UnaryOp)) and v.ty.kind == "const":
+            is_float = self.is_float(Ty("const", dtype))
+            lit = _literal_value(v.expr)
+            if lit is not None:
+                if is_float is False:
+                    return Val(const(int(lit)), Ty("const", dtype))
+                return Val(const(float(lit)), Ty("const", dtype))
+            return Val(v.expr, Ty("const", dtype))
+        if v.ty.kind == "const":
+            return Val(call("tl.cast", [v.expr, self.dtype_expr(dtype, node)]), Ty("scalar", dtype))
+        return Val(call(ast.Attribute(value=v.expr, attr="to", ctx=ast.Load()),
+                        [self.dtype_expr(dtype, node)]), Ty(v.ty.kind, dtype))
+
+    def method_call(self, func: Node, args: list[Node], node: Node) -> Val:
+        meth = text(func.child_by_field_name("field"))
+        recv_node = func.child_by_field_name("value")
+        op = METHODS.get(meth)
+        if op is not None:
+            return self.lower_op(op, [recv_node, *args], [], node)
+        recv = self.expr(recv_node)
+        if meth in ("clone", "into") and not args:
+            return recv
+        if meth in ("min", "max") and len(args) == 1:
+            other = self.expr(args[0])
+            if recv.ty.kind == "const" and other.ty.kind == "const":
+                return Val(call(meth, [recv.expr, other.expr]), recv.ty)
+            fn = "tl.minimum" if meth == "min" else "tl.maximum"
+            return Val(call(fn, [recv.expr, other.expr]), Ty(_join_kind(recv.ty, other.ty), recv.ty.elem))
+        if meth in ("abs", "sqrt", "exp", "exp2", "ln", "log2", "sin", "cos", "floor", "ceil") and not args:
+            target = {"ln": "log"}.get(meth, meth)
+            return Val(call(f"tl.{target}", [recv.expr]), Ty("scalar" if recv.ty.kind == "const" else recv.ty.kind,
+                                                              recv.ty.elem))
+        raise self.err(func.child_by_field_name("field"), "E0003", f"unknown method `.{meth}()`",
+                       "values support `.add_offsets(..)`, the comparisons `.lt/.le/.gt/.ge/.eq/.ne(..)`, "
+                       "and on scalars `.min/.max/.abs()`")
+
+    def lower_op(self, op: Op, arg_nodes: list[Node], generics: list[Node], node: Node) -> Val:
+        if len(arg_nodes) != len(op.params):
+            sig = ", ".join(p.name for p in op.params)
+            raise self.err(node, "E0004",
+                           f"`{op.name}` takes {len(op.params)} argument{'s' if len(op.params) != 1 else ''} "
+                           f"but {len(arg_nodes)} {'were' if len(arg_nodes) != 1 else 'was'} supplied",
+                           f"the DSL signature is `{op.name}({sig})`: every argument is positional")
+        rule = SPECIAL_RULES.get(op.rule)
+        if rule is None:
+            rule = SPECIAL_RULES["call"]
+        return rule(self, op, arg_nodes, generics, node)
+
+    def lower_args(self, op: Op, arg_nodes: list[Node]) -> list[tuple[Param, Val | _Omit, Node]]:
+        out = []
+        for p, a in zip(op.params, arg_nodes):
+            v = self.expr(a)
+            if v is not OMIT and isinstance(v.expr, ast.List):
+                v = Val(_shape_form(v.expr, p.form), v.ty)
+            out.append((p, v, a))
+        return out
+
+    def build_call(self, target: str | ast.expr, lowered, extra_kw=()) -> ast.Call:
+        pos: list[ast.expr] = []
+        kws: list[tuple[str, ast.expr]] = []
+        for p, v, _ in lowered:
+            if v is OMIT or _is_default(v, p):
+                continue
+            if p.positional and not kws:
+                pos.append(v.expr)
+            else:
+                kws.append((p.keyword, v.expr))
+        kws.extend(extra_kw)
+        return call(target, pos, kws)
+
+    def result_ty(self, op: Op, lowered, generics: list[Node]) -> Ty:
+        vals = [v for _, v, _ in lowered]
+        runtime_kind = "tensor"
+        r = op.returns
+        if r == "none":
+            return NONE_TY
+        if r == "tuple":
+            base = vals[0].ty if vals and vals[0] is not OMIT else UNKNOWN
+            return Ty("tuple", None, (Ty("tensor", base.elem), Ty("tensor", "i32")) * 2)
+        if r == "desc":
+            return Ty("desc", vals[0].ty.elem if vals[0] is not OMIT else None)
+        if r in ("i32", "f32", "bool"):
+            kind = "scalar" if op.name in ("program_id", "num_programs", "cdiv") else runtime_kind
+            return Ty(kind, r)
+        if r == "ptrs":
+            return Ty("ptrs", vals[0].ty.elem)
+        if r.startswith("arg"):
+            i = int(r[3:])
+            v = vals[i] if i < len(vals) else OMIT
+            if v is OMIT:
+                return Ty(runtime_kind)
+            kind = v.ty.kind if v.ty.kind in ("scalar", "tensor") else runtime_kind
+            return Ty(kind, v.ty.elem)
+        if r == "ptr_elem0":
+            return Ty(runtime_kind, vals[0].ty.elem if vals[0] is not OMIT else None)
+        if r.startswith("generic"):
+            i = int(r[7:])
+            if i < len(generics):
+                return Ty(runtime_kind, text(generics[i]))
+            return Ty(runtime_kind)
+        return UNKNOWN
+
+
+def _minus_one(e: ast.expr) -> ast.expr:
+    if isinstance(e, ast.Constant) and isinstance(e.value, int):
+        return const(e.value - 1)
+    return ast.BinOp(left=e, op=ast.Sub(), right=ast.Constant(1))
+
+
+def _literal_value(e: ast.expr):
+    if isinstance(e, ast.Constant) and isinstance(e.value, (int, float)) and not isinstance(e.value, bool):
+        return e.value
+    if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.USub):
+        inner = _literal_value(e.operand)
+        return None if inner is None else -inner
+    return None
+
+
+def _wrap_int(value: int, target: str) -> int:
+    bits, signed = INT_BITS.get(target, (64, True))
+    value &= (1 << bits) - 1
+    if signed and value >= 1 << (bits - 1):
+        value -= 1 << bits
+    return value
+
+
+def _rust_string(s: str) -> str:
+    # Rust and Python agree on the escapes kernels use (\n, \t, \\, \", \u{..} aside).
+    return re.sub(r"\\u\{([0-9a-fA-F]+)\}", lambda m: "\\U%08x" % int(m.group(1), 16), s)
+
+
+def _shape_form(lst: ast.List, form: str) -> ast.expr:
+    if form == "tuple":
+        return ast.Tuple(elts=lst.elts, ctx=ast.Load())
+    if form == "scalar_or_list" and len(lst.elts) == 1:
+        return lst.elts[0]
+    return lst
+
+
+def _is_default(v: Val, p: Param) -> bool:
+    if p.default is REQUIRED:
+        return False
+    e = v.expr
+    if isinstance(e, (ast.List, ast.Tuple)):
+        return not e.elts and p.default == ()
+    if isinstance(e, ast.Constant):
+        return type(e.value) is type(p.default) and e.value == p.default
+    return False
+
+
+def _suggest(word: str, table: dict) -> str:
+    import difflib
+
+    close = difflib.get_close_matches(word, list(table), n=3)
+    if close:
+        return "did you mean " + " or ".join(f"`{c}`" for c in close) + "?"
+    return "see docs/ops.md for the methods of the Triton trait"
+
+
+def named_children_with_comments(block: Node) -> list[Node]:
+    return list(block.named_children)
+
+
+def _is_comment_stmt(s: ast.stmt) -> bool:
+    return (isinstance(s, ast.Expr) and isinstance(s.value, ast.Call)
+            and isinstance(s.value.func, ast.Name) and s.value.func.id == COMMENT_CALL)
+
+
+# ------------------------------------------------------------------ special rules
+def rule_call(lw: FunctionLowerer, op: Op, arg_nodes, generics, node) -> Val:
+    lowered = lw.lower_args(op, arg_nodes)
+    kws = []
+    for i, g in enumerate(generics):
+        kw = op.generics[i] if i < len(op.generics) else None
+        if kw:
+            kws.append((kw, lw.dtype_expr(text(g), g)))
+    if op.target.startswith("libdevice."):
+        lw.ctx.imports.add("from triton.language.extra import libdevice")
+    return Val(lw.build_call(op.target, lowered, kws), lw.result_ty(op, lowered, generics))
+
+
+def rule_binop(lw: FunctionLowerer, op: Op, arg_nodes, generics, node) -> Val:
+    left, right = lw.expr(arg_nodes[0]), lw.expr(arg_nodes[1])
+    return lw.binop(op.target, left, right, node)
+
+
+def rule_arange_f32(lw: FunctionLowerer, op: Op, arg_nodes, generics, node) -> Val:
+    lowered = lw.lower_args(op, arg_nodes)
+    inner = lw.build_call("tl.arange", lowered)
+    return Val(call(ast.Attribute(value=inner, attr="to", ctx=ast.Load()), [attr_path("tl.float32")]),
+               Ty("tensor", "f32"))
+
+
+def rule_load_scalar_f32_as_i32(lw: FunctionLowerer, op: Op, arg_nodes, generics, node) -> Val:
+    ptr, off = lw.expr(arg_nodes[0]), lw.expr(arg_nodes[1])
+    loaded = call("tl.load", [ast.BinOp(left=ptr.expr, op=ast.Add(), right=off.expr)])
+    return Val(call(ast.Attribute(value=loaded, attr="to", ctx=ast.Load()), [attr_path("tl.int32")]),
+               Ty("scalar", "i32"))
+
+
+def _dtype_from_generic_or(lw: FunctionLowerer, generics, fallback: str | None, node) -> tuple[ast.expr, str]:
+    if generics:
+        g = text(generics[0])
+        return lw.dtype_expr(g, generics[0]), g
+    if fallback is None:
+        fallback = "f32"
+    return lw.dtype_expr(fallback, node), fallback
+
+
+def rule_zeros(lw: FunctionLowerer, op: Op, arg_nodes, generics, node) -> Val:
+    shape = lw.expr(arg_nodes[0])
+    if shape is OMIT:
+        raise lw.err(arg_nodes[0], "E0008", "`zeros` needs a shape")
+    dtype, elem = _dtype_from_generic_or(lw, generics, lw.expected_elem, node)
+    return Val(call("tl.zeros", [shape.expr], [("dtype", dtype)]), Ty("tensor", elem))
+
+
+def rule_full(lw: FunctionLowerer, op: Op, arg_nodes, generics, node) -> Val:
+    shape, value = lw.expr(arg_nodes[0]), lw.expr(arg_nodes[1])
+    fallback = lw.expected_elem or value.ty.elem
+    if fallback not in DTYPES and (lw.kernel is None or lw.kernel.dtype_param(fallback or "") is None):
+        fallback = "f32" if lw.is_float(value.ty) is not False else "i32"
+    dtype, elem = _dtype_from_generic_or(lw, generics, fallback, node)
+    return Val(call("tl.full", [shape.expr, value.expr], [("dtype", dtype)]), Ty("tensor", elem))
+
+
+def rule_cast(lw: FunctionLowerer, op: Op, arg_nodes, generics, node) -> Val:
+    if len(generics) < 2 and lw.expected_elem is None:
+        raise lw.err(node, "E0005", "`cast` needs its target type",
+                     f"write `{lw.T}::cast::<Src, Dst>(x, None, false)`")
+    dst = text(generics[1]) if len(generics) >= 2 else lw.expected_elem
+    lowered = lw.lower_args(op, arg_nodes)
+    x = lowered[0][1]
+    dtype = lw.dtype_expr(dst, generics[1] if len(generics) >= 2 else node)
+    rest = lowered[1:]
+    kws = [(p.keyword, v.expr) for p, v, _ in rest if v is not OMIT and not _is_default(v, p)]
+    if x.ty.kind == "const":
+        return Val(call("tl.cast", [x.expr, dtype], kws), Ty("tensor", dst))
+    return Val(call(ast.Attribute(value=x.expr, attr="to", ctx=ast.Load()), [dtype], kws),
+               Ty(x.ty.kind if x.ty.runtime else "tensor", dst))
+
+
+def rule_trans(lw: FunctionLowerer, op: Op, arg_nodes, generics, node) -> Val:
+    lowered = lw.lower_args(op, arg_nodes)
+    dims = lowered[1][1]
+    if dims is not OMIT and isinstance(dims.expr, ast.Tuple):
+        values = [_literal_value(e) for e in dims.expr.elts]
+        if values in ([], [1, 0]):
+            lowered = lowered[:1]
+    return Val(lw.build_call("tl.trans", lowered), lw.result_ty(op, lowered, generics))
+
+
+def rule_view(lw: FunctionLowerer, op: Op, arg_nodes, generics, node) -> Val:
+    lowered = lw.lower_args(op, arg_nodes)
+    return Val(lw.build_call("tl.reshape", lowered, [("can_reorder", ast.Constant(True))]),
+               lw.result_ty(op, lowered, generics))
+
+
+def rule_dot(lw: FunctionLowerer, op: Op, arg_nodes, generics, node) -> Val:
+    lowered = lw.lower_args(op, arg_nodes)
+    kws = []
+    has_acc = lowered[2][1] is not OMIT
+    out_elem = text(generics[1]) if len(generics) >= 2 else "f32"
+    if not has_acc and out_elem != "f32":
+        kws.append(("out_dtype", lw.dtype_expr(out_elem, generics[1])))
+    acc = lowered[2][1]
+    elem = acc.ty.elem if has_acc and acc.ty.elem else out_elem
+    return Val(lw.build_call("tl.dot", lowered, kws), Ty("tensor", elem))
+
+
+def rule_load_store(lw: FunctionLowerer, op: Op, arg_nodes, generics, node) -> Val:
+    lowered = lw.lower_args(op, arg_nodes)
+    kept = []
+    for p, v, a in lowered:
+        if p.name == "boundary_check" and v is not OMIT and not _is_default(v, p):
+            raise lw.err(a, "E0002", "`boundary_check` needs block pointers, which are not supported yet",
+                         "pass `&[]` and mask the access: `T::load(ptr, Some(mask), ...)`")
+        if p.name == "padding_option":
+            continue  # only meaningful for block pointers; Triton ignores it otherwise
+        kept.append((p, v, a))
+    return Val(lw.build_call(op.target, kept), lw.result_ty(op, lowered, generics))
+
+
+def rule_with_indices(lw: FunctionLowerer, op: Op, arg_nodes, generics, node) -> Val:
+    lowered = lw.lower_args(op, arg_nodes)
+    kws = [("return_indices", ast.Constant(True))]
+    pos = [lowered[0][1].expr]
+    for p, v, _ in lowered[1:]:
+        if v is not OMIT and not _is_default(v, p):
+            kws.append((p.keyword, v.expr))
+    # Triton wants `return_indices` before the tie-break flag; order for readability.
+    kws = [kws[0]] + [k for k in kws[1:] if k[0] == "axis"] + [k for k in kws[1:] if k[0] != "axis"]
+    elem = lowered[0][1].ty.elem
+    return Val(call(op.target, pos, kws), Ty("tuple", None, (Ty("tensor", elem), Ty("tensor", "i32"))))
+
+
+def rule_method(lw: FunctionLowerer, op: Op, arg_nodes, generics, node) -> Val:
+    lowered = lw.lower_args(op, arg_nodes)
+    recv = lowered[0][1]
+    args = [v.expr for _, v, _ in lowered[1:] if v is not OMIT]
+    ty = Ty("tensor", recv.ty.elem) if op.returns != "none" else NONE_TY
+    return Val(call(ast.Attribute(value=recv.expr, attr=op.target, ctx=ast.Load()), args), ty)
+
+
+def rule_combine(lw: FunctionLowerer, op: Op, arg_nodes, generics, node) -> Val:
+    lowered = lw.lower_args(op, arg_nodes)
+    fn = lowered[2][1]
+    if fn is OMIT or fn.ty.kind != "fn":
+        raise lw.err(arg_nodes[2], "E0008", "the combine function must be a plain `fn` of this file",
+                     "pass it by name, e.g. `add_combine::<T, D>`")
+    return Val(lw.build_call(op.target, lowered), lw.result_ty(op, lowered, generics))
+
+
+def rule_unsupported(lw: FunctionLowerer, op: Op, arg_nodes, generics, node) -> Val:
+    raise lw.err(node, "E0002", f"`{lw.T}::{op.name}` is not supported yet", op.note or None)
+
+
+SPECIAL_RULES = {
+    "call": rule_call,
+    "binop": rule_binop,
+    "arange_f32": rule_arange_f32,
+    "load_scalar_f32_as_i32": rule_load_scalar_f32_as_i32,
+    "zeros": rule_zeros,
+    "full": rule_full,
+    "cast": rule_cast,
+    "trans": rule_trans,
+    "view": rule_view,
+    "dot": rule_dot,
+    "load_store": rule_load_store,
+    "with_indices": rule_with_indices,
+    "method": rule_method,
+    "combine": rule_combine,
+    "unsupported": rule_unsupported,
+}
+
+
+def lower_kernel(ctx: ModuleContext, kernel: Kernel) -> ast.FunctionDef:
+    """The ``@triton.jit`` function for one kernel: Rust parameters, then const generics."""
+    fn = kernel.node
+    lw = FunctionLowerer(ctx, kernel, fn, kernel.triton)
+    args: list[ast.arg] = []
+    for p in kernel.params:
+        ty = Ty("ptr", p.elem) if p.kind == "pointer" else Ty("scalar", p.elem)
+        if p.name in PY_RESERVED:
+            raise ctx.smap.error(p.node, "E0007", f"parameter name `{p.name}` is reserved in Python Triton",
+                                 "rename the parameter")
+        args.append(ast.arg(arg=lw.declare(p.name, ty)))
+    for c in kernel.consts:
+        if c.name in PY_RESERVED:
+            raise ctx.smap.error(fn, "E0007", f"const generic `{c.name}` is reserved in Python Triton",
+                                 "rename it")
+        lw.declare(c.name, Ty("const", c.rust_type))
+        args.append(ast.arg(arg=c.name, annotation=attr_path("tl.constexpr")))
+    lw.used.update(d.name for d in kernel.dtype_params)
+    lw.used.discard("D")
+    for d in kernel.dtype_params:
+        lw.used.discard(d.name)
+    body: list[ast.stmt] = []
+    lw.lower_block_into(fn.child_by_field_name("body"), body, scoped=False)
+    prelude: list[ast.stmt] = []
+    if kernel.doc:
+        prelude.append(ast.Expr(ast.Constant(_docstring(kernel.doc))))
+    for dtype_name, alias in lw.dtype_aliases.items():
+        ptr = kernel.pointer_for(dtype_name)
+        prelude.append(ast.Assign(targets=[ast.Name(id=alias, ctx=ast.Store())],
+                                  value=attr_path(f"{ptr.name}.dtype.element_ty")))
+    if prelude and len(body) == 1 and isinstance(body[0], ast.Pass):
+        body = []
+    return ast.FunctionDef(
+        name=kernel.name,
+        args=ast.arguments(posonlyargs=[], args=args, kwonlyargs=[], kw_defaults=[], defaults=[]),
+        body=prelude + body, decorator_list=[attr_path("triton.jit")], returns=None, type_params=[])
+
+
+def _docstring(doc: str) -> str:
+    lines = doc.split("\n")
+    if len(lines) == 1:
+        return lines[0]
+    indent = "    "
+    return lines[0] + "\n" + "\n".join(indent + ln if ln.strip() else "" for ln in lines[1:]) + "\n" + indent

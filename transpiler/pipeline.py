@@ -1,0 +1,160 @@
+"""The pipeline: parse -> discover -> lower -> render, and the file-level plan.
+
+Nothing is written until every input has transpiled: :func:`plan` computes all
+outputs in memory, :func:`write` then writes them atomically.
+"""
+
+from __future__ import annotations
+
+import ast
+import difflib
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .diagnostics import Diagnostic, SourceMap, TranspileError
+from .discover import Kernel, collect
+from .lower import ModuleContext, lower_kernel
+from .parse import parse
+from .render import render_module, unparse
+
+
+@dataclass
+class Result:
+    """A transpiled file: the module text and the kernels it defines."""
+
+    source_path: str
+    text: str | None  # None when the file holds no kernels
+    kernels: list[Kernel] = field(default_factory=list)
+
+
+def transpile_source(source: bytes | str, path: str = "<string>") -> Result:
+    if isinstance(source, str):
+        source = source.encode("utf-8")
+    smap = SourceMap(path, source)
+    tree = parse(source, smap)
+    items = collect(tree.root_node, smap)
+    if not items.kernels:
+        return Result(path, None, [])
+    ctx = ModuleContext(smap, items.functions, items.consts)
+    kernel_defs = []
+    errors: list[Diagnostic] = []
+    seen: dict[str, Kernel] = {}
+    for k in items.kernels:
+        if k.name in seen:
+            errors.append(smap.diag(k.node.child_by_field_name("name"), "E0007",
+                                    f"kernel `{k.name}` is defined twice", "rename one of them"))
+            continue
+        seen[k.name] = k
+        try:
+            kernel_defs.append(lower_kernel(ctx, k))
+        except TranspileError as e:  # keep going: report every kernel's first error
+            errors.extend(e.diagnostics)
+    if errors:
+        raise TranspileError(errors)
+    helpers = [unparse(h) for h in ctx.helpers.values()]
+    consts = [unparse(c) for c in ctx.used_consts.values()]
+    text = render_module(path, items.doc, sorted(ctx.imports), consts,
+                         helpers + [unparse(f) for f in kernel_defs])
+    try:
+        compile(ast.parse(text), path, "exec")
+    except SyntaxError as e:  # pragma: no cover - a bug in rs2triton, never a user error
+        raise RuntimeError(f"rs2triton generated invalid Python for {path}: {e}\n{text}") from e
+    return Result(path, text, items.kernels)
+
+
+def transpile_file(path: str | os.PathLike, display: str | None = None) -> Result:
+    p = Path(path)
+    try:
+        data = p.read_bytes()
+    except OSError as e:
+        raise TranspileError([Diagnostic("E0010", f"cannot read {path}: {e.strerror}", str(path), 1, 1)]) from e
+    return transpile_source(data, display or _display(p))
+
+
+def _display(p: Path) -> str:
+    """The path as the user gave it, with forward slashes (stable across machines)."""
+    return p.as_posix()
+
+
+def discover_sources(srcs: list[str]) -> list[tuple[Path, Path]]:
+    """(source file, output path relative to OUTDIR) for every input.
+
+    A file maps to ``<stem>.py``; a directory keeps its sub-folders.
+    """
+    pairs: list[tuple[Path, Path]] = []
+    for s in srcs:
+        p = Path(s)
+        if p.is_dir():
+            for f in sorted(p.rglob("*.rs")):
+                rel = f.relative_to(p)
+                pairs.append((f, rel.with_suffix(".py")))
+        else:
+            pairs.append((p, Path(p.stem + ".py")))
+    return pairs
+
+
+def plan(srcs: list[str], outdir: str | os.PathLike) -> dict[Path, str]:
+    """All output files and their text; raises TranspileError (with every file's errors)."""
+    out = Path(outdir)
+    files: dict[Path, str] = {}
+    errors: list[Diagnostic] = []
+    packages: set[Path] = set()
+    dir_inputs = {Path(s) for s in srcs if Path(s).is_dir()}
+    for src, rel in discover_sources(srcs):
+        try:
+            res = transpile_file(src)
+        except TranspileError as e:
+            errors.extend(e.diagnostics)
+            continue
+        if res.text is None:
+            continue
+        target = out / rel
+        if target in files:
+            errors.append(Diagnostic("E0010", f"two inputs would both write {target.as_posix()}",
+                                     src.as_posix(), 1, 1, hint="transpile them into different output folders"))
+            continue
+        files[target] = res.text
+        if any(src.is_relative_to(d) for d in dir_inputs):
+            parent = rel.parent
+            while True:
+                packages.add(out / parent / "__init__.py")
+                if parent == Path("."):
+                    break
+                parent = parent.parent
+    if errors:
+        raise TranspileError(errors)
+    for init in sorted(packages):
+        files.setdefault(init, "")
+    return files
+
+
+def write(files: dict[Path, str]) -> list[Path]:
+    """Write every file atomically (temp file + rename); returns the files that changed."""
+    changed = []
+    for path, text in sorted(files.items()):
+        if path.exists() and path.read_text(encoding="utf-8") == text:
+            continue
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".rs2triton-", suffix=".tmp")
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
+            f.write(text)
+        os.replace(tmp, path)
+        changed.append(path)
+    return changed
+
+
+def check(files: dict[Path, str]) -> list[str]:
+    """Unified diffs for every output that is missing or differs from the plan."""
+    diffs = []
+    for path, text in sorted(files.items()):
+        current = path.read_text(encoding="utf-8") if path.exists() else None
+        if current == text:
+            continue
+        old = [] if current is None else current.splitlines(keepends=True)
+        diffs.append("".join(difflib.unified_diff(
+            old, text.splitlines(keepends=True),
+            fromfile=path.as_posix() if current is not None else "/dev/null",
+            tofile=path.as_posix())) or f"--- /dev/null\n+++ {path.as_posix()} (empty)\n")
+    return diffs
