@@ -91,9 +91,8 @@ def run(file, kernel, grid, consts, args, dtype, expects, seed, interpret) -> No
 
     Runs on CUDA or ROCm when torch sees a GPU, else on Triton's CPU interpreter.
     """
-    from transpiler.runner import RunError, check_expectations, parse_grid, parse_kv
+    from transpiler.runner import RunError, check_expectations, parse_grid, parse_kv, summarize
     from transpiler.runner import run as run_kernel
-    from transpiler.runner import summarize
 
     try:
         report = run_kernel(file, kernel, parse_grid(grid), parse_kv(consts, "--const"),

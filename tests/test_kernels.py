@@ -38,7 +38,7 @@ def _request(case, dtype, target):
 def compiled():
     keys = [(c.id, DTYPE_NAMES[dt], t) for c in CASES for dt in c.dtypes for t in TARGETS]
     reqs = [_request(c, dt, t) for c in CASES for dt in c.dtypes for t in TARGETS]
-    return dict(zip(keys, compile_in_subprocess(reqs)))
+    return dict(zip(keys, compile_in_subprocess(reqs), strict=True))
 
 
 @pytest.mark.parametrize("target", TARGETS)

@@ -25,6 +25,7 @@ from .discover import Kernel
 from .ops import (
     DTYPES,
     ENUMS,
+    F32_MATH,
     FLOAT_LIMITS,
     FLOAT_TYPES,
     INT_BITS,
@@ -86,11 +87,11 @@ class Ty:
 
     kind: str
     elem: str | None = None
-    items: tuple["Ty", ...] = ()
+    items: tuple[Ty, ...] = ()
 
     @property
     def runtime(self) -> bool:
-        return self.kind in ("scalar", "tensor", "ptr", "ptrs")
+        return self.kind in ("scalar", "tensor", "ptr", "ptrs", "index")
 
 
 UNKNOWN = Ty("unknown")
@@ -165,7 +166,7 @@ def _join_kind(*tys: Ty) -> str:
         return "ptrs"
     if "tensor" in kinds:
         return "tensor"
-    if kinds & {"scalar", "ptr"}:
+    if kinds & {"scalar", "ptr", "index"}:
         return "scalar" if "ptr" not in kinds else "ptrs"
     if kinds == {"const"}:
         return "const"
@@ -203,7 +204,9 @@ class FunctionLowerer:
         self.dtype_aliases: dict[str, str] = {}  # dtype param -> Python alias name
         self.dtype_bounds = dtype_bounds or {}
         self.expected_elem: str | None = None
-        self.forbidden: set[str] = set()
+        # Names the then-branch of an `if` defined, with their types: Triton merges a name
+        # bound in both branches, so the else-branch may reuse it only with the same type.
+        self.forbidden: dict[str, Ty] = {}
 
     # ------------------------------------------------------------------ helpers
     def err(self, node: Node, code: str, msg: str, hint: str | None = None) -> TranspileError:
@@ -236,9 +239,6 @@ class FunctionLowerer:
                 return scope[rust]
         return None
 
-    def is_live(self, py: str) -> bool:
-        return py in self.live[-1] or py in self.forbidden
-
     def declare(self, rust: str, ty: Ty) -> str:
         """Bind a Rust `let` name in the current scope and return its Python name.
 
@@ -252,10 +252,9 @@ class FunctionLowerer:
         else:
             base = rust.removeprefix("r#")
             base = base if base not in PY_RESERVED else base + "_"
-            py = base if (base not in self.used or not self.is_live(base)) and base not in self.forbidden \
-                else self.fresh(base)
-            if self.is_live(py):
-                py = self.fresh(base)
+            sibling = self.forbidden.get(base)
+            clash = base in self.live[-1] or (sibling is not None and not _same_known(sibling, ty))
+            py = self.fresh(base) if clash else base
         self.scopes[-1][rust] = Binding(py, ty)
         self.used.add(py)
         self.live[-1].add(py)
@@ -280,19 +279,19 @@ class FunctionLowerer:
                        "use a dtype parameter of the kernel or one of f16, bf16, f32, f64, i8..i64, u8..u64, bool")
 
     # ------------------------------------------------------------- blocks/stmts
-    def lower_block_into(self, block: Node, body: list[ast.stmt], scoped: bool = True) -> list[str]:
-        """Lower a `{ ... }` block's statements into ``body``; returns names it defined."""
+    def lower_block_into(self, block: Node, body: list[ast.stmt], scoped: bool = True) -> dict[str, Ty]:
+        """Lower a `{ ... }` block's statements into ``body``; returns the names it bound."""
         if scoped:
             self.scopes.append({})
             self.live.append(set(self.live[-1]))
         self.bodies.append(body)
-        before = set(self.live[-1])
+        defined: dict[str, Ty] = {}
         try:
             for child in named_children_with_comments(block):
                 self.lower_stmt(child)
         finally:
             self.bodies.pop()
-            defined = sorted(self.live[-1] - before)
+            defined = {b.py: b.ty for b in self.scopes[-1].values()}
             if scoped:
                 self.scopes.pop()
                 self.live.pop()
@@ -493,7 +492,7 @@ class FunctionLowerer:
             other = named_children(alt)[0]
             saved = self.forbidden
             # Triton merges names defined in both branches; keep the branches' own lets apart.
-            self.forbidden = saved | set(defined)
+            self.forbidden = {**saved, **defined}
             try:
                 if other.type == "if_expression":
                     orelse.append(self.lower_if_stmt(other))
@@ -552,7 +551,7 @@ class FunctionLowerer:
         self.live.append(set(self.live[-1]))
         try:
             rust = text(pattern)
-            var = self.declare(rust, Ty("scalar", "i32"))
+            var = self.declare(rust, Ty("index", "i32"))
             body: list[ast.stmt] = []
             self.lower_block_into(node.child_by_field_name("body"), body)
         finally:
@@ -599,10 +598,9 @@ class FunctionLowerer:
         inclusive = "..=" in text(cur)[len(text(parts[0])):].lstrip()[:3]
         hi_expr = ast.BinOp(left=hi.expr, op=ast.Add(), right=ast.Constant(1)) if inclusive else hi.expr
         if not rev:
-            args = [lo.expr, hi_expr]
-            if step is not None:
-                args.append(step.expr)
-            return args
+            if step is None:
+                return [hi_expr] if _literal_value(lo.expr) == 0 else [lo.expr, hi_expr]
+            return [lo.expr, hi_expr, step.expr]
         # (a..b).rev() visits b-1 down to a.
         start = hi.expr if inclusive else _minus_one(hi.expr)
         stop = _minus_one(lo.expr)
@@ -735,7 +733,12 @@ class FunctionLowerer:
             return Val(ast.BoolOp(op=_BOOLOPS[op](), values=[left.expr, right.expr]), Ty(kind, "bool"))
         pyop = self._arith_op(op, left, right, node)
         if left.ty.kind in ("ptr", "ptrs"):
+            if _literal_value(right.expr) == 0:
+                return Val(left.expr, Ty(left.ty.kind, left.ty.elem))
             return Val(ast.BinOp(left=left.expr, op=pyop, right=right.expr), Ty("ptrs", left.ty.elem))
+        folded = _fold(op, left, right)
+        if folded is not None:
+            return Val(const(folded), Ty("const", self._result_elem(left.ty, right.ty, op)))
         elem = self._result_elem(left.ty, right.ty, op)
         return Val(ast.BinOp(left=left.expr, op=pyop, right=right.expr), Ty(kind, elem))
 
@@ -776,13 +779,20 @@ class FunctionLowerer:
         if v.ty.elem == target:
             return v
         same_class = self.is_float(v.ty) == (target in FLOAT_TYPES) and target not in ("bool",)
-        if v.ty.kind == "const":
-            if same_class and target in INT_TYPES and self.is_float(v.ty) is False:
-                return Val(v.expr, Ty("const", target))
-            return Val(call("tl.cast", [v.expr, self.dtype_expr(target, node)]), Ty("scalar", target))
-        kind = v.ty.kind if v.ty.runtime else "scalar"
-        return Val(call(ast.Attribute(value=v.expr, attr="to", ctx=ast.Load()),
-                        [self.dtype_expr(target, node)]), Ty(kind, target))
+        if v.ty.kind == "const" and same_class and target in INT_TYPES and self.is_float(v.ty) is False:
+            return Val(v.expr, Ty("const", target))
+        return self.convert(v, target, node)
+
+    def convert(self, v: Val, target: str, node: Node) -> Val:
+        """A runtime conversion: ``x.to(dtype)`` on tensors, ``tl.cast(x, dtype)`` on scalars.
+
+        Scalars may be plain Python numbers (compile-time values; loop indices and float
+        arguments in the interpreter): ``tl.cast`` takes them all, ``.to`` does not.
+        """
+        dtype = self.dtype_expr(target, node)
+        if v.ty.kind in ("tensor", "ptrs"):
+            return Val(call(ast.Attribute(value=v.expr, attr="to", ctx=ast.Load()), [dtype]), Ty(v.ty.kind, target))
+        return Val(call("tl.cast", [v.expr, dtype]), Ty("scalar", target))
 
     def expr_tuple_expression(self, node: Node) -> Val:
         vals = [self.expr(c) for c in named_children(node)]
@@ -941,18 +951,17 @@ class FunctionLowerer:
             raise self.err(node, "E0003", f"unsupported dtype constructor `{dtype}::{fname}`",
                            f"use `{dtype}::from_f64(v)`")
         v = self.expr(args[0])
-        if isinstance(v.expr, (ast.Constant, ast.UnaryOp)) and v.ty.kind == "const":
+        if v.ty.kind == "const":
+            # A compile-time value stays a (weakly typed) Python scalar: it takes D's type
+            # where it meets a D tensor, without promoting f16 math to f32.
             is_float = self.is_float(Ty("const", dtype))
             lit = _literal_value(v.expr)
             if lit is not None:
-                if is_float is False:
-                    return Val(const(int(lit)), Ty("const", dtype))
-                return Val(const(float(lit)), Ty("const", dtype))
+                return Val(const(int(lit) if is_float is False else float(lit)), Ty("const", dtype))
+            if is_float is False:
+                return Val(call("tl.cast", [v.expr, self.dtype_expr(dtype, node)]), Ty("scalar", dtype))
             return Val(v.expr, Ty("const", dtype))
-        if v.ty.kind == "const":
-            return Val(call("tl.cast", [v.expr, self.dtype_expr(dtype, node)]), Ty("scalar", dtype))
-        return Val(call(ast.Attribute(value=v.expr, attr="to", ctx=ast.Load()),
-                        [self.dtype_expr(dtype, node)]), Ty(v.ty.kind, dtype))
+        return self.convert(v, dtype, node)
 
     def method_call(self, func: Node, args: list[Node], node: Node) -> Val:
         meth = text(func.child_by_field_name("field"))
@@ -991,7 +1000,7 @@ class FunctionLowerer:
 
     def lower_args(self, op: Op, arg_nodes: list[Node]) -> list[tuple[Param, Val | _Omit, Node]]:
         out = []
-        for p, a in zip(op.params, arg_nodes):
+        for p, a in zip(op.params, arg_nodes, strict=True):
             v = self.expr(a)
             if v is not OMIT and isinstance(v.expr, ast.List):
                 v = Val(_shape_form(v.expr, p.form), v.ty)
@@ -1044,6 +1053,29 @@ class FunctionLowerer:
         return UNKNOWN
 
 
+def _fold(op: str, left: Val, right: Val):
+    """Rust arithmetic on two literals, done now (integer `/` and `%` truncate toward zero)."""
+    a, b = _literal_value(left.expr), _literal_value(right.expr)
+    if a is None or b is None:
+        return None
+    if isinstance(a, int) and isinstance(b, int):
+        if op in ("/", "%") and b == 0:
+            return None
+        ops = {"+": a + b, "-": a - b, "*": a * b, "&": a & b, "|": a | b, "^": a ^ b}
+        if op == "/":
+            return abs(a) // abs(b) * (1 if (a < 0) == (b < 0) else -1)
+        if op == "%":
+            return a - b * (abs(a) // abs(b) * (1 if (a < 0) == (b < 0) else -1))
+        if op in ("<<", ">>") and 0 <= b < 64:
+            return a << b if op == "<<" else a >> b
+        return ops.get(op)
+    return None
+
+
+def _same_known(a: Ty, b: Ty) -> bool:
+    return a == b and a.elem is not None and a.kind in ("scalar", "tensor", "ptrs", "const")
+
+
 def _minus_one(e: ast.expr) -> ast.expr:
     if isinstance(e, ast.Constant) and isinstance(e.value, int):
         return const(e.value - 1)
@@ -1069,7 +1101,7 @@ def _wrap_int(value: int, target: str) -> int:
 
 def _rust_string(s: str) -> str:
     # Rust and Python agree on the escapes kernels use (\n, \t, \\, \", \u{..} aside).
-    return re.sub(r"\\u\{([0-9a-fA-F]+)\}", lambda m: "\\U%08x" % int(m.group(1), 16), s)
+    return re.sub(r"\\u\{([0-9a-fA-F]+)\}", lambda m: f"\\U{int(m.group(1), 16):08x}", s)
 
 
 def _shape_form(lst: ast.List, form: str) -> ast.expr:
@@ -1110,8 +1142,35 @@ def _is_comment_stmt(s: ast.stmt) -> bool:
 
 
 # ------------------------------------------------------------------ special rules
+UPCAST_HELPER = "_upcast_f16"
+_UPCAST_SRC = f'''
+@triton.jit
+def {UPCAST_HELPER}(x):
+    """f16/bf16 -> f32 for Triton's f32/f64-only math; other dtypes pass through."""
+    return x.to(tl.float32) if x.dtype.primitive_bitwidth < 32 else x
+'''
+
+
+def _f32_math(lw: FunctionLowerer, lowered, node) -> tuple[list, str | None]:
+    """Promote a half-precision first argument; returns the args and the dtype to round back to."""
+    p, x, a = lowered[0]
+    elem = x.ty.elem if x is not OMIT else None
+    if elem is None or elem in ("f32", "f64") or x.ty.kind == "const" or lw.is_float(x.ty) is False:
+        return lowered, None
+    if elem in ("f16", "bf16"):
+        promoted = call(ast.Attribute(value=x.expr, attr="to", ctx=ast.Load()), [attr_path("tl.float32")])
+    else:  # a dtype parameter: only known when Triton compiles
+        if UPCAST_HELPER not in lw.ctx.helpers:
+            lw.ctx.helpers[UPCAST_HELPER] = ast.parse(_UPCAST_SRC).body[0]
+        promoted = call(UPCAST_HELPER, [x.expr])
+    return [(p, Val(promoted, Ty(x.ty.kind, "f32")), a), *lowered[1:]], elem
+
+
 def rule_call(lw: FunctionLowerer, op: Op, arg_nodes, generics, node) -> Val:
     lowered = lw.lower_args(op, arg_nodes)
+    round_to = None
+    if op.name in F32_MATH:
+        lowered, round_to = _f32_math(lw, lowered, node)
     kws = []
     for i, g in enumerate(generics):
         kw = op.generics[i] if i < len(op.generics) else None
@@ -1119,7 +1178,10 @@ def rule_call(lw: FunctionLowerer, op: Op, arg_nodes, generics, node) -> Val:
             kws.append((kw, lw.dtype_expr(text(g), g)))
     if op.target.startswith("libdevice."):
         lw.ctx.imports.add("from triton.language.extra import libdevice")
-    return Val(lw.build_call(op.target, lowered, kws), lw.result_ty(op, lowered, generics))
+    result = Val(lw.build_call(op.target, lowered, kws), lw.result_ty(op, lowered, generics))
+    if round_to is not None:
+        result = lw.convert(Val(result.expr, Ty("tensor", "f32")), round_to, node)
+    return result
 
 
 def rule_binop(lw: FunctionLowerer, op: Op, arg_nodes, generics, node) -> Val:

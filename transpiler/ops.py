@@ -86,6 +86,11 @@ _REDUCE_SIMPLE = ("sum", "xor_sum")
 _ATOMIC_RMW = ("atomic_add", "atomic_and", "atomic_or", "atomic_xor", "atomic_max",
                "atomic_min", "atomic_xchg")
 
+# Triton computes these only in f32/f64: f16/bf16 inputs are promoted and the result
+# rounded back, so `T::exp(x)` keeps meaning "exp of a D tensor, as a D tensor".
+F32_MATH = frozenset({"exp", "exp2", "log", "log2", "cos", "sin", "sqrt", "rsqrt", "erf", "floor",
+                      "ceil", "sigmoid", "softmax", "sqrt_rn", "atan", "fdiv", "div_rn"})
+
 # Methods lowered by the core pipeline and checked numerically / by compilation
 # in the test-suite. Everything else in the table is mapped but not yet proven.
 CORE_TESTED = frozenset(
@@ -267,7 +272,9 @@ def _ops() -> list[Op]:
                              P("scope", default=None)), f"tl.{name}", returns="ptr_elem0",
                       group="atomic"))
     return [
-        Op(**{**op.__dict__, "tested": op.name in CORE_TESTED}) for op in ops
+        Op(**{**op.__dict__, "tested": op.name in CORE_TESTED,
+              "note": op.note or ("f16/bf16 computed in f32" if op.name in F32_MATH else "")})
+        for op in ops
     ]
 
 

@@ -35,7 +35,7 @@ def layer_norm_forward(
     row_start = row * stride
     cols = tl.arange(0, BLOCK_N)
     zero_fill = tl.full([BLOCK_N], 0.0, dtype=D)
-    inv_n = 1.0 / n_cols.to(tl.float32) if n_cols > 0 else 0.0
+    inv_n = 1.0 / tl.cast(n_cols, tl.float32) if n_cols > 0 else 0.0
     # ── Pass 1: mean. Whole blocks unmasked, then the ragged tail masked. ──
     n_whole = n_cols - n_cols % BLOCK_N
     sum_acc = tl.zeros([BLOCK_N], dtype=tl.float32)
@@ -52,7 +52,7 @@ def layer_norm_forward(
     mean = tl.sum(sum_acc, axis=0) * inv_n
     # ── Pass 2: biased variance around the mean. ──
     sq_acc = tl.zeros([BLOCK_N], dtype=tl.float32)
-    for blk in range(0, tl.cdiv(n_cols, BLOCK_N)):
+    for blk in range(tl.cdiv(n_cols, BLOCK_N)):
         offs = cols + blk * BLOCK_N
         mask = offs < n_cols
         x = tl.load(x_ptr + (offs + row_start), mask=mask, other=zero_fill)
@@ -68,7 +68,7 @@ def layer_norm_forward(
     tl.store(rstd_ptr + stat_offs, rstd)
     # ── Pass 3: normalise, scale and shift. ──
     n_blocks = (n_cols + BLOCK_N - 1) // BLOCK_N
-    for blk in range(0, n_blocks):
+    for blk in range(n_blocks):
         offs = cols + blk * BLOCK_N
         mask = offs < n_cols
         x = tl.load(x_ptr + (offs + row_start), mask=mask, other=zero_fill)

@@ -51,7 +51,7 @@ def matmul(
     a_fill = tl.zeros([BLOCK_M, BLOCK_K], dtype=D)
     b_fill = tl.zeros([BLOCK_K, BLOCK_N], dtype=D)
     acc = tl.zeros([BLOCK_M, BLOCK_N], dtype=tl.float32)
-    for k in range(0, tl.cdiv(K, BLOCK_K)):
+    for k in range(tl.cdiv(K, BLOCK_K)):
         ks = offs_k + k * BLOCK_K
         a_ks = tl.broadcast_to(tl.expand_dims(ks, 0), [BLOCK_M, BLOCK_K])
         b_ks = tl.broadcast_to(tl.expand_dims(ks, 1), [BLOCK_K, BLOCK_N])

@@ -24,7 +24,7 @@ def softmax_forward(x_ptr, y_ptr, n_rows, n_cols, stride, BLOCK_SIZE: tl.constex
     n_programs = tl.num_programs(0)
     cols = tl.arange(0, BLOCK_SIZE)
     col_mask = cols < n_cols
-    neg_inf = tl.full([BLOCK_SIZE], tl.cast(float("-inf"), D), dtype=D)
+    neg_inf = tl.full([BLOCK_SIZE], float("-inf"), dtype=D)
     row = tl.program_id(0)
     while row < n_rows:
         offsets = cols + row * stride

@@ -29,6 +29,6 @@ def vector_add(a_ptr, b_ptr, out_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
     else:
         # Tail block: guard every lane against running past the end.
         in_bounds = offsets < n_elements
-        a_1 = tl.load(a_ptr + offsets, mask=in_bounds)
-        b_1 = tl.load(b_ptr + offsets, mask=in_bounds)
-        tl.store(out_ptr + offsets, a_1 + b_1, mask=in_bounds)
+        a = tl.load(a_ptr + offsets, mask=in_bounds)
+        b = tl.load(b_ptr + offsets, mask=in_bounds)
+        tl.store(out_ptr + offsets, a + b, mask=in_bounds)

@@ -1,0 +1,189 @@
+//! Small kernels that pin down Rust semantics through the translation.
+//! Each one writes scalars or short vectors that tests/test_semantics.py checks.
+
+use teeny_macros::kernel;
+use teeny_triton::triton::{types::{AddOffsets, Comparison}, *};
+
+/// Integer division and remainder truncate toward zero, as in Rust.
+#[kernel]
+pub fn int_div_rem<T: Triton, const C: i32>(out: T::Pointer<i32>, a: i32, b: i32) {
+    T::store(out.add_offsets(0), a / b, None, &[], None, None);
+    T::store(out.add_offsets(1), a % b, None, &[], None, None);
+    T::store(out.add_offsets(2), (a * 3 + 1) / b, None, &[], None, None);
+    T::store(out.add_offsets(3), -a % b, None, &[], None, None);
+    let mut q = a;
+    q /= b;
+    T::store(out.add_offsets(4), q, None, &[], None, None);
+    T::store(out.add_offsets(5), C / 2 + a * 0, None, &[], None, None);
+    let f = a as f32 / b as f32;
+    T::store(out.add_offsets(6), (f * 100.0f32) as i32, None, &[], None, None);
+}
+
+/// A `let` inside a block does not clobber the outer binding.
+#[kernel]
+pub fn shadowing<T: Triton>(out: T::Pointer<f32>, flag: i32, n: i32) {
+    let x = 1.0f32;
+    let y = 10.0f32;
+    if flag > 0 {
+        let x = 2.0f32;
+        let y = x * 3.0f32; // the outer `y` is untouched
+        T::store(out.add_offsets(1), x + y, None, &[], None, None);
+    } else {
+        let y = 7.0f32;
+        T::store(out.add_offsets(1), y, None, &[], None, None);
+    }
+    let mut acc = 0.0f32;
+    for i in 0..n {
+        let x = i as f32;
+        acc += x;
+    }
+    T::store(out.add_offsets(0), x, None, &[], None, None);
+    T::store(out.add_offsets(2), acc, None, &[], None, None);
+    // same-scope shadowing changes the value from here on
+    let x = x + y;
+    T::store(out.add_offsets(3), x, None, &[], None, None);
+    {
+        let y = 100.0f32;
+        T::store(out.add_offsets(4), y, None, &[], None, None);
+    }
+    T::store(out.add_offsets(5), y, None, &[], None, None);
+}
+
+/// Range forms: exclusive, inclusive, stepped, reversed; and `while`.
+#[kernel]
+pub fn loops<T: Triton>(out: T::Pointer<i32>, lo: i32, hi: i32) {
+    let mut a = 0;
+    for i in lo..hi {
+        a = a * 3 + i;
+    }
+    T::store(out.add_offsets(0), a, None, &[], None, None);
+    let mut b = 0;
+    for i in lo..=hi {
+        b = b * 3 + i;
+    }
+    T::store(out.add_offsets(1), b, None, &[], None, None);
+    let mut c = 0;
+    for i in (lo..hi).step_by(3) {
+        c = c * 3 + i;
+    }
+    T::store(out.add_offsets(2), c, None, &[], None, None);
+    let mut d = 0;
+    for i in (lo..hi).rev() {
+        d = d * 3 + i;
+    }
+    T::store(out.add_offsets(3), d, None, &[], None, None);
+    let mut e = 0;
+    for i in (lo..=hi).rev() {
+        e = e * 3 + i;
+    }
+    T::store(out.add_offsets(4), e, None, &[], None, None);
+    let mut f = 0;
+    let mut k = lo;
+    while k < hi {
+        f += k;
+        k += 2;
+    }
+    T::store(out.add_offsets(5), f, None, &[], None, None);
+}
+
+/// `if` as a value, with and without statements in its branches; `else if` chains.
+#[kernel]
+pub fn if_values<T: Triton>(out: T::Pointer<i32>, a: i32, b: i32) {
+    let simple = if a > b { a } else { b };
+    T::store(out.add_offsets(0), simple, None, &[], None, None);
+    let with_stmts = if a > b {
+        let t = a - b;
+        t * 2
+    } else if a == b {
+        0
+    } else {
+        let t = b - a;
+        t * 3
+    };
+    T::store(out.add_offsets(1), with_stmts, None, &[], None, None);
+    let mut m = 0;
+    if a > 10 && b > 10 {
+        m = 1;
+    } else if a > 10 || b > 10 {
+        m = 2;
+    } else {
+        m = 3;
+    }
+    T::store(out.add_offsets(2), m, None, &[], None, None);
+    let v = { let w = a + 1; w * w };
+    T::store(out.add_offsets(3), v, None, &[], None, None);
+}
+
+/// Literal forms, `as` casts and the scalar constants.
+#[kernel]
+pub fn literals<T: Triton>(out: T::Pointer<f32>, x: f32) {
+    T::store(out.add_offsets(0), (0x1F + 1_000 + 0b101) as f32, None, &[], None, None);
+    T::store(out.add_offsets(1), 1e-3_f32 + 2.5f32 + 3f32, None, &[], None, None);
+    T::store(out.add_offsets(2), ((x * 7.0f32) as i32) as f32, None, &[], None, None);
+    T::store(out.add_offsets(3), f32::consts::PI, None, &[], None, None);
+    T::store(out.add_offsets(4), T::sum(T::minimum(T::full(&[1], x), T::full(&[1], f32::INFINITY)), None, false), None, &[], None, None);
+    T::store(out.add_offsets(5), (i32::MAX / 65536) as f32, None, &[], None, None);
+    T::store(out.add_offsets(6), T::sum(T::maximum(T::full(&[1], x), T::full(&[1], f32::NEG_INFINITY)), None, false), None, &[], None, None);
+    T::store(out.add_offsets(7), -(x as i32) as f32, None, &[], None, None);
+}
+
+/// Every core op, one output block of `BLOCK` each (see test_semantics.py for the reference).
+#[kernel]
+pub fn core_ops<T: Triton, D: Float, const BLOCK: i32>(x_ptr: T::Pointer<D>, out_ptr: T::Pointer<D>, n: i32) {
+    let offs = T::arange(0, BLOCK);
+    let mask = offs.lt(n);
+    let one = T::full(&[BLOCK], D::ONE);
+    let half = T::full::<D>(&[BLOCK], D::from_f64(0.5));
+    let zero = T::zeros_like(one);
+    let x = T::load(x_ptr.add_offsets(offs), Some(mask), Some(one), &[], None, None, None, false);
+    let xf = T::cast::<D, f32>(x, None, false);
+    T::store(out_ptr.add_offsets(offs), T::exp(x), None, &[], None, None);
+    T::store(out_ptr.add_offsets(offs + BLOCK), T::exp2(x), None, &[], None, None);
+    T::store(out_ptr.add_offsets(offs + 2 * BLOCK), T::log(x), None, &[], None, None);
+    T::store(out_ptr.add_offsets(offs + 3 * BLOCK), T::log2(x), None, &[], None, None);
+    T::store(out_ptr.add_offsets(offs + 4 * BLOCK), T::sqrt(x), None, &[], None, None);
+    T::store(out_ptr.add_offsets(offs + 5 * BLOCK), T::rsqrt(x), None, &[], None, None);
+    T::store(out_ptr.add_offsets(offs + 6 * BLOCK), T::sigmoid(x), None, &[], None, None);
+    T::store(out_ptr.add_offsets(offs + 7 * BLOCK), T::abs(x - one), None, &[], None, None);
+    T::store(out_ptr.add_offsets(offs + 8 * BLOCK), T::maximum(x, half), None, &[], None, None);
+    T::store(out_ptr.add_offsets(offs + 9 * BLOCK), T::minimum(x, half), None, &[], None, None);
+    let big = T::where_(T::gt_scalar(x, D::from_f64(0.5)), x, zero);
+    T::store(out_ptr.add_offsets(offs + 10 * BLOCK), big, None, &[], None, None);
+    let ramp = T::cast::<f32, D>(T::arange_f32(0, BLOCK) * xf, None, false);
+    T::store(out_ptr.add_offsets(offs + 11 * BLOCK), ramp, None, &[], None, None);
+    let total = T::sum(T::where_(mask, xf, T::zeros_like(xf)), None, false);
+    let total = T::cast::<f32, D>(T::zeros::<f32>(&[BLOCK]) + total, None, false);
+    T::store(out_ptr.add_offsets(offs + 12 * BLOCK), total, None, &[], None, None);
+    let hi = T::max(x, Some(0), false);
+    T::store(out_ptr.add_offsets(offs + 13 * BLOCK), T::zeros_like(x) + hi, None, &[], None, None);
+    let lo = T::min(x, None, false);
+    T::store(out_ptr.add_offsets(offs + 14 * BLOCK), T::zeros_like(x) + lo, None, &[], None, None);
+    // The comparisons, as `T::` calls and in their `_scalar` forms: bit k set when test k holds.
+    let bits = T::where_(T::lt(x, half), one, zero)
+        + T::where_(T::le(x, one), one, zero) * D::from_f64(2.0)
+        + T::where_(T::gt(x, one), one, zero) * D::from_f64(4.0)
+        + T::where_(T::ge(x, half), one, zero) * D::from_f64(8.0)
+        + T::where_(T::eq(x, one), one, zero) * D::from_f64(16.0)
+        + T::where_(T::ne(x, one), one, zero) * D::from_f64(32.0);
+    T::store(out_ptr.add_offsets(offs + 15 * BLOCK), bits, None, &[], None, None);
+    let s = D::from_f64(1.5);
+    let sbits = T::where_(T::lt_scalar(x, s), one, zero)
+        + T::where_(T::le_scalar(x, s), one, zero) * D::from_f64(2.0)
+        + T::where_(T::ge_scalar(x, s), one, zero) * D::from_f64(4.0)
+        + T::where_(T::eq_scalar(x, D::ONE), one, zero) * D::from_f64(8.0)
+        + T::where_(T::ne_scalar(x, D::ONE), one, zero) * D::from_f64(16.0)
+        + T::where_(x.ge(half) & x.le(one) & x.ne(zero), one, zero) * D::from_f64(32.0);
+    T::store(out_ptr.add_offsets(offs + 16 * BLOCK), sbits, None, &[], None, None);
+    let grid_info = (T::num_programs(Axis::X) * 1000 + T::cdiv(n, 7)) as f32;
+    let grid_info = T::cast::<f32, D>(T::full(&[BLOCK], grid_info), None, false);
+    T::store(out_ptr.add_offsets(offs + 17 * BLOCK), grid_info, None, &[], None, None);
+    // 2-D: row i of `mat` is x; its transpose's row sums are BLOCK * x[i].
+    let mat = T::broadcast_to(T::expand_dims(xf, 0), &[BLOCK, BLOCK]);
+    let mat_t = T::trans(mat, &[1, 0]);
+    let row_sums = T::sum(mat_t, Some(1), false);
+    T::store(out_ptr.add_offsets(offs + 18 * BLOCK), T::cast::<f32, D>(row_sums, None, false), None, &[], None, None);
+    // dot: (mat @ mat_t)[i, k] = sum_j x[j]^2 for every i, k.
+    let prod = T::dot::<f32, f32>(mat, mat_t, None, InputPrecision::IEEE, None);
+    let sq = T::max(prod, Some(1), false);
+    T::store(out_ptr.add_offsets(offs + 19 * BLOCK), T::cast::<f32, D>(sq, None, false), None, &[], None, None);
+}

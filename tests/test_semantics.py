@@ -1,0 +1,135 @@
+"""Rust semantics survive the translation: each kernel in tests/kernels/semantics.rs runs
+under the interpreter and is compared with the same computation in Python (Rust rules)."""
+
+import math
+
+import pytest
+import torch
+
+import transpiler
+from tests.compile_helper import compile_in_subprocess
+
+SRC = "tests/kernels/semantics.rs"
+
+
+@pytest.fixture(scope="module")
+def mod():
+    return transpiler.load(SRC)
+
+
+def rdiv(a, b):  # Rust integer division
+    return int(a / b) if abs(a) < 2**52 else abs(a) // abs(b) * (1 if (a < 0) == (b < 0) else -1)
+
+
+def rrem(a, b):
+    return a - b * rdiv(a, b)
+
+
+@pytest.mark.parametrize("a,b", [(7, 2), (-7, 2), (7, -2), (-7, -2), (6, 3), (-1, 5), (100, 7)])
+def test_integer_division_truncates(mod, a, b):
+    out = torch.zeros(8, dtype=torch.int32)
+    mod.int_div_rem[(1,)](out, a, b, C=9)
+    q = a
+    q = rdiv(q, b)
+    want = [rdiv(a, b), rrem(a, b), rdiv(a * 3 + 1, b), rrem(-a, b), q, 4, int(a / b * 100), 0]
+    assert out.tolist() == want
+
+
+@pytest.mark.parametrize("flag", [0, 1])
+def test_inner_let_does_not_clobber_outer(mod, flag):
+    out = torch.zeros(6)
+    mod.shadowing[(1,)](out, flag, 5)
+    x, y = 1.0, 10.0
+    inner = 2.0 + 6.0 if flag > 0 else 7.0
+    assert out.tolist() == [x, inner, float(sum(range(5))), x + y, 100.0, y]
+
+
+def _fold(values):
+    acc = 0
+    for i in values:
+        acc = acc * 3 + i
+    return acc
+
+
+@pytest.mark.parametrize("lo,hi", [(0, 5), (2, 9), (3, 3), (-4, 2)])
+def test_range_forms(mod, lo, hi):
+    out = torch.zeros(6, dtype=torch.int32)
+    mod.loops[(1,)](out, lo, hi)
+    want = [
+        _fold(range(lo, hi)),
+        _fold(range(lo, hi + 1)),
+        _fold(range(lo, hi, 3)),
+        _fold(reversed(range(lo, hi))),
+        _fold(reversed(range(lo, hi + 1))),
+        sum(range(lo, hi, 2)),
+    ]
+    assert out.tolist() == want
+
+
+@pytest.mark.parametrize("a,b", [(3, 9), (9, 3), (5, 5), (20, 30), (20, 1)])
+def test_if_as_value_and_else_if(mod, a, b):
+    out = torch.zeros(4, dtype=torch.int32)
+    mod.if_values[(1,)](out, a, b)
+    with_stmts = (a - b) * 2 if a > b else 0 if a == b else (b - a) * 3
+    m = 1 if a > 10 and b > 10 else 2 if a > 10 or b > 10 else 3
+    assert out.tolist() == [max(a, b), with_stmts, m, (a + 1) ** 2]
+
+
+@pytest.mark.parametrize("x", [0.3, -2.75, 1.0])
+def test_literals_casts_and_constants(mod, x):
+    out = torch.zeros(8)
+    mod.literals[(1,)](out, x)
+    want = [31 + 1000 + 5, 1e-3 + 2.5 + 3.0, float(math.trunc(x * 7.0)), math.pi, x,
+            float(rdiv(2**31 - 1, 65536)), x, float(-math.trunc(x))]
+    torch.testing.assert_close(out, torch.tensor(want, dtype=torch.float32))
+
+
+def core_ops_reference(x: torch.Tensor, n: int, block: int, grid: int) -> torch.Tensor:
+    xf = x.float()
+    full = torch.ones(block)
+    full[:n] = xf[:n]
+    xb = full
+    one, half = torch.ones(block), torch.full((block,), 0.5)
+    s = 1.5
+    rows = [
+        torch.exp(xb), torch.exp2(xb), torch.log(xb), torch.log2(xb), torch.sqrt(xb), torch.rsqrt(xb),
+        torch.sigmoid(xb), (xb - 1).abs(), torch.maximum(xb, half), torch.minimum(xb, half),
+        torch.where(xb > 0.5, xb, 0.0), torch.arange(block) * xb,
+        torch.full((block,), float(xf[:n].sum())), torch.full((block,), float(xb.max())),
+        torch.full((block,), float(xb.min())),
+        (xb < half) * 1.0 + (xb <= one) * 2.0 + (xb > one) * 4.0 + (xb >= half) * 8.0 + (xb == one) * 16.0
+        + (xb != one) * 32.0,
+        (xb < s) * 1.0 + (xb <= s) * 2.0 + (xb >= s) * 4.0 + (xb == 1.0) * 8.0 + (xb != 1.0) * 16.0
+        + ((xb >= 0.5) & (xb <= 1.0) & (xb != 0)) * 32.0,
+        torch.full((block,), float(grid * 1000 + rdiv(n + 6, 7))),
+        block * xb,
+        torch.full((block,), float((xb * xb).sum())),
+    ]
+    return torch.stack(rows)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16])
+def test_core_ops_match_torch(mod, dtype):
+    block, n, grid = 16, 13, 3
+    x = (torch.rand(block, generator=torch.Generator().manual_seed(3)) * 1.5 + 0.25).to(dtype)
+    x[2] = 1.0
+    out = torch.zeros(20 * block, dtype=dtype)
+    mod.core_ops[(grid,)](x, out, n, BLOCK=block)
+    want = core_ops_reference(x, n, block, grid)
+    tol = 1e-5 if dtype == torch.float32 else 2e-2
+    torch.testing.assert_close(out.view(20, block).float(), want, atol=tol, rtol=tol)
+
+
+def test_semantics_kernels_compile_for_gpus():
+    scalar_kernels = ["int_div_rem", "shadowing", "loops", "if_values", "literals"]
+    reqs = []
+    for target in ("cuda:90", "hip:gfx942"):
+        for k in scalar_kernels:
+            reqs.append({"file": SRC, "kernel": k, "target": target, "dtypes": {},
+                         "consts": {"C": 9} if k == "int_div_rem" else {}})
+        for dt in ("f32", "f16"):
+            reqs.append({"file": SRC, "kernel": "core_ops", "target": target, "dtypes": {"D": dt},
+                         "consts": {"BLOCK": 16}})
+    failures = [f"{r['kernel']} {r['target']} {r['dtypes']}: {r.get('error')}"
+                for r in compile_in_subprocess(reqs) if not r["ok"] or not r["entry"]]
+    assert not failures, "\n".join(failures)
