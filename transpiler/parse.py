@@ -33,6 +33,13 @@ def parse(source: bytes, smap: SourceMap) -> Tree:
             hint = f"insert `{bad.type}` here"
         else:
             snippet = text(bad).split("\n")[0][:30]
+            prev = _previous_leaf(bad)
+            if prev is not None and prev.end_point[0] < bad.start_point[0] and text(prev) not in (";", "{", "}", ","):
+                # A statement that runs into the next line: rustc's "expected `;`, found ...".
+                d = smap.diag(prev, "E0001", f"expected `;`, found `{snippet.split()[0]}`",
+                              "add `;` at the end of this line")
+                col = d.col + d.length
+                raise TranspileError([type(d)(d.code, d.message, d.path, d.line, col, 1, d.hint, d.source_line)])
             msg = f"syntax error near `{snippet}`" if snippet else "syntax error"
             hint = "this is not valid Rust; check for a missing `;`, `)` or `}` just before it"
         raise TranspileError([smap.diag(bad, "E0001", msg, hint)])
@@ -48,3 +55,15 @@ def _first_error(node: Node) -> Node:
         if child.has_error:
             return _first_error(child)
     return node
+
+
+def _previous_leaf(node: Node) -> Node | None:
+    cur = node
+    while cur is not None and cur.prev_sibling is None:
+        cur = cur.parent
+    if cur is None:
+        return None
+    leaf = cur.prev_sibling
+    while leaf.child_count:
+        leaf = leaf.children[-1]
+    return leaf
