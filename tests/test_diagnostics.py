@@ -44,6 +44,7 @@ CASES = [
      "boundary_check", "mask", "&[0]"),
     ("    let s = unsafe { n };\n", "E0002", "unsafe", "remove", "unsafe"),
     ("    let z;\n", "E0002", "without an initializer", "initialize", "let z;"),
+    ("    for i in (0..n).step_by(2).rev() { }\n", "E0002", "step_by(..).rev()", "rev().step_by", "(0..n)"),
 ]
 
 

@@ -51,9 +51,9 @@ def _fold(values):
     return acc
 
 
-@pytest.mark.parametrize("lo,hi", [(0, 5), (2, 9), (3, 3), (-4, 2)])
+@pytest.mark.parametrize("lo,hi", [(0, 5), (2, 9), (3, 3), (-4, 2), (5, 1)])
 def test_range_forms(mod, lo, hi):
-    out = torch.zeros(6, dtype=torch.int32)
+    out = torch.zeros(7, dtype=torch.int32)
     mod.loops[(1,)](out, lo, hi)
     want = [
         _fold(range(lo, hi)),
@@ -62,6 +62,7 @@ def test_range_forms(mod, lo, hi):
         _fold(reversed(range(lo, hi))),
         _fold(reversed(range(lo, hi + 1))),
         sum(range(lo, hi, 2)),
+        _fold(list(reversed(range(lo, hi)))[::2]),
     ]
     assert out.tolist() == want
 

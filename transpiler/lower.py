@@ -573,12 +573,16 @@ class FunctionLowerer:
                 f = cur.child_by_field_name("function")
                 meth = text(f.child_by_field_name("field"))
                 args = named_children(cur.child_by_field_name("arguments"))
+                # Adapters are met outermost first.
                 if meth == "rev" and not args:
-                    if step is not None:
-                        raise self.err(cur, "E0002", "`.step_by(..).rev()` is not supported",
-                                       "write `(a..b).rev().step_by(s)` or compute the start by hand")
-                    rev = not rev
+                    if rev:
+                        raise self.err(cur, "E0002", "`.rev().rev()` is not supported", "drop both")
+                    rev = True
                 elif meth == "step_by" and len(args) == 1:
+                    if rev or step is not None:
+                        raise self.err(cur, "E0002", f"`.{'step_by(..).rev()' if rev else 'step_by().step_by()'}` "
+                                       "is not supported",
+                                       "write `(a..b).rev().step_by(s)` (from b - 1 down) or compute the bounds")
                     step = self.expr(args[0])
                 elif meth == "into_iter" and not args:
                     pass

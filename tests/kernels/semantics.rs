@@ -84,6 +84,11 @@ pub fn loops<T: Triton>(out: T::Pointer<i32>, lo: i32, hi: i32) {
         k += 2;
     }
     T::store(out.add_offsets(5), f, None, &[], None, None);
+    let mut g = 0;
+    for i in (lo..hi).rev().step_by(2) {
+        g = g * 3 + i;
+    }
+    T::store(out.add_offsets(6), g, None, &[], None, None);
 }
 
 /// `if` as a value, with and without statements in its branches; `else if` chains.
