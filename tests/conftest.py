@@ -6,9 +6,14 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-# In-process kernels run on Triton's CPU interpreter; the mode is fixed when triton is
-# first imported, so set it before anything imports triton. GPU compilation runs in a
-# subprocess (see tests/compile_helper.py).
-os.environ["TRITON_INTERPRET"] = "1"
+# In-process kernels run on Triton's CPU interpreter unless RS2TRITON_TEST_DEVICE=cuda
+# (a GPU machine). The mode is fixed when triton is first imported, so it is set here,
+# before anything imports triton. GPU *compilation* checks run in a subprocess
+# (see tests/compile_helper.py), so they work on any machine.
+DEVICE = os.environ.get("RS2TRITON_TEST_DEVICE", "cpu")
+if DEVICE == "cpu":
+    os.environ["TRITON_INTERPRET"] = "1"
+else:
+    os.environ.pop("TRITON_INTERPRET", None)
 os.environ.setdefault("RS2TRITON_CACHE_DIR", tempfile.mkdtemp(prefix="rs2triton-test-cache-"))
 warnings.filterwarnings("ignore", message="TRITON_DEFAULT_FP_FUSION")

@@ -8,7 +8,7 @@ import pytest
 from click.testing import CliRunner
 
 from cli import main
-from tests.conftest import ROOT
+from tests.conftest import DEVICE, ROOT
 
 
 @pytest.fixture
@@ -90,7 +90,7 @@ def test_run_on_interpreter_checks_against_torch(runner, tree):
                                "-a", "a_ptr=1000", "-a", "b_ptr=1000", "-a", "out_ptr=1000",
                                "-a", "n_elements=1000", "--dtype", "f16", "--expect", "out_ptr=a_ptr + b_ptr"])
     assert res.exit_code == 0, res.output
-    assert "interpreter" in res.output
+    assert ("interpreter" if DEVICE == "cpu" else "GPU") in res.output
     assert "out_ptr      written   (1000,)      float16" in res.output
     assert "out_ptr matches torch: a_ptr + b_ptr" in res.output
 

@@ -6,6 +6,7 @@ import torch
 import transpiler
 from tests.cases import CASES
 from tests.compile_helper import compile_in_subprocess
+from tests.conftest import DEVICE
 
 DTYPE_NAMES = {torch.float32: "f32", torch.float16: "f16", torch.bfloat16: "bf16", torch.int32: "i32"}
 TARGETS = ["cuda:90", "hip:gfx942"]
@@ -14,15 +15,16 @@ PARAMS = [pytest.param(c, dt, id=f"{c.id}-{DTYPE_NAMES[dt]}") for c in CASES for
 
 
 @pytest.mark.parametrize("case,dtype", PARAMS)
-def test_matches_torch_in_interpreter(case, dtype):
+def test_matches_torch(case, dtype):
     module = transpiler.load(case.file)
     kernel = getattr(module, case.kernel)
     args = case.make_args(dtype, torch.Generator().manual_seed(1234))
-    kernel[case.grid(args)](*args.values(), **case.consts)
+    dev_args = {k: v.to(DEVICE) if isinstance(v, torch.Tensor) else v for k, v in args.items()}
+    kernel[case.grid(args)](*dev_args.values(), **case.consts)
     expected = case.reference(args)
     assert expected, "a case must check at least one output"
     for name, want in expected.items():
-        got = args[name]
+        got = dev_args[name].cpu()
         assert got.dtype == want.dtype, name
         torch.testing.assert_close(got, want, atol=case.atol[dtype], rtol=case.rtol[dtype], msg=name)
 

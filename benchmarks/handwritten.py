@@ -1,0 +1,74 @@
+"""Hand-written Triton for the bundled kernels: the baseline rs2triton's output is timed against.
+
+Written the way a Triton programmer would, with the same tiling as the DSL kernels.
+"""
+
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def vector_add(a_ptr, b_ptr, out_ptr, n, BLOCK_SIZE: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    mask = offs < n
+    tl.store(out_ptr + offs, tl.load(a_ptr + offs, mask=mask) + tl.load(b_ptr + offs, mask=mask), mask=mask)
+
+
+@triton.jit
+def softmax(x_ptr, y_ptr, n_cols, stride, BLOCK_SIZE: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK_SIZE)
+    mask = cols < n_cols
+    x = tl.load(x_ptr + row * stride + cols, mask=mask, other=-float("inf")).to(tl.float32)
+    x = x - tl.max(x, axis=0)
+    num = tl.exp(x)
+    y = num / tl.sum(num, axis=0)
+    tl.store(y_ptr + row * stride + cols, y.to(y_ptr.dtype.element_ty), mask=mask)
+
+
+@triton.jit
+def matmul(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
+           BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+    offs_m = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_n = tl.program_id(1) * BLOCK_N + tl.arange(0, BLOCK_N)
+    offs_k = tl.arange(0, BLOCK_K)
+    a_ptrs = a_ptr + offs_m[:, None] * stride_am + offs_k[None, :] * stride_ak
+    b_ptrs = b_ptr + offs_k[:, None] * stride_bk + offs_n[None, :] * stride_bn
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BLOCK_K)):
+        k_left = K - k * BLOCK_K
+        a = tl.load(a_ptrs, mask=(offs_m[:, None] < M) & (offs_k[None, :] < k_left), other=0.0)
+        b = tl.load(b_ptrs, mask=(offs_k[:, None] < k_left) & (offs_n[None, :] < N), other=0.0)
+        acc = tl.dot(a, b, acc, input_precision="ieee")
+        a_ptrs += BLOCK_K * stride_ak
+        b_ptrs += BLOCK_K * stride_bk
+    c = acc.to(c_ptr.dtype.element_ty)
+    mask = (offs_m[:, None] < M) & (offs_n[None, :] < N)
+    tl.store(c_ptr + offs_m[:, None] * stride_cm + offs_n[None, :] * stride_cn, c, mask=mask)
+
+
+@triton.jit
+def layer_norm(x_ptr, y_ptr, w_ptr, b_ptr, mean_ptr, rstd_ptr, n_cols, stride, eps, BLOCK_N: tl.constexpr):
+    row = tl.program_id(0)
+    x_ptr += row * stride
+    y_ptr += row * stride
+    cols = tl.arange(0, BLOCK_N)
+    acc = tl.zeros([BLOCK_N], dtype=tl.float32)
+    for off in range(0, n_cols, BLOCK_N):
+        acc += tl.load(x_ptr + off + cols, mask=off + cols < n_cols, other=0.0).to(tl.float32)
+    mean = tl.sum(acc, axis=0) / n_cols
+    acc = tl.zeros([BLOCK_N], dtype=tl.float32)
+    for off in range(0, n_cols, BLOCK_N):
+        m = off + cols < n_cols
+        x = tl.load(x_ptr + off + cols, mask=m, other=0.0).to(tl.float32)
+        d = tl.where(m, x - mean, 0.0)
+        acc += d * d
+    rstd = 1 / tl.sqrt(tl.sum(acc, axis=0) / n_cols + eps)
+    tl.store(mean_ptr + row, mean)
+    tl.store(rstd_ptr + row, rstd)
+    for off in range(0, n_cols, BLOCK_N):
+        m = off + cols < n_cols
+        x = tl.load(x_ptr + off + cols, mask=m, other=0.0).to(tl.float32)
+        w = tl.load(w_ptr + off + cols, mask=m).to(tl.float32)
+        b = tl.load(b_ptr + off + cols, mask=m).to(tl.float32)
+        tl.store(y_ptr + off + cols, ((x - mean) * rstd * w + b).to(y_ptr.dtype.element_ty), mask=m)
