@@ -14,6 +14,11 @@ from transpiler import __version__
 from transpiler.diagnostics import TranspileError
 
 
+def _warn(warnings) -> None:
+    for w in warnings:
+        click.echo(w.render() + "\n", err=True)
+
+
 def _fail(err: TranspileError) -> None:
     for d in err.diagnostics:
         click.echo(d.render() + "\n", err=True)
@@ -40,10 +45,12 @@ def transpile(srcs: tuple[str, ...], outdir: str, quiet: bool) -> None:
     """
     from transpiler.pipeline import plan, write
 
+    warnings: list = []
     try:
-        files = plan(list(srcs), outdir)
+        files = plan(list(srcs), outdir, warnings)
     except TranspileError as e:
         _fail(e)
+    _warn(warnings)
     changed = write(files)
     if not quiet:
         modules = [p for p in files if p.name != "__init__.py"]
@@ -60,10 +67,12 @@ def check(srcs: tuple[str, ...], outdir: str) -> None:
     from transpiler.pipeline import check as check_files
     from transpiler.pipeline import plan
 
+    warnings: list = []
     try:
-        files = plan(list(srcs), outdir)
+        files = plan(list(srcs), outdir, warnings)
     except TranspileError as e:
         _fail(e)
+    _warn(warnings)
     diffs = check_files(files)
     if diffs:
         click.echo("".join(diffs), nl=False)

@@ -130,3 +130,15 @@ def test_ops_lists_the_table(runner):
 def test_console_script_and_module_entry_agree():
     proc = subprocess.run([sys.executable, str(ROOT / "cli.py"), "--version"], capture_output=True, text=True)
     assert proc.returncode == 0 and "rs2triton" in proc.stdout
+
+
+def test_tiled_kernel_is_skipped_with_a_warning(runner, tree):
+    (tree / "src" / "tiled.rs").write_text(
+        "#[tiled_kernel]\npub fn t<T: Triton>(x: T::Pointer<f32>) {}\n\n"
+        "#[kernel]\npub fn k<T: Triton>(x: T::Pointer<f32>) {}\n")
+    res = runner.invoke(main, ["transpile", "src/tiled.rs", "-o", "out"])
+    assert res.exit_code == 0
+    assert "warning[W0001]: `#[tiled_kernel]` fn `t` is not translated" in res.output
+    assert "src/tiled.rs:1:1" in res.output
+    text = (tree / "out" / "tiled.py").read_text()
+    assert "def k(x):" in text and "def t(" not in text

@@ -27,7 +27,8 @@ CASES = [
     ("    loop { }\n", "E0002", "loop", "while", "loop"),
     ("    let f = |a: i32| a + 1;\n", "E0002", "closure", "plain `fn`", "|a"),
     ("    while n > 0 { break; }\n", "E0002", "break", "mask", "break"),
-    ("    return;\n", "E0002", "return", "T::store", "return"),
+    ("    while n > 0 { return; }\n", "E0002", "inside a loop", "before the loop", "return"),
+    ("    return n;\n", "E0002", "return no value", "T::store", "return n"),
     ("    println!(\"{}\", n);\n", "E0002", "macro", "device_print", "println"),
     ("    let y = offs[0];\n", "E0002", "index", "pointer offsets", "offs[0]"),
     ("    let y = T::lod(x_ptr, None, None, &[], None, None, None, false);\n", "E0003",
@@ -87,7 +88,7 @@ def test_bad_parameter_type():
 
 def test_every_kernel_reports_its_first_error():
     src = HEADER + "    loop {}\n}\n" + HEADER.replace("fn k<", "fn k2<").split("use teeny_triton::triton::*;")[1] \
-        + "    return;\n}\n"
+        + "    let v = match n { _ => 1 };\n}\n"
     with pytest.raises(TranspileError) as info:
         transpile_source(src, "two.rs")
     assert [d.code for d in info.value.diagnostics] == ["E0002", "E0002"]

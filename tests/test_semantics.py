@@ -124,6 +124,18 @@ def test_core_ops_match_torch(mod, dtype):
     torch.testing.assert_close(out.view(20, block).float().cpu(), want, atol=tol, rtol=tol)
 
 
+def test_early_exit_keyword_param_and_constexpr_lets(mod):
+    block, rows = 16, 3
+    x = torch.randn(rows * block // 2, generator=torch.Generator().manual_seed(5))
+    out = torch.full((rows * block // 2 + 8,), 7.0, device=DEVICE)
+    # one program more than rows: it must leave through the early `return`
+    mod.odds_and_ends[(rows + 1,)](x.to(DEVICE), out, 0.25, rows, BLOCK=block)
+    xr = x.view(rows, block // 2)
+    want = xr * 0.5 + 0.25 + xr.max(dim=1, keepdim=True).values
+    torch.testing.assert_close(out[: rows * block // 2].cpu().view(rows, -1), want)
+    assert (out[rows * block // 2:] == 7.0).all()
+
+
 def test_semantics_kernels_compile_for_gpus():
     scalar_kernels = ["int_div_rem", "shadowing", "loops", "if_values", "literals"]
     reqs = []
@@ -134,6 +146,8 @@ def test_semantics_kernels_compile_for_gpus():
         for dt in ("f32", "f16"):
             reqs.append({"file": SRC, "kernel": "core_ops", "target": target, "dtypes": {"D": dt},
                          "consts": {"BLOCK": 16}})
+        reqs.append({"file": SRC, "kernel": "odds_and_ends", "target": target, "dtypes": {},
+                     "consts": {"BLOCK": 32}})
     failures = [f"{r['kernel']} {r['target']} {r['dtypes']}: {r.get('error')}"
                 for r in compile_in_subprocess(reqs) if not r["ok"] or not r["entry"]]
     assert not failures, "\n".join(failures)

@@ -13,6 +13,7 @@ import json
 import sys
 
 from .discover import Kernel
+from .lower import python_name
 
 # Rust element types -> Triton signature spellings.
 SIG_TYPES = {
@@ -30,9 +31,9 @@ def signature(kernel: Kernel, dtypes: dict[str, str]) -> dict[str, str]:
     sig = {}
     for p in kernel.params:
         elem = dtypes.get(p.elem, p.elem)
-        sig[p.name] = ("*" if p.kind == "pointer" else "") + SIG_TYPES[elem]
+        sig[python_name(p.name)] = ("*" if p.kind == "pointer" else "") + SIG_TYPES[elem]
     for c in kernel.consts:
-        sig[c.name] = "constexpr"
+        sig[python_name(c.name)] = "constexpr"
     return sig
 
 

@@ -22,6 +22,7 @@ CODES = {
     "E0008": "unsupported argument",
     "E0009": "no kernels found",
     "E0010": "I/O error",
+    "W0001": "item not translated",
 }
 
 
@@ -35,9 +36,10 @@ class Diagnostic:
     length: int = 1
     hint: str | None = None
     source_line: str | None = None
+    severity: str = "error"  # or "warning": printed, but nothing fails
 
     def render(self) -> str:
-        title = f"error[{self.code}]: {self.message}"
+        title = f"{self.severity}[{self.code}]: {self.message}"
         loc = f"{self.path}:{self.line}:{self.col}"
         if self.source_line is None:
             out = [title, f"  --> {loc}"]
@@ -74,7 +76,7 @@ class SourceMap:
         self.source = source
         self.lines = source.decode("utf-8", errors="replace").splitlines()
 
-    def diag(self, node, code: str, message: str, hint: str | None = None) -> Diagnostic:
+    def diag(self, node, code: str, message: str, hint: str | None = None, severity: str = "error") -> Diagnostic:
         row, byte_col = node.start_point
         line_bytes = self.source.splitlines()[row] if row < len(self.lines) else b""
         col = len(line_bytes[:byte_col].decode("utf-8", errors="replace")) + 1
@@ -83,7 +85,7 @@ class SourceMap:
         else:
             length = len(line_bytes[byte_col:].decode("utf-8", errors="replace"))
         src_line = self.lines[row] if row < len(self.lines) else ""
-        return Diagnostic(code, message, self.path, row + 1, col, max(1, length), hint, src_line)
+        return Diagnostic(code, message, self.path, row + 1, col, max(1, length), hint, src_line, severity)
 
     def error(self, node, code: str, message: str, hint: str | None = None) -> TranspileError:
         return TranspileError([self.diag(node, code, message, hint)])

@@ -16,7 +16,8 @@ from .diagnostics import SourceMap
 from .ops import BOUND_DTYPES, BOUND_IS_FLOAT, DTYPES
 from .parse import named_children, text
 
-POINTER_WRAPPERS = frozenset({"InPtr", "OutPtr", "InOutPtr"})
+# Access markers around pointer parameters; they carry no runtime meaning.
+POINTER_WRAPPERS = frozenset({"InPtr", "OutPtr", "InOutPtr", "In", "Out", "InOut"})
 
 
 @dataclass
@@ -76,6 +77,7 @@ class ModuleItems:
     functions: dict[str, Node]  # plain fns by name (combine-function candidates)
     consts: dict[str, Node]  # module-level const items by name
     doc: str | None
+    warnings: list = field(default_factory=list)  # Diagnostics for items that are skipped loudly
 
 
 def _doc_text(comment: Node) -> str | None:
@@ -126,6 +128,7 @@ def collect(root: Node, smap: SourceMap) -> ModuleItems:
     functions: dict[str, Node] = {}
     consts: dict[str, Node] = {}
     module_doc: list[str] = []
+    warnings = []
 
     def walk(container: Node) -> None:
         pending_attrs: list[Node] = []
@@ -153,9 +156,15 @@ def collect(root: Node, smap: SourceMap) -> ModuleItems:
                     aname, aargs = _attr_name(a)
                     if aname == "kernel":
                         kernel_attr = (a, aargs)
+                tiled = next((a for a in pending_attrs if _attr_name(a)[0] == "tiled_kernel"), None)
                 if kernel_attr is not None:
                     doc = "\n".join(pending_doc).strip("\n") or None
                     kernels.append(_signature(child, doc, kernel_attr[1], smap))
+                elif tiled is not None:
+                    warnings.append(smap.diag(
+                        tiled, "W0001", f"`#[tiled_kernel]` fn `{name}` is not translated",
+                        "its body uses names the macro injects (tiles, offsets, masks); "
+                        "write it as a `#[kernel]` to translate it", severity="warning"))
                 else:
                     functions.setdefault(name, child)
             elif child.type == "const_item":
@@ -168,7 +177,7 @@ def collect(root: Node, smap: SourceMap) -> ModuleItems:
 
     walk(root)
     doc = "\n".join(module_doc).strip("\n") or None
-    return ModuleItems(kernels, functions, consts, doc)
+    return ModuleItems(kernels, functions, consts, doc, warnings)
 
 
 def _bound_name(bounds: Node | None) -> str | None:

@@ -53,7 +53,7 @@ UNSUPPORTED_HINTS = {
     "loop_expression": "use `while cond { ... }` or `for i in 0..n { ... }`",
     "break_expression": "Triton loops cannot exit early; fold the condition into a mask or the loop bound",
     "continue_expression": "Triton loops cannot skip iterations; guard the body with `if` or a mask",
-    "return_expression": "kernels return nothing; write results with `T::store` and drop the `return`",
+    "return_expression": "kernels return no value; write results with `T::store` (a bare `return;` may end a program early)",
     "closure_expression": "closures are not part of the DSL; write a plain `fn` (combine functions are passed by name)",
     "macro_invocation": "macros are not part of the DSL; use `T::device_print`, `T::static_print` or `T::static_assert`",
     "index_expression": "tensors cannot be indexed; compute pointer offsets and use `T::load`",
@@ -102,12 +102,14 @@ NONE_TY = Ty("none")
 class Val:
     expr: ast.expr
     ty: Ty = UNKNOWN
+    static_choice: bool = False  # `if CONST { a } else { b }` with a compile-time branch
 
 
 @dataclass
 class Binding:
     py: str
     ty: Ty
+    constexpr: bool = False  # bound with `name: tl.constexpr = ...`: Triton forbids rebinding it
 
 
 @dataclass
@@ -121,6 +123,12 @@ class ModuleContext:
     helpers: dict[str, ast.FunctionDef] = field(default_factory=dict)
     used_consts: dict[str, ast.stmt] = field(default_factory=dict)
     lowering_helpers: set[str] = field(default_factory=set)
+
+
+def python_name(rust: str) -> str:
+    """A Rust identifier as a Python name: `r#type` -> `type_`, `lambda` -> `lambda_`."""
+    base = rust.removeprefix("r#")
+    return base + "_" if base in PY_RESERVED else base
 
 
 def name(id_: str) -> ast.Name:
@@ -204,6 +212,7 @@ class FunctionLowerer:
         self.dtype_aliases: dict[str, str] = {}  # dtype param -> Python alias name
         self.dtype_bounds = dtype_bounds or {}
         self.expected_elem: str | None = None
+        self.loop_depth = 0
         # Names the then-branch of an `if` defined, with their types: Triton merges a name
         # bound in both branches, so the else-branch may reuse it only with the same type.
         self.forbidden: dict[str, Ty] = {}
@@ -239,7 +248,7 @@ class FunctionLowerer:
                 return scope[rust]
         return None
 
-    def declare(self, rust: str, ty: Ty) -> str:
+    def declare(self, rust: str, ty: Ty, constexpr: bool = False) -> str:
         """Bind a Rust `let` name in the current scope and return its Python name.
 
         Shadowing in the same scope reuses the name (``let x = x + 1`` -> ``x = x + 1``);
@@ -247,15 +256,15 @@ class FunctionLowerer:
         the outer value is intact once the inner block ends, as in Rust.
         """
         current = self.scopes[-1].get(rust)
-        if current is not None:
+        if current is not None and not current.constexpr and not constexpr:
             py = current.py
         else:
-            base = rust.removeprefix("r#")
-            base = base if base not in PY_RESERVED else base + "_"
+            base = python_name(rust)
             sibling = self.forbidden.get(base)
-            clash = base in self.live[-1] or (sibling is not None and not _same_known(sibling, ty))
+            clash = (base in self.live[-1] or base in self.dtype_aliases.values()
+                     or (sibling is not None and (constexpr or not _same_known(sibling, ty))))
             py = self.fresh(base) if clash else base
-        self.scopes[-1][rust] = Binding(py, ty)
+        self.scopes[-1][rust] = Binding(py, ty, constexpr)
         self.used.add(py)
         self.live[-1].add(py)
         return py
@@ -346,6 +355,8 @@ class FunctionLowerer:
                     self.lower_stmt(child)
             finally:
                 self.scopes.pop()
+        elif kind == "return_expression":
+            self.stmt_return_expression(node)
         elif kind == "assignment_expression":
             self.stmt_assign(node)
         elif kind == "compound_assignment_expr":
@@ -365,13 +376,20 @@ class FunctionLowerer:
         if node.child_by_field_name("alternative") is not None:
             raise self.err(node, "E0002", "`let ... else` is not supported", UNSUPPORTED_HINTS["match_expression"])
         annotated = self._annotation_elem(ty_node)
+        mutable = any(c.type == "mutable_specifier" for c in node.children)
         if pattern.type in ("identifier", "mut_pattern"):
             rust = text(pattern).removeprefix("mut").strip()
-            self._assign_new(rust, value, annotated, node)
+            self._assign_new(rust, value, annotated, node, mutable or pattern.type == "mut_pattern")
+            return
+        if text(pattern) == "_":  # `let _ = expr;` evaluates for its effect
+            self.lower_expr_stmt(value)
             return
         if pattern.type == "tuple_pattern":
             names = []
-            for p in named_children(pattern):
+            for p in [c for c in pattern.children if c.type not in ("(", ")", ",", "line_comment", "block_comment")]:
+                if text(p) == "_":
+                    names.append(None)
+                    continue
                 if p.type not in ("identifier", "mut_pattern"):
                     raise self.err(p, "E0002", "only plain names can be bound in a tuple pattern")
                 names.append(text(p).removeprefix("mut").strip())
@@ -380,7 +398,8 @@ class FunctionLowerer:
             targets = []
             for i, rust in enumerate(names):
                 ity = items[i] if i < len(items) else UNKNOWN
-                targets.append(ast.Name(id=self.declare(rust, ity), ctx=ast.Store()))
+                py = "_" if rust is None else self.declare(rust, ity)
+                targets.append(ast.Name(id=py, ctx=ast.Store()))
             self.emit(ast.Assign(targets=[ast.Tuple(elts=targets, ctx=ast.Store())], value=v.expr), node)
             return
         raise self.err(pattern, "E0002", f"unsupported pattern `{text(pattern)}`",
@@ -397,7 +416,8 @@ class FunctionLowerer:
             return m.group(1)
         return None
 
-    def _assign_new(self, rust: str, value: Node, annotated: str | None, node: Node) -> None:
+    def _assign_new(self, rust: str, value: Node, annotated: str | None, node: Node,
+                    mutable: bool = True) -> None:
         prev_expected = self.expected_elem
         self.expected_elem = annotated
         try:
@@ -415,6 +435,13 @@ class FunctionLowerer:
         ty = v.ty
         if annotated and ty.kind == "const" and annotated in DTYPES:
             ty = Ty("const", annotated)
+        if (ty.kind == "const" or v.static_choice) and not mutable and ty.elem not in ("str", "list", "enum"):
+            # Triton turns a plain `x = 4` into a runtime tensor; an immutable compile-time
+            # `let` stays compile-time (a shape, an arange bound, a weakly typed scalar).
+            py = self.declare(rust, ty, constexpr=True)
+            self.emit(ast.AnnAssign(target=ast.Name(id=py, ctx=ast.Store()), annotation=attr_path("tl.constexpr"),
+                                    value=v.expr, simple=1), node)
+            return
         py = self.declare(rust, ty)
         self.emit(ast.Assign(targets=[ast.Name(id=py, ctx=ast.Store())], value=v.expr), node)
 
@@ -429,6 +456,19 @@ class FunctionLowerer:
         self.scopes[-1][rust] = Binding(py, ty)
         self.live[-1].add(py)
         self.used.add(py)
+
+    def stmt_return_expression(self, node: Node) -> None:
+        """A bare `return;` ends the program early (`if row >= n { return; }`)."""
+        if named_children(node):
+            raise self.err(node, "E0002", "kernels return no value",
+                           "write results with `T::store`; a bare `return;` may end a program early")
+        if self.loop_depth:
+            raise self.err(node, "E0002", "`return` inside a loop is not supported by Triton",
+                           "move the early exit before the loop, or guard the loop body with `if`")
+        if self.kernel is None:
+            raise self.err(node, "E0002", "a combine function returns its tail expression",
+                           "end the body with the value instead of `return`")
+        self.emit(ast.Return(value=None), node)
 
     def stmt_const_item(self, node: Node) -> None:
         rust = text(node.child_by_field_name("name"))
@@ -553,8 +593,10 @@ class FunctionLowerer:
             rust = text(pattern)
             var = self.declare(rust, Ty("index", "i32"))
             body: list[ast.stmt] = []
+            self.loop_depth += 1
             self.lower_block_into(node.child_by_field_name("body"), body)
         finally:
+            self.loop_depth -= 1
             self.scopes.pop()
             self.live.pop()
         loop = ast.For(target=ast.Name(id=var, ctx=ast.Store()), iter=call("range", it), body=body, orelse=[])
@@ -614,7 +656,11 @@ class FunctionLowerer:
     def stmt_while(self, node: Node) -> None:
         cond = self.expr(node.child_by_field_name("condition"))
         body: list[ast.stmt] = []
-        self.lower_block_into(node.child_by_field_name("body"), body)
+        self.loop_depth += 1
+        try:
+            self.lower_block_into(node.child_by_field_name("body"), body)
+        finally:
+            self.loop_depth -= 1
         self.emit(ast.While(test=cond.expr, body=body, orelse=[]), node)
 
     # ---------------------------------------------------------------- expressions
@@ -837,10 +883,15 @@ class FunctionLowerer:
             body = self.expr(named_children(node.child_by_field_name("consequence"))[0])
             other = named_children(node.child_by_field_name("alternative"))[0]
             orelse = self.expr(other if other.type == "if_expression" else named_children(other)[0])
-            ty = body.ty if body.ty.kind != "unknown" else orelse.ty
-            if cond.ty.runtime and ty.kind == "const":
-                ty = Ty("scalar", ty.elem)
-            return Val(ast.IfExp(test=cond.expr, body=body.expr, orelse=orelse.expr), ty)
+            elem = body.ty.elem or orelse.ty.elem
+            if cond.ty.kind == body.ty.kind == orelse.ty.kind == "const":
+                ty = Ty("const", elem)
+            else:
+                kind = _join_kind(body.ty, orelse.ty)
+                ty = Ty("scalar" if kind in ("const", "unknown") else kind, elem)
+            # A compile-time choice keeps a compile-time branch compile-time (see _assign_new).
+            static = cond.ty.kind == "const" and "const" in (body.ty.kind, orelse.ty.kind)
+            return Val(ast.IfExp(test=cond.expr, body=body.expr, orelse=orelse.expr), ty, static)
         tmp = self.fresh("_tmp")
         self.used.add(tmp)
         stmt, ty = self.lower_if_value(node, tmp)
@@ -1350,20 +1401,10 @@ def lower_kernel(ctx: ModuleContext, kernel: Kernel) -> ast.FunctionDef:
     args: list[ast.arg] = []
     for p in kernel.params:
         ty = Ty("ptr", p.elem) if p.kind == "pointer" else Ty("scalar", p.elem)
-        if p.name in PY_RESERVED:
-            raise ctx.smap.error(p.node, "E0007", f"parameter name `{p.name}` is reserved in Python Triton",
-                                 "rename the parameter")
         args.append(ast.arg(arg=lw.declare(p.name, ty)))
     for c in kernel.consts:
-        if c.name in PY_RESERVED:
-            raise ctx.smap.error(fn, "E0007", f"const generic `{c.name}` is reserved in Python Triton",
-                                 "rename it")
-        lw.declare(c.name, Ty("const", c.rust_type))
-        args.append(ast.arg(arg=c.name, annotation=attr_path("tl.constexpr")))
-    lw.used.update(d.name for d in kernel.dtype_params)
-    lw.used.discard("D")
-    for d in kernel.dtype_params:
-        lw.used.discard(d.name)
+        args.append(ast.arg(arg=lw.declare(c.name, Ty("const", c.rust_type)),
+                            annotation=attr_path("tl.constexpr")))
     body: list[ast.stmt] = []
     lw.lower_block_into(fn.child_by_field_name("body"), body, scoped=False)
     prelude: list[ast.stmt] = []

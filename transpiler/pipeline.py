@@ -27,6 +27,7 @@ class Result:
     source_path: str
     text: str | None  # None when the file holds no kernels
     kernels: list[Kernel] = field(default_factory=list)
+    warnings: list[Diagnostic] = field(default_factory=list)
 
 
 def transpile_source(source: bytes | str, path: str = "<string>") -> Result:
@@ -36,7 +37,7 @@ def transpile_source(source: bytes | str, path: str = "<string>") -> Result:
     tree = parse(source, smap)
     items = collect(tree.root_node, smap)
     if not items.kernels:
-        return Result(path, None, [])
+        return Result(path, None, [], items.warnings)
     ctx = ModuleContext(smap, items.functions, items.consts)
     kernel_defs = []
     errors: list[Diagnostic] = []
@@ -61,7 +62,7 @@ def transpile_source(source: bytes | str, path: str = "<string>") -> Result:
         compile(ast.parse(text), path, "exec")
     except SyntaxError as e:  # pragma: no cover - a bug in rs2triton, never a user error
         raise RuntimeError(f"rs2triton generated invalid Python for {path}: {e}\n{text}") from e
-    return Result(path, text, items.kernels)
+    return Result(path, text, items.kernels, items.warnings)
 
 
 def transpile_file(path: str | os.PathLike, display: str | None = None) -> Result:
@@ -95,8 +96,11 @@ def discover_sources(srcs: list[str]) -> list[tuple[Path, Path]]:
     return pairs
 
 
-def plan(srcs: list[str], outdir: str | os.PathLike) -> dict[Path, str]:
-    """All output files and their text; raises TranspileError (with every file's errors)."""
+def plan(srcs: list[str], outdir: str | os.PathLike, warnings: list[Diagnostic] | None = None) -> dict[Path, str]:
+    """All output files and their text; raises TranspileError (with every file's errors).
+
+    Warnings (items skipped on purpose) are appended to ``warnings`` when given.
+    """
     out = Path(outdir)
     files: dict[Path, str] = {}
     errors: list[Diagnostic] = []
@@ -108,6 +112,8 @@ def plan(srcs: list[str], outdir: str | os.PathLike) -> dict[Path, str]:
         except TranspileError as e:
             errors.extend(e.diagnostics)
             continue
+        if warnings is not None:
+            warnings.extend(res.warnings)
         if res.text is None:
             continue
         target = out / rel

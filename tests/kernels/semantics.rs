@@ -192,3 +192,25 @@ pub fn core_ops<T: Triton, D: Float, const BLOCK: i32>(x_ptr: T::Pointer<D>, out
     let sq = T::max(prod, Some(1), false);
     T::store(out_ptr.add_offsets(offs + 19 * BLOCK), T::cast::<f32, D>(sq, None, false), None, &[], None, None);
 }
+
+/// Early exit, `let _ =`, a Python keyword as a parameter name, `In`/`Out` markers,
+/// and compile-time `let`s used where Triton needs compile-time values.
+#[kernel]
+pub fn odds_and_ends<T: Triton, const BLOCK: i32>(
+    x_ptr: In<T::Pointer<f32>>,
+    out_ptr: Out<T::Pointer<f32>>,
+    lambda: f32,
+    n_rows: i32,
+) {
+    let row = T::program_id(Axis::X);
+    if row >= n_rows {
+        return;
+    }
+    let half = BLOCK / 2;
+    let offs = T::arange(0, half);
+    let scale = 0.5f32;
+    let x = T::load(x_ptr.add_offsets(offs + row * half), None, None, &[], None, None, None, false);
+    let _ = T::max(x, None, false);
+    let (best, _) = T::max_with_indices(x, 0, true, false);
+    T::store(out_ptr.add_offsets(offs + row * half), x * scale + lambda + best, None, &[], None, None);
+}
