@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Everything that needs a real GPU, in one go: the numeric tests on the device (not the
+# interpreter), the demo, and the benchmark. Results go to ${OUT:-gpu-results}/.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+OUT=${OUT:-gpu-results}
+mkdir -p "$OUT"
+export PYTHONUNBUFFERED=1 RS2TRITON_CACHE_DIR=${RS2TRITON_CACHE_DIR:-/tmp/rs2triton-gpu-cache}
+PY=${PYTHON:-python3}
+{
+  nvidia-smi -L 2>/dev/null || rocm-smi 2>/dev/null
+  $PY -c "import sys, torch, triton; print('python', sys.version.split()[0], 'torch', torch.__version__, 'triton', triton.__version__, 'gpu', torch.cuda.get_device_name(0))"
+} 2>&1 | tee "$OUT/env.txt"
+RS2TRITON_TEST_DEVICE=cuda $PY -m pytest -q -p no:cacheprovider \
+  tests/test_kernels.py tests/test_semantics.py tests/test_cli.py tests/test_golden.py tests/test_diagnostics.py \
+  2>&1 | tee "$OUT/pytest_gpu.txt"
+$PY cli.py run kernels_rs/softmax.rs softmax_forward --grid 37 -c BLOCK_SIZE=128 \
+  -a x_ptr=37x100 -a y_ptr=37x100 -a n_rows=37 -a n_cols=100 -a stride=100 --dtype f16 \
+  --expect "y_ptr=torch.softmax(x_ptr, dim=1)" 2>&1 | tee "$OUT/demo.txt"
+$PY -W ignore benchmarks/bench_kernels.py --json "$OUT/bench.json" 2>&1 | tee "$OUT/bench.txt"
