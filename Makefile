@@ -17,6 +17,9 @@ $(STAMP): pyproject.toml
 ## Set up, transpile the bundled kernels_rs/ into build/kernels_py/, run vector_add and check it against torch.
 demo: $(STAMP)
 	$(BIN)/rs2triton transpile kernels_rs -o build/kernels_py
+	@echo "--- kernels_rs/relu.rs became build/kernels_py/relu.py:"
+	@cat build/kernels_py/relu.py
+	@echo "---"
 	$(BIN)/rs2triton run kernels_rs/vector_add.rs vector_add --grid 8 \
 		--const BLOCK_SIZE=128 --arg a_ptr=1000 --arg b_ptr=1000 --arg out_ptr=1000 --arg n_elements=1000 \
 		--expect "out_ptr=a_ptr + b_ptr"

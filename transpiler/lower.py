@@ -790,6 +790,15 @@ class FunctionLowerer:
         if folded is not None:
             return Val(const(folded), Ty("const", self._result_elem(left.ty, right.ty, op)))
         elem = self._result_elem(left.ty, right.ty, op)
+        if (isinstance(pyop, (ast.FloorDiv, ast.Mod)) and kind == "const" and self.is_float(left.ty) is False
+                and (_may_be_negative(left.expr) or _may_be_negative(right.expr))):
+            # Compile-time values use Python's floor semantics; Rust truncates toward zero.
+            quotient = call("int", [ast.BinOp(left=left.expr, op=ast.Div(), right=right.expr)])
+            if isinstance(pyop, ast.FloorDiv):
+                return Val(quotient, Ty("const", elem))
+            rem = ast.BinOp(left=left.expr, op=ast.Sub(),
+                            right=ast.BinOp(left=right.expr, op=ast.Mult(), right=quotient))
+            return Val(rem, Ty("const", elem))
         return Val(ast.BinOp(left=left.expr, op=pyop, right=right.expr), Ty(kind, elem))
 
     def _result_elem(self, a: Ty, b: Ty, op: str) -> str | None:
@@ -1127,6 +1136,12 @@ def _fold(op: str, left: Val, right: Val):
     return None
 
 
+def _may_be_negative(e: ast.expr) -> bool:
+    """Whether a compile-time expression could be negative (it subtracts or negates)."""
+    return any(isinstance(n, (ast.Sub, ast.USub)) for n in ast.walk(e)) or (
+        isinstance(_literal_value(e), (int, float)) and _literal_value(e) < 0)
+
+
 def _same_known(a: Ty, b: Ty) -> bool:
     return a == b and a.elem is not None and a.kind in ("scalar", "tensor", "ptrs", "const")
 
@@ -1294,10 +1309,9 @@ def rule_cast(lw: FunctionLowerer, op: Op, arg_nodes, generics, node) -> Val:
     dtype = lw.dtype_expr(dst, generics[1] if len(generics) >= 2 else node)
     rest = lowered[1:]
     kws = [(p.keyword, v.expr) for p, v, _ in rest if v is not OMIT and not _is_default(v, p)]
-    if x.ty.kind == "const":
-        return Val(call("tl.cast", [x.expr, dtype], kws), Ty("tensor", dst))
-    return Val(call(ast.Attribute(value=x.expr, attr="to", ctx=ast.Load()), [dtype], kws),
-               Ty(x.ty.kind if x.ty.runtime else "tensor", dst))
+    if x.ty.kind not in ("tensor", "ptrs"):  # scalars may be plain Python numbers: no `.to`
+        return Val(call("tl.cast", [x.expr, dtype], kws), Ty("scalar" if x.ty.kind != "unknown" else "tensor", dst))
+    return Val(call(ast.Attribute(value=x.expr, attr="to", ctx=ast.Load()), [dtype], kws), Ty(x.ty.kind, dst))
 
 
 def rule_trans(lw: FunctionLowerer, op: Op, arg_nodes, generics, node) -> Val:

@@ -17,6 +17,8 @@ pub fn int_div_rem<T: Triton, const C: i32>(out: T::Pointer<i32>, a: i32, b: i32
     T::store(out.add_offsets(5), C / 2 + a * 0, None, &[], None, None);
     let f = a as f32 / b as f32;
     T::store(out.add_offsets(6), (f * 100.0f32) as i32, None, &[], None, None);
+    // Compile-time operands that may be negative: Rust truncation, not Python's floor.
+    T::store(out.add_offsets(7), (C - 13) / 2 * 100 + (C - 13) % 2 + a * 0, None, &[], None, None);
 }
 
 /// A `let` inside a block does not clobber the outer binding.
@@ -54,7 +56,8 @@ pub fn shadowing<T: Triton>(out: T::Pointer<f32>, flag: i32, n: i32) {
 pub fn loops<T: Triton>(out: T::Pointer<i32>, lo: i32, hi: i32) {
     let mut a = 0;
     for i in lo..hi {
-        a = a * 3 + i;
+        let three = 3; // a compile-time `let` inside a loop body
+        a = a * three + i;
     }
     T::store(out.add_offsets(0), a, None, &[], None, None);
     let mut b = 0;
@@ -80,8 +83,9 @@ pub fn loops<T: Triton>(out: T::Pointer<i32>, lo: i32, hi: i32) {
     let mut f = 0;
     let mut k = lo;
     while k < hi {
+        let step = 2;
         f += k;
-        k += 2;
+        k += step;
     }
     T::store(out.add_offsets(5), f, None, &[], None, None);
     let mut g = 0;
