@@ -33,3 +33,11 @@ def test_ops_marked_tested_are_exercised_by_kernels_under_test():
     used = set(re.findall(r"T::(\w+)", sources))
     missing = sorted(CORE_TESTED - used)
     assert not missing, f"ops marked tested but used by no kernel under test: {missing}"
+
+
+def test_every_diagnostic_code_is_documented():
+    from transpiler.diagnostics import CODES
+
+    text = (ROOT / "docs" / "diagnostics.md").read_text()
+    missing = [code for code in CODES if f"| {code} |" not in text]
+    assert not missing
