@@ -14,17 +14,26 @@ from transpiler import __version__
 from transpiler.diagnostics import TranspileError
 
 
-def _warn(warnings) -> None:
-    for w in warnings:
-        click.echo(w.render() + "\n", err=True)
-
-
 def _fail(err: TranspileError) -> None:
     for d in err.diagnostics:
         click.echo(d.render() + "\n", err=True)
     n = len(err.diagnostics)
     click.echo(f"error: aborting due to {n} error{'s' if n != 1 else ''}; nothing was written", err=True)
     sys.exit(1)
+
+
+def _plan(srcs: tuple[str, ...], outdir: str) -> dict:
+    """Every output file's text, warnings printed; exits 1 on any user error."""
+    from transpiler.pipeline import plan
+
+    warnings: list = []
+    try:
+        files = plan(list(srcs), outdir, warnings)
+    except TranspileError as e:
+        _fail(e)
+    for w in warnings:
+        click.echo(w.render() + "\n", err=True)
+    return files
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -43,14 +52,9 @@ def transpile(srcs: tuple[str, ...], outdir: str, quiet: bool) -> None:
 
     A folder given as SRC keeps its sub-folders and gets __init__.py files.
     """
-    from transpiler.pipeline import plan, write
+    from transpiler.pipeline import write
 
-    warnings: list = []
-    try:
-        files = plan(list(srcs), outdir, warnings)
-    except TranspileError as e:
-        _fail(e)
-    _warn(warnings)
+    files = _plan(srcs, outdir)
     changed = write(files)
     if not quiet:
         modules = [p for p in files if p.name != "__init__.py"]
@@ -65,14 +69,8 @@ def transpile(srcs: tuple[str, ...], outdir: str, quiet: bool) -> None:
 def check(srcs: tuple[str, ...], outdir: str) -> None:
     """Exit 1 with a unified diff if OUTDIR is stale; writes nothing."""
     from transpiler.pipeline import check as check_files
-    from transpiler.pipeline import plan
 
-    warnings: list = []
-    try:
-        files = plan(list(srcs), outdir, warnings)
-    except TranspileError as e:
-        _fail(e)
-    _warn(warnings)
+    files = _plan(srcs, outdir)
     diffs = check_files(files)
     if diffs:
         click.echo("".join(diffs), nl=False)
