@@ -149,6 +149,36 @@ def test_semantics_kernels_compile_for_gpus():
                          "consts": {"BLOCK": 16}})
         reqs.append({"file": SRC, "kernel": "odds_and_ends", "target": target, "dtypes": {},
                      "consts": {"BLOCK": 32}})
+        reqs.append({"file": SRC, "kernel": "more_ops", "target": target, "dtypes": {},
+                     "consts": {"BLOCK": 16}})
     failures = [f"{r['kernel']} {r['target']} {r['dtypes']}: {r.get('error')}"
                 for r in compile_in_subprocess(reqs) if not r["ok"] or not r["entry"]]
     assert not failures, "\n".join(failures)
+
+
+def test_more_ops_match_torch(mod):
+    block = 16
+    x = torch.rand(block, generator=torch.Generator().manual_seed(11)) * 1.5 + 0.25
+    out = torch.zeros(28 * block, device=DEVICE)
+    mod.more_ops[(1,)](x.to(DEVICE), out, BLOCK=block)
+    got = out.cpu().view(28, block)
+    full = lambda v: torch.full((block,), float(v))  # noqa: E731
+    xi = (x * 100).to(torch.int32)
+    xor = 0
+    for v in xi.tolist():
+        xor ^= v
+    rows = {
+        0: torch.cos(x), 1: torch.sin(x), 2: torch.erf(x), 3: torch.floor(x * 3), 4: torch.ceil(x * 3),
+        5: torch.atan(x), 6: x.clamp(0.5, 1.0), 7: x * x + 1, 8: x / (x + 1), 9: x / (x + 1),
+        10: torch.sqrt(x), 11: torch.softmax(x, 0), 12: torch.cumsum(x, 0),
+        13: torch.flip(torch.cumprod(torch.flip(x, [0]), 0), [0]), 14: torch.flip(x, [0]),
+        15: torch.sort(x, descending=True).values, 16: full(int(x.argmax()) * 100 + int(x.argmin())),
+        17: x.view(2, block // 2).t().reshape(block), 18: 3 * x, 19: torch.flip(x, [0]), 20: full(xor),
+        21: x.sum() - block * x, 22: x, 23: full(float(x.min()) + int(x.argmin())),
+        24: torch.tensor([block // 4] * 4 + [0] * (block - 4), dtype=torch.float32),
+        25: torch.cumsum(x, 0) + x.sum(),
+        26: torch.stack([x, 2 * x], dim=1).reshape(-1)[:block],
+        27: torch.stack([x, 2 * x], dim=1).reshape(-1)[block:],
+    }
+    for row, want in rows.items():
+        torch.testing.assert_close(got[row], want.float(), atol=2e-5, rtol=2e-5, msg=f"row {row}")

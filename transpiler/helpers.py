@@ -10,7 +10,7 @@ import ast
 
 from tree_sitter import Node
 
-from .lower import UNSUPPORTED_HINTS, FunctionLowerer, ModuleContext, Ty, attr_path, named_children
+from .lower import FunctionLowerer, ModuleContext, Ty, attr_path, named_children
 from .parse import text
 
 
@@ -46,8 +46,7 @@ def lower_helper(ctx: ModuleContext, fn_name: str, triton: str, use: Node,
     if not real or real[-1].type in ("let_declaration", "expression_statement"):
         raise ctx.smap.error(fn.child_by_field_name("name"), "E0002",
                              f"combine function `{fn_name}` must end with the value it returns",
-                             "end the body with an expression (no trailing `;`); "
-                             + UNSUPPORTED_HINTS["return_expression"].split(";")[0])
+                             "end the body with an expression (no trailing `;`)")
     body: list[ast.stmt] = []
     lw.bodies.append(body)
     for c in children:
@@ -56,11 +55,6 @@ def lower_helper(ctx: ModuleContext, fn_name: str, triton: str, use: Node,
         lw.lower_stmt(c)
     value = lw.expr(real[-1])
     lw.bodies.pop()
-    prelude = [ast.Assign(targets=[ast.Name(id=alias, ctx=ast.Store())],
-                          value=attr_path("UNRESOLVED")) for alias in lw.dtype_aliases.values()]
-    if prelude:
-        raise ctx.smap.error(use, "E0005", f"combine function `{fn_name}` names a dtype parameter",
-                             "inside a combine function use the values' own dtype (`T::zeros_like(a)`) ")
     body.append(ast.Return(value=value.expr))
     ctx.helpers[fn_name] = ast.FunctionDef(
         name=fn_name, args=ast.arguments(posonlyargs=[], args=args, kwonlyargs=[], kw_defaults=[],

@@ -1213,12 +1213,38 @@ def _is_comment_stmt(s: ast.stmt) -> bool:
 
 # ------------------------------------------------------------------ special rules
 UPCAST_HELPER = "_upcast_f16"
-_UPCAST_SRC = f'''
+
+# Module-level @triton.jit helpers that generated code may call, emitted only when used.
+HELPER_SOURCES = {
+    UPCAST_HELPER: '''
 @triton.jit
-def {UPCAST_HELPER}(x):
+def _upcast_f16(x):
     """f16/bf16 -> f32 for Triton's f32/f64-only math; other dtypes pass through."""
     return x.to(tl.float32) if x.dtype.primitive_bitwidth < 32 else x
-'''
+''',
+    # libdevice's atan does not run on Triton's interpreter: a portable f32 atan
+    # (argument reduction to |t| <= tan(pi/8), then an odd minimax polynomial).
+    "_atan": '''
+@triton.jit
+def _atan(x):
+    """atan(x) from Triton primitives, so it runs on every backend and the interpreter."""
+    a = tl.abs(x)
+    big = a > 2.414213562373095
+    mid = a > 0.4142135623730950
+    t = tl.where(big, -1.0 / a, tl.where(mid, (a - 1.0) / (a + 1.0), a))
+    base = tl.where(big, 1.5707963267948966, tl.where(mid, 0.7853981633974483, 0.0))
+    z = t * t
+    p = ((8.05374449538e-2 * z - 1.38776856032e-1) * z + 1.99777106478e-1) * z - 3.33329491539e-1
+    r = base + (p * z * t + t)
+    return tl.where(x < 0, -r, r)
+''',
+}
+
+
+def use_helper(ctx: ModuleContext, helper: str) -> str:
+    if helper not in ctx.helpers:
+        ctx.helpers[helper] = ast.parse(HELPER_SOURCES[helper]).body[0]
+    return helper
 
 
 def _f32_math(lw: FunctionLowerer, lowered, node) -> tuple[list, str | None]:
@@ -1230,9 +1256,7 @@ def _f32_math(lw: FunctionLowerer, lowered, node) -> tuple[list, str | None]:
     if elem in ("f16", "bf16"):
         promoted = call(ast.Attribute(value=x.expr, attr="to", ctx=ast.Load()), [attr_path("tl.float32")])
     else:  # a dtype parameter: only known when Triton compiles
-        if UPCAST_HELPER not in lw.ctx.helpers:
-            lw.ctx.helpers[UPCAST_HELPER] = ast.parse(_UPCAST_SRC).body[0]
-        promoted = call(UPCAST_HELPER, [x.expr])
+        promoted = call(use_helper(lw.ctx, UPCAST_HELPER), [x.expr])
     return [(p, Val(promoted, Ty(x.ty.kind, "f32")), a), *lowered[1:]], elem
 
 
@@ -1246,8 +1270,8 @@ def rule_call(lw: FunctionLowerer, op: Op, arg_nodes, generics, node) -> Val:
         kw = op.generics[i] if i < len(op.generics) else None
         if kw:
             kws.append((kw, lw.dtype_expr(text(g), g)))
-    if op.target.startswith("libdevice."):
-        lw.ctx.imports.add("from triton.language.extra import libdevice")
+    if op.target in HELPER_SOURCES:
+        use_helper(lw.ctx, op.target)
     result = Val(lw.build_call(op.target, lowered, kws), lw.result_ty(op, lowered, generics))
     if round_to is not None:
         result = lw.convert(Val(result.expr, Ty("tensor", "f32")), round_to, node)

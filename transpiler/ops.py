@@ -91,13 +91,18 @@ _ATOMIC_RMW = ("atomic_add", "atomic_and", "atomic_or", "atomic_xor", "atomic_ma
 F32_MATH = frozenset({"exp", "exp2", "log", "log2", "cos", "sin", "sqrt", "rsqrt", "erf", "floor",
                       "ceil", "sigmoid", "softmax", "sqrt_rn", "atan", "fdiv", "div_rn"})
 
-# Methods lowered by the core pipeline and checked numerically / by compilation
-# in the test-suite. Everything else in the table is mapped but not yet proven.
-CORE_TESTED = frozenset(
+# Methods checked by the test-suite: numerically under the interpreter (and on a GPU
+# when one is available) and compiled for sm_90 and gfx942. Everything else in the
+# table is mapped but not yet proven.
+TESTED = frozenset(
     """program_id num_programs arange arange_f32 zeros zeros_like full cast load store
     lt le gt ge eq ne lt_scalar le_scalar gt_scalar ge_scalar eq_scalar ne_scalar where_
     maximum minimum abs exp exp2 log log2 sqrt rsqrt sigmoid sum max min cdiv dot
-    expand_dims broadcast_to trans""".split()
+    expand_dims broadcast_to trans
+    cos sin erf floor ceil atan clamp fma fdiv div_rn sqrt_rn softmax cumsum cumprod flip sort
+    argmax argmin reshape ravel permute split join interleave gather xor_sum broadcast
+    multiple_of max_contiguous max_constancy max_with_indices min_with_indices histogram
+    reduce associative_scan static_assert device_assert debug_barrier""".split()
 )
 
 
@@ -178,8 +183,8 @@ def _ops() -> list[Op]:
         Op("flip", (Pos("x"), P("dim", default=None)), "tl.flip", group="shape"),
         Op("gather", (Pos("src"), Pos("index"), Pos("axis")), "tl.gather", group="shape"),
         Op("abs", (Pos("x"),), "tl.abs", group="elementwise"),
-        Op("atan", (Pos("x"),), "libdevice.atan", group="elementwise",
-           note="`triton.language.extra.libdevice`"),
+        Op("atan", (Pos("x"),), "_atan", group="elementwise",
+           note="a generated `_atan` helper (libdevice's does not run on the interpreter); f32 accuracy"),
         Op("softmax", (Pos("x"), P("dim", default=None), P("keep_dims", default=False),
                        P("ieee_rounding", default=False)), "tl.softmax", group="reduction"),
         Op("maximum", (Pos("x"), Pos("y")), "tl.maximum", group="elementwise"),
@@ -253,7 +258,7 @@ def _ops() -> list[Op]:
            "tl.device_assert", returns="none", group="debug"),
         Op("device_print", (Pos("prefix"), Pos("val"), P("hex", default=False)), "tl.device_print",
            returns="none", group="debug"),
-        Op("static_assert", (Pos("cond"), P("msg", default="")), "tl.static_assert",
+        Op("static_assert", (Pos("cond"), P("msg", positional=True, default="")), "tl.static_assert",
            returns="none", group="debug"),
         Op("static_print", (Pos("msg"),), "tl.static_print", returns="none", group="debug"),
     ]
@@ -272,7 +277,7 @@ def _ops() -> list[Op]:
                              P("scope", default=None)), f"tl.{name}", returns="ptr_elem0",
                       group="atomic"))
     return [
-        Op(**{**op.__dict__, "tested": op.name in CORE_TESTED,
+        Op(**{**op.__dict__, "tested": op.name in TESTED,
               "note": op.note or ("f16/bf16 computed in f32" if op.name in F32_MATH else "")})
         for op in ops
     ]

@@ -218,3 +218,63 @@ pub fn odds_and_ends<T: Triton, const BLOCK: i32>(
     let (best, _) = T::max_with_indices(x, 0, true, false);
     T::store(out_ptr.add_offsets(offs + row * half), x * scale + lambda + best, None, &[], None, None);
 }
+
+/// The sum combine function for `T::reduce` / `T::associative_scan`.
+fn add_combine<T: Triton, D: Num>(a: T::Tensor<D>, b: T::Tensor<D>) -> T::Tensor<D> {
+    a + b
+}
+
+/// Methods beyond the core set, one output row of `BLOCK` each (see test_semantics.py).
+#[kernel]
+pub fn more_ops<T: Triton, const BLOCK: i32>(x_ptr: T::Pointer<f32>, out_ptr: T::Pointer<f32>) {
+    let offs = T::arange(0, BLOCK);
+    let x = T::load(x_ptr.add_offsets(offs), None, None, &[], None, None, None, false);
+    let one = T::full(&[BLOCK], 1.0f32);
+    T::store(out_ptr.add_offsets(offs), T::cos(x), None, &[], None, None);
+    T::store(out_ptr.add_offsets(offs + BLOCK), T::sin(x), None, &[], None, None);
+    T::store(out_ptr.add_offsets(offs + 2 * BLOCK), T::erf(x), None, &[], None, None);
+    T::store(out_ptr.add_offsets(offs + 3 * BLOCK), T::floor(x * 3.0f32), None, &[], None, None);
+    T::store(out_ptr.add_offsets(offs + 4 * BLOCK), T::ceil(x * 3.0f32), None, &[], None, None);
+    T::store(out_ptr.add_offsets(offs + 5 * BLOCK), T::atan(x), None, &[], None, None);
+    let lo = T::full(&[BLOCK], 0.5f32);
+    T::store(out_ptr.add_offsets(offs + 6 * BLOCK), T::clamp(x, lo, one), None, &[], None, None);
+    T::store(out_ptr.add_offsets(offs + 7 * BLOCK), T::fma(x, x, one), None, &[], None, None);
+    T::store(out_ptr.add_offsets(offs + 8 * BLOCK), T::fdiv(x, x + one, false), None, &[], None, None);
+    T::store(out_ptr.add_offsets(offs + 9 * BLOCK), T::div_rn(x, x + one), None, &[], None, None);
+    T::store(out_ptr.add_offsets(offs + 10 * BLOCK), T::sqrt_rn(x), None, &[], None, None);
+    T::store(out_ptr.add_offsets(offs + 11 * BLOCK), T::softmax(x, None, false, false), None, &[], None, None);
+    T::store(out_ptr.add_offsets(offs + 12 * BLOCK), T::cumsum(x, 0, false), None, &[], None, None);
+    T::store(out_ptr.add_offsets(offs + 13 * BLOCK), T::cumprod(x, 0, true), None, &[], None, None);
+    T::store(out_ptr.add_offsets(offs + 14 * BLOCK), T::flip(x, None), None, &[], None, None);
+    T::store(out_ptr.add_offsets(offs + 15 * BLOCK), T::sort(x, None, true), None, &[], None, None);
+    let arg = T::argmax(x, 0, true, false) * 100 + T::argmin(x, 0, true, false);
+    T::store(out_ptr.add_offsets(offs + 16 * BLOCK), T::zeros::<f32>(&[BLOCK]) + (arg as f32), None, &[], None, None);
+    let m2 = T::reshape(x, &[2, BLOCK / 2], false);
+    let back = T::ravel(T::permute(m2, &[1, 0]), false);
+    T::store(out_ptr.add_offsets(offs + 17 * BLOCK), back, None, &[], None, None);
+    let (a, b) = T::split(T::join(x, x * 2.0f32));
+    T::store(out_ptr.add_offsets(offs + 18 * BLOCK), a + b, None, &[], None, None);
+    let rev_idx = (BLOCK - 1) - offs;
+    T::store(out_ptr.add_offsets(offs + 19 * BLOCK), T::gather(x, rev_idx, 0), None, &[], None, None);
+    let xi = T::cast::<f32, i32>(x * 100.0f32, None, false);
+    let xs = T::xor_sum(xi, Some(0), false);
+    T::store(out_ptr.add_offsets(offs + 20 * BLOCK), T::zeros::<f32>(&[BLOCK]) + (xs as f32), None, &[], None, None);
+    let (bx, by) = T::broadcast(T::expand_dims(x, 0), T::expand_dims(x, 1));
+    T::store(out_ptr.add_offsets(offs + 21 * BLOCK), T::sum(bx - by, Some(1), false), None, &[], None, None);
+    let hinted = T::max_contiguous(T::multiple_of(offs, &[16]), &[16]);
+    let hinted = T::max_constancy(hinted, &[1]);
+    T::store(out_ptr.add_offsets(hinted + 22 * BLOCK), x, None, &[], None, None);
+    let (best, at) = T::min_with_indices(x, 0, true, false);
+    T::store(out_ptr.add_offsets(offs + 23 * BLOCK), T::zeros::<f32>(&[BLOCK]) + best + (at as f32), None, &[], None, None);
+    let bins = T::histogram(offs % 4, BLOCK, None);
+    T::store(out_ptr.add_offsets(offs + 24 * BLOCK), T::cast::<i32, f32>(bins, None, false), None, &[], None, None);
+    let total = T::reduce(x, 0, add_combine::<T, f32>, false);
+    let running = T::associative_scan(x, 0, add_combine::<T, f32>, false);
+    T::store(out_ptr.add_offsets(offs + 25 * BLOCK), running + total, None, &[], None, None);
+    T::static_assert(BLOCK > 0, "BLOCK must be positive");
+    T::device_assert(x.ge(T::zeros_like(x)), "x must be non-negative", None);
+    T::debug_barrier();
+    let both = T::interleave(x, x * 2.0f32);
+    let offs2 = T::arange(0, 2 * BLOCK);
+    T::store(out_ptr.add_offsets(offs2 + 26 * BLOCK), both, None, &[], None, None);
+}
