@@ -98,6 +98,7 @@ def run(file, kernel, grid, consts, args, dtype, expects, seed, interpret) -> No
 
     Runs on CUDA or ROCm when torch sees a GPU, else on Triton's CPU interpreter.
     """
+    from transpiler.loader import BackendError
     from transpiler.runner import RunError, check_expectations, parse_grid, parse_kv, summarize
     from transpiler.runner import run as run_kernel
 
@@ -108,7 +109,7 @@ def run(file, kernel, grid, consts, args, dtype, expects, seed, interpret) -> No
         failures = check_expectations(report, parse_kv(expects, "--expect"))
     except TranspileError as e:
         _fail(e)
-    except RunError as e:
+    except (RunError, BackendError) as e:
         click.echo(f"error: {e}", err=True)
         sys.exit(1)
     for f in failures:

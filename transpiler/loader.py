@@ -58,6 +58,11 @@ def use_interpreter(interpret: bool | None) -> bool:
     """Whether kernels should run on Triton's CPU interpreter."""
     mode = triton_mode()
     if interpret is None:
+        if mode is False and not gpu_available():
+            raise BackendError(
+                "Triton was imported for compilation but torch sees no GPU, so kernels could not run. "
+                "Set TRITON_INTERPRET=1 before anything imports triton (or import rs2triton first) "
+                "to use Triton's CPU interpreter.")
         if mode is not None:
             return mode
         if os.environ.get("TRITON_INTERPRET") == "1":

@@ -1,0 +1,85 @@
+"""transpiler.load: importing .rs files, caching, and the interpreter/GPU decision."""
+
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+import transpiler
+from tests.conftest import DEVICE, ROOT
+
+
+def _python(code: str, interpret: bool | None):
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    if interpret:
+        env["TRITON_INTERPRET"] = "1"
+    env["PYTHONPATH"] = str(ROOT)
+    return subprocess.run([sys.executable, "-W", "ignore", "-c", textwrap.dedent(code)], capture_output=True,
+                          text=True, env=env, cwd=ROOT, timeout=300)
+
+
+def test_load_returns_the_cached_module_with_kernel_signatures():
+    first = transpiler.load(ROOT / "kernels_rs" / "matmul.rs")
+    assert transpiler.load(ROOT / "kernels_rs" / "matmul.rs") is first
+    info = first.__rs2triton_kernels__["matmul"]
+    assert [p.name for p in info.params][:3] == ["a_ptr", "b_ptr", "c_ptr"]
+    assert [c.name for c in info.consts] == ["BLOCK_M", "BLOCK_N", "BLOCK_K"]
+    assert info.accepted_dtypes("D")[:2] == ("f32", "f64")
+
+
+def test_load_imports_a_generated_py_file(tmp_path):
+    res = transpiler.transpile_file(ROOT / "kernels_rs" / "relu.rs")
+    path = tmp_path / "relu_gen.py"
+    path.write_text(res.text)
+    mod = transpiler.load(path)
+    import torch
+
+    dy, y = torch.randn(50), torch.randn(50)
+    dx = torch.empty(50)
+    mod.relu_backward[(1,)](dy.to(DEVICE), y.to(DEVICE), dx_dev := dx.to(DEVICE), 50, BLOCK_SIZE=64)
+    torch.testing.assert_close(dx_dev.cpu(), torch.where(y > 0, dy, 0.0))
+
+
+def test_a_file_without_kernels_is_an_error(tmp_path):
+    path = tmp_path / "empty.rs"
+    path.write_text("pub struct S;\n")
+    with pytest.raises(ValueError, match="no #\\[kernel\\]"):
+        transpiler.load(path)
+
+
+@pytest.mark.skipif(DEVICE != "cpu", reason="the check is for machines without a GPU")
+def test_compile_mode_triton_without_gpu_is_explained():
+    proc = _python("""
+        import triton, transpiler
+        try:
+            transpiler.load("kernels_rs/relu.rs")
+        except transpiler.loader.BackendError as e:
+            print("BackendError:", e)
+    """, interpret=False)
+    assert "BackendError: Triton was imported for compilation but torch sees no GPU" in proc.stdout, proc.stderr
+
+
+def test_asking_for_the_other_mode_after_import_is_explained():
+    proc = _python("""
+        import triton, transpiler
+        try:
+            transpiler.load("kernels_rs/relu.rs", interpret=False)
+        except transpiler.loader.BackendError as e:
+            print("BackendError:", e)
+    """, interpret=True)
+    assert "already imported for the CPU interpreter" in proc.stdout, proc.stderr
+
+
+def test_load_picks_the_interpreter_before_triton_is_imported():
+    proc = _python("""
+        import sys, torch, transpiler
+        assert "triton" not in sys.modules
+        mod = transpiler.load("kernels_rs/vector_add.rs")
+        a = torch.arange(10.0); out = torch.empty(10)
+        mod.vector_add[(1,)](a, a, out, 10, BLOCK_SIZE=16)
+        print(out.tolist() == (2 * a).tolist(), transpiler.loader.triton_mode())
+    """, interpret=None)
+    if DEVICE == "cpu":
+        assert proc.stdout.split() == ["True", "True"], proc.stderr
