@@ -151,6 +151,10 @@ def test_semantics_kernels_compile_for_gpus():
                      "consts": {"BLOCK": 32}})
         reqs.append({"file": SRC, "kernel": "more_ops", "target": target, "dtypes": {},
                      "consts": {"BLOCK": 16}})
+        reqs.append({"file": SRC, "kernel": "atomics", "target": target, "dtypes": {}, "consts": {"BLOCK": 8}})
+        reqs.append({"file": SRC, "kernel": "misc_ops", "target": target, "dtypes": {}, "consts": {"BLOCK": 256}})
+    reqs.append({"file": SRC, "kernel": "descriptors", "target": "cuda:90", "dtypes": {},
+                 "consts": {"BM": 8, "BN": 16}})
     failures = [f"{r['kernel']} {r['target']} {r['dtypes']}: {r.get('error')}"
                 for r in compile_in_subprocess(reqs) if not r["ok"] or not r["entry"]]
     assert not failures, "\n".join(failures)
@@ -182,3 +186,73 @@ def test_more_ops_match_torch(mod):
     }
     for row, want in rows.items():
         torch.testing.assert_close(got[row], want.float(), atol=2e-5, rtol=2e-5, msg=f"row {row}")
+
+
+def test_atomics(mod):
+    block, grid = 8, 5
+    x = torch.arange(block, dtype=torch.int32) * 3 + 1
+    init = torch.tensor([0, -100, 1000, -1, 0, 0, 0, 0], dtype=torch.int32).repeat_interleave(block).view(8, block)
+    init[7, ::2] = 5  # cas only replaces zeros
+    out = init.clone().to(DEVICE)
+    f = torch.zeros(block, device=DEVICE)
+    mod.atomics[(grid,)](x.to(DEVICE), out, f, BLOCK=block)
+    vs = [x + p for p in range(grid)]
+    want = init.clone()
+    want[0] = sum(vs)
+    want[1] = torch.stack(vs).max(0).values
+    want[2] = torch.minimum(torch.stack(vs).min(0).values, torch.tensor(1000))
+    and_, or_, xor_ = want[3].clone(), want[4].clone(), want[5].clone()
+    for v in vs:
+        and_, or_, xor_ = and_ & v, or_ | v, xor_ ^ v
+    want[3], want[4], want[5] = and_, or_, xor_
+    want[6, : block // 2] = 7
+    want[7, 1::2] = vs[0][1::2]  # only the first program finds the zeros (programs run in order)
+    got = out.cpu()
+    assert torch.equal(got[:7], want[:7])
+    assert ((got[7, 1::2] == torch.stack(vs)[:, 1::2]).any(0)).all() and torch.equal(got[7, ::2], want[7, ::2])
+    torch.testing.assert_close(f.cpu(), torch.full((block,), 0.5 * grid))
+
+
+def test_tensor_descriptors(mod):
+    import triton
+
+    triton.set_allocator(lambda size, align, stream: torch.empty(size, dtype=torch.int8, device=DEVICE))
+    M, N, BM, BN = 20, 24, 8, 16
+    x = torch.randn(M, N)
+    y = torch.zeros(M, N, device=DEVICE)
+    mod.descriptors[(triton.cdiv(M, BM), triton.cdiv(N, BN))](x.to(DEVICE), y, M, N, BM=BM, BN=BN)
+    torch.testing.assert_close(y.cpu(), 2 * x)
+
+
+def test_random_swizzle_scalar_load_view_and_ordered_cat(mod):
+    block, grid = 256, 4
+    out = torch.zeros(8 * block + grid * 2 * block, device=DEVICE)
+    iout = torch.zeros((8 + grid) * block, dtype=torch.int32, device=DEVICE)
+    s = torch.tensor([3.9, -2.7, 0.2, 7.0], device=DEVICE)
+    mod.misc_ops[(grid,)](out, iout, s, 1234, BLOCK=block)
+    out, iout = out.cpu(), iout.cpu()
+    u, n = out[: 4 * block], out[4 * block: 8 * block]
+    assert 0.0 <= u.min() and u.max() < 1.0 and abs(u.mean() - 0.5) < 0.03
+    assert abs(n.mean()) < 0.1 and abs(n.std() - 1.0) < 0.1
+    assert len(set(iout[: 4 * block].tolist())) > 4 * block - 5  # 32-bit draws: (almost) all distinct
+    out2 = torch.zeros_like(out, device=DEVICE)
+    iout2 = torch.zeros_like(iout, device=DEVICE)
+    mod.misc_ops[(grid,)](out2, iout2, s, 1234, BLOCK=block)
+    assert torch.equal(out2.cpu(), out) and torch.equal(iout2.cpu(), iout), "same seed, same numbers"
+
+    def swizzle(i, j, size_i, size_j, size_g):
+        ij = i * size_j + j
+        size_gj = size_g * size_j
+        group = ij // size_gj
+        off_i = group * size_g
+        size_g = min(size_i - off_i, size_g)
+        ij = ij % size_gj
+        return off_i + ij % size_g, ij // size_g
+
+    for pid in range(grid):
+        gi, gj = swizzle(pid, 1, 4, 3, 2)
+        k = int(s[pid].item())  # truncation toward zero
+        assert (iout[(8 + pid) * block:(9 + pid) * block] == gi * 100 + gj * 10 + k).all()
+        cat = out[8 * block + pid * 2 * block: 8 * block + (pid + 1) * 2 * block]
+        want = torch.cat([torch.arange(block).float(), torch.arange(block).float() + 100])
+        assert torch.equal(cat, want)

@@ -25,7 +25,8 @@ def _target(op: Op) -> str:
 
 
 def _drops(op: Op) -> str:
-    dropped = [f"{p.name}={p.default!r}" for p in op.params if p.default is not REQUIRED]
+    dropped = [f"{p.name}={p.default!r}" for p in op.params if p.default is not REQUIRED and p.kw != ""]
+    dropped += [f"{p.name} (always)" for p in op.params if p.kw == ""]
     return ", ".join(dropped)
 
 

@@ -1075,7 +1075,7 @@ class FunctionLowerer:
         pos: list[ast.expr] = []
         kws: list[tuple[str, ast.expr]] = []
         for p, v, _ in lowered:
-            if v is OMIT or _is_default(v, p):
+            if v is OMIT or _is_default(v, p) or p.kw == "":
                 continue
             if p.positional and not kws:
                 pos.append(v.expr)
@@ -1238,6 +1238,14 @@ def _atan(x):
     r = base + (p * z * t + t)
     return tl.where(x < 0, -r, r)
 ''',
+    # Triton's tl.cat may reorder elements; the DSL's `cat(a, b, false)` keeps order.
+    "_cat": '''
+@triton.jit
+def _cat(a, b):
+    """Concatenate two 1-D blocks in order (Triton's tl.cat is free to reorder)."""
+    tl.static_assert(len(a.shape) == 1, "ordered cat supports 1-D blocks")
+    return tl.ravel(tl.permute(tl.join(a, b), (1, 0)))
+''',
 }
 
 
@@ -1348,12 +1356,6 @@ def rule_trans(lw: FunctionLowerer, op: Op, arg_nodes, generics, node) -> Val:
     return Val(lw.build_call("tl.trans", lowered), lw.result_ty(op, lowered, generics))
 
 
-def rule_view(lw: FunctionLowerer, op: Op, arg_nodes, generics, node) -> Val:
-    lowered = lw.lower_args(op, arg_nodes)
-    return Val(lw.build_call("tl.reshape", lowered, [("can_reorder", ast.Constant(True))]),
-               lw.result_ty(op, lowered, generics))
-
-
 def rule_dot(lw: FunctionLowerer, op: Op, arg_nodes, generics, node) -> Val:
     lowered = lw.lower_args(op, arg_nodes)
     kws = []
@@ -1409,6 +1411,18 @@ def rule_combine(lw: FunctionLowerer, op: Op, arg_nodes, generics, node) -> Val:
     return Val(lw.build_call(op.target, lowered), lw.result_ty(op, lowered, generics))
 
 
+def rule_cat(lw: FunctionLowerer, op: Op, arg_nodes, generics, node) -> Val:
+    lowered = lw.lower_args(op, arg_nodes)
+    (_, a, _), (_, b, _), (_, reorder, _) = lowered
+    ty = Ty("tensor", a.ty.elem)
+    if isinstance(reorder.expr, ast.Constant) and reorder.expr.value is True:
+        return Val(call("tl.cat", [a.expr, b.expr], [("can_reorder", ast.Constant(True))]), ty)
+    if isinstance(reorder.expr, ast.Constant) and reorder.expr.value is False:
+        return Val(call(use_helper(lw.ctx, "_cat"), [a.expr, b.expr]), ty)
+    raise lw.err(arg_nodes[2], "E0008", "`can_reorder` must be `true` or `false`",
+                 "pass a literal: the choice selects different Triton code")
+
+
 def rule_unsupported(lw: FunctionLowerer, op: Op, arg_nodes, generics, node) -> Val:
     raise lw.err(node, "E0002", f"`{lw.T}::{op.name}` is not supported yet", op.note or None)
 
@@ -1422,12 +1436,12 @@ SPECIAL_RULES = {
     "full": rule_full,
     "cast": rule_cast,
     "trans": rule_trans,
-    "view": rule_view,
     "dot": rule_dot,
     "load_store": rule_load_store,
     "with_indices": rule_with_indices,
     "method": rule_method,
     "combine": rule_combine,
+    "cat": rule_cat,
     "unsupported": rule_unsupported,
 }
 

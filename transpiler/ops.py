@@ -26,7 +26,7 @@ REQUIRED = object()
 class Param:
     """One positional DSL parameter.
 
-    ``kw`` is the Triton keyword it becomes (``None``: same as ``name``).
+    ``kw`` is the Triton keyword it becomes (``None``: same as ``name``; ``""``: never passed).
     ``positional`` keeps it positional in the generated call (what a Triton
     programmer writes for ``tl.load(ptr, ...)`` or ``tl.arange(0, N)``).
     ``default`` is Triton's default value: an argument equal to it is omitted.
@@ -102,7 +102,10 @@ TESTED = frozenset(
     cos sin erf floor ceil atan clamp fma fdiv div_rn sqrt_rn softmax cumsum cumprod flip sort
     argmax argmin reshape ravel permute split join interleave gather xor_sum broadcast
     multiple_of max_contiguous max_constancy max_with_indices min_with_indices histogram
-    reduce associative_scan static_assert device_assert debug_barrier""".split()
+    reduce associative_scan static_assert device_assert debug_barrier
+    atomic_add atomic_max atomic_min atomic_and atomic_or atomic_xor atomic_xchg atomic_cas
+    make_tensor_descriptor load_tensor_descriptor store_tensor_descriptor
+    rand randn randint randint4x swizzle2d load_scalar_f32_as_i32 view cat""".split()
 )
 
 
@@ -129,18 +132,20 @@ def _ops() -> list[Op]:
            "to", rule="cast", returns="generic1", generics=(None, "dtype"), group="creation",
            note="`x.to(Dst, ...)`; Src only names the input type"),
         # --- shape manipulation ---------------------------------------------------------
-        Op("cat", (Pos("a"), Pos("b"), P("can_reorder", default=False)), "tl.cat", group="shape"),
+        Op("cat", (Pos("a"), Pos("b"), P("can_reorder", default=False)), "tl.cat", rule="cat", group="shape",
+           note="`can_reorder=false` (Triton cannot) becomes an ordered 1-D `_cat` helper"),
         Op("broadcast", (Pos("a"), Pos("b")), "tl.broadcast", returns="tuple", group="shape"),
         Op("broadcast_to", (Pos("x"), Pos("shape")), "tl.broadcast_to", group="shape"),
         Op("expand_dims", (Pos("x"), Pos("axis")), "tl.expand_dims", group="shape"),
         Op("permute", (Pos("x"), Pos("dims", form="tuple")), "tl.permute", group="shape"),
-        Op("reshape", (Pos("x"), Pos("shape"), P("can_reorder", default=False)), "tl.reshape",
-           group="shape"),
+        Op("reshape", (Pos("x"), Pos("shape"), P("can_reorder", kw="")), "tl.reshape",
+           group="shape", note="`can_reorder` is dropped: deprecated in Triton 3.9, and keeping order is always valid"),
         Op("trans", (Pos("x"), Pos("dims", form="tuple")), "tl.trans", rule="trans", group="shape",
            note="`&[]` and `&[1, 0]` (the 2-D default) are dropped"),
-        Op("ravel", (Pos("x"), P("can_reorder", default=False)), "tl.ravel", group="shape"),
-        Op("view", (Pos("x"), Pos("shape")), "tl.reshape", rule="view", group="shape",
-           note="deprecated in Triton: `tl.reshape(x, shape, can_reorder=True)`"),
+        Op("ravel", (Pos("x"), P("can_reorder", kw="")), "tl.ravel", group="shape",
+           note="`can_reorder` is dropped, as for reshape"),
+        Op("view", (Pos("x"), Pos("shape")), "tl.reshape", group="shape",
+           note="deprecated in Triton: `tl.reshape(x, shape)` (the order-keeping reshape is a valid view)"),
         Op("join", (Pos("a"), Pos("b")), "tl.join", group="shape"),
         Op("interleave", (Pos("a"), Pos("b")), "tl.interleave", group="shape"),
         Op("split", (Pos("x"),), "tl.split", returns="tuple", group="shape"),

@@ -278,3 +278,51 @@ pub fn more_ops<T: Triton, const BLOCK: i32>(x_ptr: T::Pointer<f32>, out_ptr: T:
     let offs2 = T::arange(0, 2 * BLOCK);
     T::store(out_ptr.add_offsets(offs2 + 26 * BLOCK), both, None, &[], None, None);
 }
+
+/// Every atomic read-modify-write: each program applies `x + pid` to row k of `out`.
+#[kernel]
+pub fn atomics<T: Triton, const BLOCK: i32>(x_ptr: T::Pointer<i32>, out_ptr: T::Pointer<i32>, f_ptr: T::Pointer<f32>) {
+    let pid = T::program_id(Axis::X);
+    let offs = T::arange(0, BLOCK);
+    let v = T::load(x_ptr.add_offsets(offs), None, None, &[], None, None, None, false) + pid;
+    let _ = T::atomic_add(out_ptr.add_offsets(offs), v, None, None, None);
+    let _ = T::atomic_max(out_ptr.add_offsets(offs + BLOCK), v, None, Some(MemSem::AcqRel), Some(MemScope::Gpu));
+    let _ = T::atomic_min(out_ptr.add_offsets(offs + 2 * BLOCK), v, None, Some(MemSem::Relaxed), None);
+    let _ = T::atomic_and(out_ptr.add_offsets(offs + 3 * BLOCK), v, None, None, None);
+    let _ = T::atomic_or(out_ptr.add_offsets(offs + 4 * BLOCK), v, None, None, Some(MemScope::Cta));
+    let _ = T::atomic_xor(out_ptr.add_offsets(offs + 5 * BLOCK), v, None, None, None);
+    let _ = T::atomic_xchg(out_ptr.add_offsets(offs + 6 * BLOCK), T::zeros_like(v) + 7, Some(offs.lt(BLOCK / 2)), None, None);
+    let _ = T::atomic_cas(out_ptr.add_offsets(offs + 7 * BLOCK), T::zeros_like(v), v, None, None);
+    let _ = T::atomic_add(f_ptr.add_offsets(offs), T::full(&[BLOCK], 0.5f32), None, Some(MemSem::Release), None);
+}
+
+/// Tensor descriptors: copy a tile, doubled.
+#[kernel]
+pub fn descriptors<T: Triton, const BM: i32, const BN: i32>(x_ptr: T::Pointer<f32>, y_ptr: T::Pointer<f32>, M: i32, N: i32) {
+    let pid_m = T::program_id(Axis::X);
+    let pid_n = T::program_id(Axis::Y);
+    let xd = T::make_tensor_descriptor(x_ptr, &[M, N], &[N, 1], &[BM, BN], None);
+    let yd = T::make_tensor_descriptor(y_ptr, &[M, N], &[N, 1], &[BM, BN], Some(PaddingOption::Zero));
+    let tile = T::load_tensor_descriptor(xd, &[pid_m * BM, pid_n * BN]);
+    T::store_tensor_descriptor(yd, &[pid_m * BM, pid_n * BN], tile * 2.0f32);
+}
+
+/// Random numbers, grouped program ids, scalar loads, `view` and ordered `cat`.
+#[kernel]
+pub fn misc_ops<T: Triton, const BLOCK: i32>(out_ptr: T::Pointer<f32>, iout_ptr: T::Pointer<i32>, s_ptr: T::Pointer<f32>, seed: u32) {
+    let pid = T::program_id(Axis::X);
+    let offs = T::arange(0, BLOCK) + pid * BLOCK;
+    T::store(out_ptr.add_offsets(offs), T::rand(seed, offs, 10), None, &[], None, None);
+    T::store(out_ptr.add_offsets(offs + 4 * BLOCK), T::randn(seed, offs, 10), None, &[], None, None);
+    T::store(iout_ptr.add_offsets(offs), T::randint(seed, offs, 10), None, &[], None, None);
+    let (r0, r1, r2, r3) = T::randint4x(seed, offs, 10);
+    T::store(iout_ptr.add_offsets(offs + 4 * BLOCK), r0 ^ r1 ^ r2 ^ r3, None, &[], None, None);
+    let (gi, gj) = T::swizzle2d(pid, 1, 4, 3, 2);
+    let k = T::load_scalar_f32_as_i32(s_ptr, pid);
+    let local = T::arange(0, BLOCK);
+    T::store(iout_ptr.add_offsets(local + (8 + pid) * BLOCK), T::zeros::<i32>(&[BLOCK]) + gi * 100 + gj * 10 + k, None, &[], None, None);
+    let v = T::view(T::arange_f32(0, BLOCK), &[2, BLOCK / 2]);
+    let both = T::cat(T::arange_f32(0, BLOCK), T::arange_f32(0, BLOCK) + 100.0f32, false);
+    let wide = T::arange(0, 2 * BLOCK);
+    T::store(out_ptr.add_offsets(wide + 8 * BLOCK + pid * 2 * BLOCK), both + T::sum(T::sum(v, Some(1), false), Some(0), false) * 0.0f32, None, &[], None, None);
+}
