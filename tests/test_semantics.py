@@ -152,6 +152,8 @@ def test_semantics_kernels_compile_for_gpus():
         reqs.append({"file": SRC, "kernel": "more_ops", "target": target, "dtypes": {},
                      "consts": {"BLOCK": 16}})
         reqs.append({"file": SRC, "kernel": "atomics", "target": target, "dtypes": {}, "consts": {"BLOCK": 8}})
+        reqs.append({"file": SRC, "kernel": "hints_and_prints", "target": target, "dtypes": {},
+                     "consts": {"BLOCK": 8}})
         reqs.append({"file": SRC, "kernel": "misc_ops", "target": target, "dtypes": {}, "consts": {"BLOCK": 256}})
     reqs.append({"file": SRC, "kernel": "descriptors", "target": "cuda:90", "dtypes": {},
                  "consts": {"BM": 8, "BN": 16}})
@@ -256,3 +258,19 @@ def test_random_swizzle_scalar_load_view_and_ordered_cat(mod):
         cat = out[8 * block + pid * 2 * block: 8 * block + (pid + 1) * 2 * block]
         want = torch.cat([torch.arange(block).float(), torch.arange(block).float() + 100])
         assert torch.equal(cat, want)
+
+
+def test_umulhi_assume_and_prints(mod, capfd):
+    block = 8
+    gen = torch.Generator().manual_seed(2)
+    a = torch.randint(0, 2**32, (block,), generator=gen, dtype=torch.int64)
+    b = torch.randint(0, 2**32, (block,), generator=gen, dtype=torch.int64)
+    out = torch.zeros(block, dtype=torch.uint32, device=DEVICE)
+    mod.hints_and_prints[(1,)](a.to(torch.uint32).to(DEVICE), b.to(torch.uint32).to(DEVICE), out, block,
+                               BLOCK=block)
+    if DEVICE != "cpu":
+        torch.cuda.synchronize()
+    want = [(x * y) >> 32 for x, y in zip(a.tolist(), b.tolist(), strict=True)]
+    assert out.cpu().to(torch.int64).tolist() == want
+    printed = capfd.readouterr()
+    assert "hi: " in printed.out + printed.err

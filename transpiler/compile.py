@@ -71,8 +71,13 @@ def compile_batch(requests: list[dict]) -> list[dict]:
 
 
 def main() -> None:
+    import contextlib
+
     requests = json.load(sys.stdin)
-    json.dump(compile_batch(requests), sys.stdout)
+    out = sys.stdout
+    with contextlib.redirect_stdout(sys.stderr):  # `tl.static_print` writes while compiling
+        results = compile_batch(requests)
+    json.dump(results, out)
 
 
 if __name__ == "__main__":

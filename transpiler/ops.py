@@ -105,7 +105,8 @@ TESTED = frozenset(
     reduce associative_scan static_assert device_assert debug_barrier
     atomic_add atomic_max atomic_min atomic_and atomic_or atomic_xor atomic_xchg atomic_cas
     make_tensor_descriptor load_tensor_descriptor store_tensor_descriptor
-    rand randn randint randint4x swizzle2d load_scalar_f32_as_i32 view cat""".split()
+    rand randn randint randint4x swizzle2d load_scalar_f32_as_i32 view cat
+    umulhi assume static_print device_print""".split()
 )
 
 

@@ -326,3 +326,16 @@ pub fn misc_ops<T: Triton, const BLOCK: i32>(out_ptr: T::Pointer<f32>, iout_ptr:
     let wide = T::arange(0, 2 * BLOCK);
     T::store(out_ptr.add_offsets(wide + 8 * BLOCK + pid * 2 * BLOCK), both + T::sum(T::sum(v, Some(1), false), Some(0), false) * 0.0f32, None, &[], None, None);
 }
+
+/// Hints, printing and the high half of an unsigned product.
+#[kernel]
+pub fn hints_and_prints<T: Triton, const BLOCK: i32>(a_ptr: T::Pointer<u32>, b_ptr: T::Pointer<u32>, out_ptr: T::Pointer<u32>, n: i32) {
+    T::assume(n > 0);
+    T::static_print("compiling hints_and_prints");
+    let offs = T::arange(0, BLOCK);
+    let a = T::load(a_ptr.add_offsets(offs), None, None, &[], None, None, None, false);
+    let b = T::load(b_ptr.add_offsets(offs), None, None, &[], None, None, None, false);
+    let hi = T::umulhi(a, b);
+    T::device_print("hi: ", hi, false);
+    T::store(out_ptr.add_offsets(offs), hi, None, &[], None, None);
+}
