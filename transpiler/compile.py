@@ -13,7 +13,7 @@ import json
 import sys
 
 from .discover import Kernel
-from .lower import python_name
+from .pyast import python_name
 
 # Rust element types -> Triton signature spellings.
 SIG_TYPES = {

@@ -10,8 +10,9 @@ import ast
 
 from tree_sitter import Node
 
-from .lower import FunctionLowerer, ModuleContext, Ty, attr_path, named_children
+from .lower import FunctionLowerer, ModuleContext, named_children
 from .parse import text
+from .pyast import Ty, attr_path
 
 
 def lower_helper(ctx: ModuleContext, fn_name: str, triton: str, use: Node,

@@ -3,8 +3,8 @@
 One method per tree-sitter node kind: ``stmt_<kind>`` for statements and
 ``expr_<kind>`` for expressions. A node kind without a method is reported as an
 unsupported construct, located at the node. Op calls (``T::load(...)``) are
-looked up in :mod:`transpiler.ops`; the few ops that need more than the generic
-call rule have a function in :data:`SPECIAL_RULES`.
+looked up in :mod:`transpiler.ops`; how each is built is a rule in
+:mod:`transpiler.rules`.
 
 Expressions lower to :class:`Val`: the Python AST plus a small static type
 (:class:`Ty`) so that Rust's semantics survive the trip (integer ``/`` must
@@ -23,29 +23,38 @@ from tree_sitter import Node
 from .diagnostics import SourceMap, TranspileError
 from .discover import Kernel
 from .ops import (
+    BOUND_IS_FLOAT,
     DTYPES,
     ENUMS,
-    F32_MATH,
     FLOAT_LIMITS,
     FLOAT_TYPES,
     INT_BITS,
     INT_TYPES,
     METHODS,
     OPS,
-    REQUIRED,
     SCALAR_CONSTS,
     Op,
     Param,
 )
 from .parse import named_children, text
-
-PY_RESERVED = frozenset(
-    """False None True and as assert async await break class continue def del elif else except
-    finally for from global if import in is lambda nonlocal not or pass raise return try while with
-    yield tl triton libdevice range float int min max len print""".split()
+from .pyast import (
+    COMMENT_CALL,
+    NONE_TY,
+    OMIT,
+    PY_RESERVED,
+    UNKNOWN,
+    Ty,
+    Val,
+    _Omit,
+    attr_path,
+    call,
+    const,
+    is_default,
+    literal_value,
+    name,
+    python_name,
+    shape_form,
 )
-
-COMMENT_CALL = "__rs2triton_comment__"
 
 # Why a construct is not in the DSL, and what to write instead.
 UNSUPPORTED_HINTS = {
@@ -67,44 +76,6 @@ UNSUPPORTED_HINTS = {
 }
 
 
-class _Omit:
-    """An argument left out of the generated call (`None`, or a Triton default)."""
-
-
-OMIT = _Omit()
-
-
-@dataclass(frozen=True)
-class Ty:
-    """Static type of a lowered value.
-
-    ``kind``: ``const`` (known when Triton compiles: literals, const generics),
-    ``scalar``/``tensor`` (runtime values), ``ptr`` (a pointer parameter),
-    ``ptrs`` (a block of pointers), ``desc``, ``tuple``, ``dtype``, ``none`` or
-    ``unknown``. ``elem`` is a Rust element type (``i32``, ``f32``, ``bool``) or
-    a dtype parameter's name, or None when unknown.
-    """
-
-    kind: str
-    elem: str | None = None
-    items: tuple[Ty, ...] = ()
-
-    @property
-    def runtime(self) -> bool:
-        return self.kind in ("scalar", "tensor", "ptr", "ptrs", "index")
-
-
-UNKNOWN = Ty("unknown")
-NONE_TY = Ty("none")
-
-
-@dataclass
-class Val:
-    expr: ast.expr
-    ty: Ty = UNKNOWN
-    static_choice: bool = False  # `if CONST { a } else { b }` with a compile-time branch
-
-
 @dataclass
 class Binding:
     py: str
@@ -123,35 +94,6 @@ class ModuleContext:
     helpers: dict[str, ast.FunctionDef] = field(default_factory=dict)
     used_consts: dict[str, ast.stmt] = field(default_factory=dict)
     lowering_helpers: set[str] = field(default_factory=set)
-
-
-def python_name(rust: str) -> str:
-    """A Rust identifier as a Python name: `r#type` -> `type_`, `lambda` -> `lambda_`."""
-    base = rust.removeprefix("r#")
-    return base + "_" if base in PY_RESERVED else base
-
-
-def name(id_: str) -> ast.Name:
-    return ast.Name(id=id_, ctx=ast.Load())
-
-
-def attr_path(dotted: str) -> ast.expr:
-    parts = dotted.split(".")
-    node: ast.expr = name(parts[0])
-    for p in parts[1:]:
-        node = ast.Attribute(value=node, attr=p, ctx=ast.Load())
-    return node
-
-
-def const(v) -> ast.expr:
-    if isinstance(v, (int, float)) and not isinstance(v, bool) and v < 0:
-        return ast.UnaryOp(op=ast.USub(), operand=ast.Constant(-v))
-    return ast.Constant(v)
-
-
-def call(func: str | ast.expr, args=(), keywords=()) -> ast.Call:
-    f = attr_path(func) if isinstance(func, str) else func
-    return ast.Call(func=f, args=list(args), keywords=[ast.keyword(arg=k, value=v) for k, v in keywords])
 
 
 def is_float_elem(elem: str | None, kernel: Kernel | None) -> bool | None:
@@ -228,8 +170,6 @@ class FunctionLowerer:
 
     def is_float(self, ty: Ty) -> bool | None:
         if ty.elem is not None and ty.elem in self.dtype_bounds:
-            from .ops import BOUND_IS_FLOAT
-
             return BOUND_IS_FLOAT.get(self.dtype_bounds[ty.elem])
         return is_float_elem(ty.elem, self.kernel)
 
@@ -645,7 +585,7 @@ class FunctionLowerer:
         hi_expr = ast.BinOp(left=hi.expr, op=ast.Add(), right=ast.Constant(1)) if inclusive else hi.expr
         if not rev:
             if step is None:
-                return [hi_expr] if _literal_value(lo.expr) == 0 else [lo.expr, hi_expr]
+                return [hi_expr] if literal_value(lo.expr) == 0 else [lo.expr, hi_expr]
             return [lo.expr, hi_expr, step.expr]
         # (a..b).rev() visits b-1 down to a.
         start = hi.expr if inclusive else _minus_one(hi.expr)
@@ -783,7 +723,7 @@ class FunctionLowerer:
             return Val(ast.BoolOp(op=_BOOLOPS[op](), values=[left.expr, right.expr]), Ty(kind, "bool"))
         pyop = self._arith_op(op, left, right, node)
         if left.ty.kind in ("ptr", "ptrs"):
-            if _literal_value(right.expr) == 0:
+            if literal_value(right.expr) == 0:
                 return Val(left.expr, Ty(left.ty.kind, left.ty.elem))
             return Val(ast.BinOp(left=left.expr, op=pyop, right=right.expr), Ty("ptrs", left.ty.elem))
         folded = _fold(op, left, right)
@@ -1019,7 +959,7 @@ class FunctionLowerer:
             # A compile-time value stays a (weakly typed) Python scalar: it takes D's type
             # where it meets a D tensor, without promoting f16 math to f32.
             is_float = self.is_float(Ty("const", dtype))
-            lit = _literal_value(v.expr)
+            lit = literal_value(v.expr)
             if lit is not None:
                 return Val(const(int(lit) if is_float is False else float(lit)), Ty("const", dtype))
             if is_float is False:
@@ -1057,17 +997,16 @@ class FunctionLowerer:
                            f"`{op.name}` takes {len(op.params)} argument{'s' if len(op.params) != 1 else ''} "
                            f"but {len(arg_nodes)} {'were' if len(arg_nodes) != 1 else 'was'} supplied",
                            f"the DSL signature is `{op.name}({sig})`: every argument is positional")
-        rule = SPECIAL_RULES.get(op.rule)
-        if rule is None:
-            rule = SPECIAL_RULES["call"]
-        return rule(self, op, arg_nodes, generics, node)
+        from .rules import SPECIAL_RULES
+
+        return SPECIAL_RULES.get(op.rule, SPECIAL_RULES["call"])(self, op, arg_nodes, generics, node)
 
     def lower_args(self, op: Op, arg_nodes: list[Node]) -> list[tuple[Param, Val | _Omit, Node]]:
         out = []
         for p, a in zip(op.params, arg_nodes, strict=True):
             v = self.expr(a)
             if v is not OMIT and isinstance(v.expr, ast.List):
-                v = Val(_shape_form(v.expr, p.form), v.ty)
+                v = Val(shape_form(v.expr, p.form), v.ty)
             out.append((p, v, a))
         return out
 
@@ -1075,7 +1014,7 @@ class FunctionLowerer:
         pos: list[ast.expr] = []
         kws: list[tuple[str, ast.expr]] = []
         for p, v, _ in lowered:
-            if v is OMIT or _is_default(v, p) or p.kw == "":
+            if v is OMIT or is_default(v, p) or p.kw == "":
                 continue
             if p.positional and not kws:
                 pos.append(v.expr)
@@ -1119,7 +1058,7 @@ class FunctionLowerer:
 
 def _fold(op: str, left: Val, right: Val):
     """Rust arithmetic on two literals, done now (integer `/` and `%` truncate toward zero)."""
-    a, b = _literal_value(left.expr), _literal_value(right.expr)
+    a, b = literal_value(left.expr), literal_value(right.expr)
     if a is None or b is None:
         return None
     if isinstance(a, int) and isinstance(b, int):
@@ -1139,7 +1078,7 @@ def _fold(op: str, left: Val, right: Val):
 def _may_be_negative(e: ast.expr) -> bool:
     """Whether a compile-time expression could be negative (it subtracts or negates)."""
     return any(isinstance(n, (ast.Sub, ast.USub)) for n in ast.walk(e)) or (
-        isinstance(_literal_value(e), (int, float)) and _literal_value(e) < 0)
+        isinstance(literal_value(e), (int, float)) and literal_value(e) < 0)
 
 
 def _same_known(a: Ty, b: Ty) -> bool:
@@ -1150,15 +1089,6 @@ def _minus_one(e: ast.expr) -> ast.expr:
     if isinstance(e, ast.Constant) and isinstance(e.value, int):
         return const(e.value - 1)
     return ast.BinOp(left=e, op=ast.Sub(), right=ast.Constant(1))
-
-
-def _literal_value(e: ast.expr):
-    if isinstance(e, ast.Constant) and isinstance(e.value, (int, float)) and not isinstance(e.value, bool):
-        return e.value
-    if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.USub):
-        inner = _literal_value(e.operand)
-        return None if inner is None else -inner
-    return None
 
 
 def _wrap_int(value: int, target: str) -> int:
@@ -1172,25 +1102,6 @@ def _wrap_int(value: int, target: str) -> int:
 def _rust_string(s: str) -> str:
     # Rust and Python agree on the escapes kernels use (\n, \t, \\, \", \u{..} aside).
     return re.sub(r"\\u\{([0-9a-fA-F]+)\}", lambda m: f"\\U{int(m.group(1), 16):08x}", s)
-
-
-def _shape_form(lst: ast.List, form: str) -> ast.expr:
-    if form == "tuple":
-        return ast.Tuple(elts=lst.elts, ctx=ast.Load())
-    if form == "scalar_or_list" and len(lst.elts) == 1:
-        return lst.elts[0]
-    return lst
-
-
-def _is_default(v: Val, p: Param) -> bool:
-    if p.default is REQUIRED:
-        return False
-    e = v.expr
-    if isinstance(e, (ast.List, ast.Tuple)):
-        return not e.elts and p.default == ()
-    if isinstance(e, ast.Constant):
-        return type(e.value) is type(p.default) and e.value == p.default
-    return False
 
 
 def _suggest(word: str, table: dict) -> str:
@@ -1209,241 +1120,6 @@ def named_children_with_comments(block: Node) -> list[Node]:
 def _is_comment_stmt(s: ast.stmt) -> bool:
     return (isinstance(s, ast.Expr) and isinstance(s.value, ast.Call)
             and isinstance(s.value.func, ast.Name) and s.value.func.id == COMMENT_CALL)
-
-
-# ------------------------------------------------------------------ special rules
-UPCAST_HELPER = "_upcast_f16"
-
-# Module-level @triton.jit helpers that generated code may call, emitted only when used.
-HELPER_SOURCES = {
-    UPCAST_HELPER: '''
-@triton.jit
-def _upcast_f16(x):
-    """f16/bf16 -> f32 for Triton's f32/f64-only math; other dtypes pass through."""
-    return x.to(tl.float32) if x.dtype.primitive_bitwidth < 32 else x
-''',
-    # libdevice's atan does not run on Triton's interpreter: a portable f32 atan
-    # (argument reduction to |t| <= tan(pi/8), then an odd minimax polynomial).
-    "_atan": '''
-@triton.jit
-def _atan(x):
-    """atan(x) from Triton primitives, so it runs on every backend and the interpreter."""
-    a = tl.abs(x)
-    big = a > 2.414213562373095
-    mid = a > 0.4142135623730950
-    t = tl.where(big, -1.0 / a, tl.where(mid, (a - 1.0) / (a + 1.0), a))
-    base = tl.where(big, 1.5707963267948966, tl.where(mid, 0.7853981633974483, 0.0))
-    z = t * t
-    p = ((8.05374449538e-2 * z - 1.38776856032e-1) * z + 1.99777106478e-1) * z - 3.33329491539e-1
-    r = base + (p * z * t + t)
-    return tl.where(x < 0, -r, r)
-''',
-    # Triton's tl.cat may reorder elements; the DSL's `cat(a, b, false)` keeps order.
-    "_cat": '''
-@triton.jit
-def _cat(a, b):
-    """Concatenate two 1-D blocks in order (Triton's tl.cat is free to reorder)."""
-    tl.static_assert(len(a.shape) == 1, "ordered cat supports 1-D blocks")
-    return tl.ravel(tl.permute(tl.join(a, b), (1, 0)))
-''',
-}
-
-
-def use_helper(ctx: ModuleContext, helper: str) -> str:
-    if helper not in ctx.helpers:
-        ctx.helpers[helper] = ast.parse(HELPER_SOURCES[helper]).body[0]
-    return helper
-
-
-def _f32_math(lw: FunctionLowerer, lowered, node) -> tuple[list, str | None]:
-    """Promote a half-precision first argument; returns the args and the dtype to round back to."""
-    p, x, a = lowered[0]
-    elem = x.ty.elem if x is not OMIT else None
-    if elem is None or elem in ("f32", "f64") or x.ty.kind == "const" or lw.is_float(x.ty) is False:
-        return lowered, None
-    if elem in ("f16", "bf16"):
-        promoted = call(ast.Attribute(value=x.expr, attr="to", ctx=ast.Load()), [attr_path("tl.float32")])
-    else:  # a dtype parameter: only known when Triton compiles
-        promoted = call(use_helper(lw.ctx, UPCAST_HELPER), [x.expr])
-    return [(p, Val(promoted, Ty(x.ty.kind, "f32")), a), *lowered[1:]], elem
-
-
-def rule_call(lw: FunctionLowerer, op: Op, arg_nodes, generics, node) -> Val:
-    lowered = lw.lower_args(op, arg_nodes)
-    round_to = None
-    if op.name in F32_MATH:
-        lowered, round_to = _f32_math(lw, lowered, node)
-    kws = []
-    for i, g in enumerate(generics):
-        kw = op.generics[i] if i < len(op.generics) else None
-        if kw:
-            kws.append((kw, lw.dtype_expr(text(g), g)))
-    if op.target in HELPER_SOURCES:
-        use_helper(lw.ctx, op.target)
-    result = Val(lw.build_call(op.target, lowered, kws), lw.result_ty(op, lowered, generics))
-    if round_to is not None:
-        result = lw.convert(Val(result.expr, Ty("tensor", "f32")), round_to, node)
-    return result
-
-
-def rule_binop(lw: FunctionLowerer, op: Op, arg_nodes, generics, node) -> Val:
-    left, right = lw.expr(arg_nodes[0]), lw.expr(arg_nodes[1])
-    return lw.binop(op.target, left, right, node)
-
-
-def rule_arange_f32(lw: FunctionLowerer, op: Op, arg_nodes, generics, node) -> Val:
-    lowered = lw.lower_args(op, arg_nodes)
-    inner = lw.build_call("tl.arange", lowered)
-    return Val(call(ast.Attribute(value=inner, attr="to", ctx=ast.Load()), [attr_path("tl.float32")]),
-               Ty("tensor", "f32"))
-
-
-def rule_load_scalar_f32_as_i32(lw: FunctionLowerer, op: Op, arg_nodes, generics, node) -> Val:
-    ptr, off = lw.expr(arg_nodes[0]), lw.expr(arg_nodes[1])
-    loaded = call("tl.load", [ast.BinOp(left=ptr.expr, op=ast.Add(), right=off.expr)])
-    return Val(call(ast.Attribute(value=loaded, attr="to", ctx=ast.Load()), [attr_path("tl.int32")]),
-               Ty("scalar", "i32"))
-
-
-def _dtype_from_generic_or(lw: FunctionLowerer, generics, fallback: str | None, node) -> tuple[ast.expr, str]:
-    if generics:
-        g = text(generics[0])
-        return lw.dtype_expr(g, generics[0]), g
-    if fallback is None:
-        fallback = "f32"
-    return lw.dtype_expr(fallback, node), fallback
-
-
-def rule_zeros(lw: FunctionLowerer, op: Op, arg_nodes, generics, node) -> Val:
-    shape = lw.expr(arg_nodes[0])
-    if shape is OMIT:
-        raise lw.err(arg_nodes[0], "E0008", "`zeros` needs a shape")
-    dtype, elem = _dtype_from_generic_or(lw, generics, lw.expected_elem, node)
-    return Val(call("tl.zeros", [shape.expr], [("dtype", dtype)]), Ty("tensor", elem))
-
-
-def rule_full(lw: FunctionLowerer, op: Op, arg_nodes, generics, node) -> Val:
-    shape, value = lw.expr(arg_nodes[0]), lw.expr(arg_nodes[1])
-    fallback = lw.expected_elem or value.ty.elem
-    if fallback not in DTYPES and (lw.kernel is None or lw.kernel.dtype_param(fallback or "") is None):
-        fallback = "f32" if lw.is_float(value.ty) is not False else "i32"
-    dtype, elem = _dtype_from_generic_or(lw, generics, fallback, node)
-    return Val(call("tl.full", [shape.expr, value.expr], [("dtype", dtype)]), Ty("tensor", elem))
-
-
-def rule_cast(lw: FunctionLowerer, op: Op, arg_nodes, generics, node) -> Val:
-    if len(generics) < 2 and lw.expected_elem is None:
-        raise lw.err(node, "E0005", "`cast` needs its target type",
-                     f"write `{lw.T}::cast::<Src, Dst>(x, None, false)`")
-    dst = text(generics[1]) if len(generics) >= 2 else lw.expected_elem
-    lowered = lw.lower_args(op, arg_nodes)
-    x = lowered[0][1]
-    dtype = lw.dtype_expr(dst, generics[1] if len(generics) >= 2 else node)
-    rest = lowered[1:]
-    kws = [(p.keyword, v.expr) for p, v, _ in rest if v is not OMIT and not _is_default(v, p)]
-    if x.ty.kind not in ("tensor", "ptrs"):  # scalars may be plain Python numbers: no `.to`
-        return Val(call("tl.cast", [x.expr, dtype], kws), Ty("scalar" if x.ty.kind != "unknown" else "tensor", dst))
-    return Val(call(ast.Attribute(value=x.expr, attr="to", ctx=ast.Load()), [dtype], kws), Ty(x.ty.kind, dst))
-
-
-def rule_trans(lw: FunctionLowerer, op: Op, arg_nodes, generics, node) -> Val:
-    lowered = lw.lower_args(op, arg_nodes)
-    dims = lowered[1][1]
-    if dims is not OMIT and isinstance(dims.expr, ast.Tuple):
-        values = [_literal_value(e) for e in dims.expr.elts]
-        if values in ([], [1, 0]):
-            lowered = lowered[:1]
-    return Val(lw.build_call("tl.trans", lowered), lw.result_ty(op, lowered, generics))
-
-
-def rule_dot(lw: FunctionLowerer, op: Op, arg_nodes, generics, node) -> Val:
-    lowered = lw.lower_args(op, arg_nodes)
-    kws = []
-    has_acc = lowered[2][1] is not OMIT
-    out_elem = text(generics[1]) if len(generics) >= 2 else "f32"
-    if not has_acc and out_elem != "f32":
-        kws.append(("out_dtype", lw.dtype_expr(out_elem, generics[1])))
-    acc = lowered[2][1]
-    elem = acc.ty.elem if has_acc and acc.ty.elem else out_elem
-    return Val(lw.build_call("tl.dot", lowered, kws), Ty("tensor", elem))
-
-
-def rule_load_store(lw: FunctionLowerer, op: Op, arg_nodes, generics, node) -> Val:
-    lowered = lw.lower_args(op, arg_nodes)
-    kept = []
-    for p, v, a in lowered:
-        if p.name == "boundary_check" and v is not OMIT and not _is_default(v, p):
-            raise lw.err(a, "E0002", "`boundary_check` needs block pointers, which are not supported yet",
-                         "pass `&[]` and mask the access: `T::load(ptr, Some(mask), ...)`")
-        if p.name == "padding_option":
-            continue  # only meaningful for block pointers; Triton ignores it otherwise
-        kept.append((p, v, a))
-    return Val(lw.build_call(op.target, kept), lw.result_ty(op, lowered, generics))
-
-
-def rule_with_indices(lw: FunctionLowerer, op: Op, arg_nodes, generics, node) -> Val:
-    lowered = lw.lower_args(op, arg_nodes)
-    kws = [("return_indices", ast.Constant(True))]
-    pos = [lowered[0][1].expr]
-    for p, v, _ in lowered[1:]:
-        if v is not OMIT and not _is_default(v, p):
-            kws.append((p.keyword, v.expr))
-    # Triton wants `return_indices` before the tie-break flag; order for readability.
-    kws = [kws[0]] + [k for k in kws[1:] if k[0] == "axis"] + [k for k in kws[1:] if k[0] != "axis"]
-    elem = lowered[0][1].ty.elem
-    return Val(call(op.target, pos, kws), Ty("tuple", None, (Ty("tensor", elem), Ty("tensor", "i32"))))
-
-
-def rule_method(lw: FunctionLowerer, op: Op, arg_nodes, generics, node) -> Val:
-    lowered = lw.lower_args(op, arg_nodes)
-    recv = lowered[0][1]
-    args = [v.expr for _, v, _ in lowered[1:] if v is not OMIT]
-    ty = Ty("tensor", recv.ty.elem) if op.returns != "none" else NONE_TY
-    return Val(call(ast.Attribute(value=recv.expr, attr=op.target, ctx=ast.Load()), args), ty)
-
-
-def rule_combine(lw: FunctionLowerer, op: Op, arg_nodes, generics, node) -> Val:
-    lowered = lw.lower_args(op, arg_nodes)
-    fn = lowered[2][1]
-    if fn is OMIT or fn.ty.kind != "fn":
-        raise lw.err(arg_nodes[2], "E0008", "the combine function must be a plain `fn` of this file",
-                     "pass it by name, e.g. `add_combine::<T, D>`")
-    return Val(lw.build_call(op.target, lowered), lw.result_ty(op, lowered, generics))
-
-
-def rule_cat(lw: FunctionLowerer, op: Op, arg_nodes, generics, node) -> Val:
-    lowered = lw.lower_args(op, arg_nodes)
-    (_, a, _), (_, b, _), (_, reorder, _) = lowered
-    ty = Ty("tensor", a.ty.elem)
-    if isinstance(reorder.expr, ast.Constant) and reorder.expr.value is True:
-        return Val(call("tl.cat", [a.expr, b.expr], [("can_reorder", ast.Constant(True))]), ty)
-    if isinstance(reorder.expr, ast.Constant) and reorder.expr.value is False:
-        return Val(call(use_helper(lw.ctx, "_cat"), [a.expr, b.expr]), ty)
-    raise lw.err(arg_nodes[2], "E0008", "`can_reorder` must be `true` or `false`",
-                 "pass a literal: the choice selects different Triton code")
-
-
-def rule_unsupported(lw: FunctionLowerer, op: Op, arg_nodes, generics, node) -> Val:
-    raise lw.err(node, "E0002", f"`{lw.T}::{op.name}` is not supported yet", op.note or None)
-
-
-SPECIAL_RULES = {
-    "call": rule_call,
-    "binop": rule_binop,
-    "arange_f32": rule_arange_f32,
-    "load_scalar_f32_as_i32": rule_load_scalar_f32_as_i32,
-    "zeros": rule_zeros,
-    "full": rule_full,
-    "cast": rule_cast,
-    "trans": rule_trans,
-    "dot": rule_dot,
-    "load_store": rule_load_store,
-    "with_indices": rule_with_indices,
-    "method": rule_method,
-    "combine": rule_combine,
-    "cat": rule_cat,
-    "unsupported": rule_unsupported,
-}
 
 
 def lower_kernel(ctx: ModuleContext, kernel: Kernel) -> ast.FunctionDef:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import jinja2
 
-from .lower import COMMENT_CALL
+from .pyast import COMMENT_CALL
 
 TEMPLATE_DIR = Path(__file__).resolve().parent.parent / "templates"
 

@@ -1,0 +1,113 @@
+"""Python AST building blocks and the static types lowering attaches to values.
+
+Shared by the lowering pass (``lower.py``) and the op rules (``rules.py``).
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+from .ops import REQUIRED, Param
+
+PY_RESERVED = frozenset(
+    """False None True and as assert async await break class continue def del elif else except
+    finally for from global if import in is lambda nonlocal not or pass raise return try while with
+    yield tl triton libdevice range float int min max len print""".split()
+)
+
+COMMENT_CALL = "__rs2triton_comment__"
+
+class _Omit:
+    """An argument left out of the generated call (`None`, or a Triton default)."""
+
+
+OMIT = _Omit()
+
+
+@dataclass(frozen=True)
+class Ty:
+    """Static type of a lowered value.
+
+    ``kind``: ``const`` (known when Triton compiles: literals, const generics),
+    ``scalar``/``tensor`` (runtime values), ``ptr`` (a pointer parameter),
+    ``ptrs`` (a block of pointers), ``desc``, ``tuple``, ``dtype``, ``none`` or
+    ``unknown``. ``elem`` is a Rust element type (``i32``, ``f32``, ``bool``) or
+    a dtype parameter's name, or None when unknown.
+    """
+
+    kind: str
+    elem: str | None = None
+    items: tuple[Ty, ...] = ()
+
+    @property
+    def runtime(self) -> bool:
+        return self.kind in ("scalar", "tensor", "ptr", "ptrs", "index")
+
+
+UNKNOWN = Ty("unknown")
+NONE_TY = Ty("none")
+
+
+@dataclass
+class Val:
+    expr: ast.expr
+    ty: Ty = UNKNOWN
+    static_choice: bool = False  # `if CONST { a } else { b }` with a compile-time branch
+
+
+def python_name(rust: str) -> str:
+    """A Rust identifier as a Python name: `r#type` -> `type_`, `lambda` -> `lambda_`."""
+    base = rust.removeprefix("r#")
+    return base + "_" if base in PY_RESERVED else base
+
+
+def name(id_: str) -> ast.Name:
+    return ast.Name(id=id_, ctx=ast.Load())
+
+
+def attr_path(dotted: str) -> ast.expr:
+    parts = dotted.split(".")
+    node: ast.expr = name(parts[0])
+    for p in parts[1:]:
+        node = ast.Attribute(value=node, attr=p, ctx=ast.Load())
+    return node
+
+
+def const(v) -> ast.expr:
+    if isinstance(v, (int, float)) and not isinstance(v, bool) and v < 0:
+        return ast.UnaryOp(op=ast.USub(), operand=ast.Constant(-v))
+    return ast.Constant(v)
+
+
+def call(func: str | ast.expr, args=(), keywords=()) -> ast.Call:
+    f = attr_path(func) if isinstance(func, str) else func
+    return ast.Call(func=f, args=list(args), keywords=[ast.keyword(arg=k, value=v) for k, v in keywords])
+
+
+def literal_value(e: ast.expr):
+    if isinstance(e, ast.Constant) and isinstance(e.value, (int, float)) and not isinstance(e.value, bool):
+        return e.value
+    if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.USub):
+        inner = literal_value(e.operand)
+        return None if inner is None else -inner
+    return None
+
+
+def shape_form(lst: ast.List, form: str) -> ast.expr:
+    if form == "tuple":
+        return ast.Tuple(elts=lst.elts, ctx=ast.Load())
+    if form == "scalar_or_list" and len(lst.elts) == 1:
+        return lst.elts[0]
+    return lst
+
+
+def is_default(v: Val, p: Param) -> bool:
+    if p.default is REQUIRED:
+        return False
+    e = v.expr
+    if isinstance(e, (ast.List, ast.Tuple)):
+        return not e.elts and p.default == ()
+    if isinstance(e, ast.Constant):
+        return type(e.value) is type(p.default) and e.value == p.default
+    return False

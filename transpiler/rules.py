@@ -1,0 +1,249 @@
+"""Op rules: how the ops that the generic call rule cannot express are lowered.
+
+Each row of the op table (``ops.py``) names a rule; ``SPECIAL_RULES`` maps the name
+to a function ``rule(lw, op, arg_nodes, generics, node) -> Val`` here, where ``lw``
+is the :class:`~transpiler.lower.FunctionLowerer` of the function being lowered.
+Helpers that generated code may call (``_upcast_f16``, ``_atan``, ``_cat``) live
+here too and are emitted into a module only when used.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from .ops import DTYPES, F32_MATH, Op
+from .parse import text
+from .pyast import NONE_TY, OMIT, Ty, Val, attr_path, call, is_default, literal_value
+
+UPCAST_HELPER = "_upcast_f16"
+
+# Module-level @triton.jit helpers that generated code may call, emitted only when used.
+HELPER_SOURCES = {
+    UPCAST_HELPER: '''
+@triton.jit
+def _upcast_f16(x):
+    """f16/bf16 -> f32 for Triton's f32/f64-only math; other dtypes pass through."""
+    return x.to(tl.float32) if x.dtype.primitive_bitwidth < 32 else x
+''',
+    # libdevice's atan does not run on Triton's interpreter: a portable f32 atan
+    # (argument reduction to |t| <= tan(pi/8), then an odd minimax polynomial).
+    "_atan": '''
+@triton.jit
+def _atan(x):
+    """atan(x) from Triton primitives, so it runs on every backend and the interpreter."""
+    a = tl.abs(x)
+    big = a > 2.414213562373095
+    mid = a > 0.4142135623730950
+    t = tl.where(big, -1.0 / a, tl.where(mid, (a - 1.0) / (a + 1.0), a))
+    base = tl.where(big, 1.5707963267948966, tl.where(mid, 0.7853981633974483, 0.0))
+    z = t * t
+    p = ((8.05374449538e-2 * z - 1.38776856032e-1) * z + 1.99777106478e-1) * z - 3.33329491539e-1
+    r = base + (p * z * t + t)
+    return tl.where(x < 0, -r, r)
+''',
+    # Triton's tl.cat may reorder elements; the DSL's `cat(a, b, false)` keeps order.
+    "_cat": '''
+@triton.jit
+def _cat(a, b):
+    """Concatenate two 1-D blocks in order (Triton's tl.cat is free to reorder)."""
+    tl.static_assert(len(a.shape) == 1, "ordered cat supports 1-D blocks")
+    return tl.ravel(tl.permute(tl.join(a, b), (1, 0)))
+''',
+}
+
+
+def use_helper(ctx, helper: str) -> str:
+    if helper not in ctx.helpers:
+        ctx.helpers[helper] = ast.parse(HELPER_SOURCES[helper]).body[0]
+    return helper
+
+
+def _f32_math(lw, lowered, node) -> tuple[list, str | None]:
+    """Promote a half-precision first argument; returns the args and the dtype to round back to."""
+    p, x, a = lowered[0]
+    elem = x.ty.elem if x is not OMIT else None
+    if elem is None or elem in ("f32", "f64") or x.ty.kind == "const" or lw.is_float(x.ty) is False:
+        return lowered, None
+    if elem in ("f16", "bf16"):
+        promoted = call(ast.Attribute(value=x.expr, attr="to", ctx=ast.Load()), [attr_path("tl.float32")])
+    else:  # a dtype parameter: only known when Triton compiles
+        promoted = call(use_helper(lw.ctx, UPCAST_HELPER), [x.expr])
+    return [(p, Val(promoted, Ty(x.ty.kind, "f32")), a), *lowered[1:]], elem
+
+
+def rule_call(lw, op: Op, arg_nodes, generics, node) -> Val:
+    lowered = lw.lower_args(op, arg_nodes)
+    round_to = None
+    if op.name in F32_MATH:
+        lowered, round_to = _f32_math(lw, lowered, node)
+    kws = []
+    for i, g in enumerate(generics):
+        kw = op.generics[i] if i < len(op.generics) else None
+        if kw:
+            kws.append((kw, lw.dtype_expr(text(g), g)))
+    if op.target in HELPER_SOURCES:
+        use_helper(lw.ctx, op.target)
+    result = Val(lw.build_call(op.target, lowered, kws), lw.result_ty(op, lowered, generics))
+    if round_to is not None:
+        result = lw.convert(Val(result.expr, Ty("tensor", "f32")), round_to, node)
+    return result
+
+
+def rule_binop(lw, op: Op, arg_nodes, generics, node) -> Val:
+    left, right = lw.expr(arg_nodes[0]), lw.expr(arg_nodes[1])
+    return lw.binop(op.target, left, right, node)
+
+
+def rule_arange_f32(lw, op: Op, arg_nodes, generics, node) -> Val:
+    lowered = lw.lower_args(op, arg_nodes)
+    inner = lw.build_call("tl.arange", lowered)
+    return Val(call(ast.Attribute(value=inner, attr="to", ctx=ast.Load()), [attr_path("tl.float32")]),
+               Ty("tensor", "f32"))
+
+
+def rule_load_scalar_f32_as_i32(lw, op: Op, arg_nodes, generics, node) -> Val:
+    ptr, off = lw.expr(arg_nodes[0]), lw.expr(arg_nodes[1])
+    loaded = call("tl.load", [ast.BinOp(left=ptr.expr, op=ast.Add(), right=off.expr)])
+    return Val(call(ast.Attribute(value=loaded, attr="to", ctx=ast.Load()), [attr_path("tl.int32")]),
+               Ty("scalar", "i32"))
+
+
+def _dtype_from_generic_or(lw, generics, fallback: str | None, node) -> tuple[ast.expr, str]:
+    if generics:
+        g = text(generics[0])
+        return lw.dtype_expr(g, generics[0]), g
+    if fallback is None:
+        fallback = "f32"
+    return lw.dtype_expr(fallback, node), fallback
+
+
+def rule_zeros(lw, op: Op, arg_nodes, generics, node) -> Val:
+    shape = lw.expr(arg_nodes[0])
+    if shape is OMIT:
+        raise lw.err(arg_nodes[0], "E0008", "`zeros` needs a shape")
+    dtype, elem = _dtype_from_generic_or(lw, generics, lw.expected_elem, node)
+    return Val(call("tl.zeros", [shape.expr], [("dtype", dtype)]), Ty("tensor", elem))
+
+
+def rule_full(lw, op: Op, arg_nodes, generics, node) -> Val:
+    shape, value = lw.expr(arg_nodes[0]), lw.expr(arg_nodes[1])
+    fallback = lw.expected_elem or value.ty.elem
+    if fallback not in DTYPES and (lw.kernel is None or lw.kernel.dtype_param(fallback or "") is None):
+        fallback = "f32" if lw.is_float(value.ty) is not False else "i32"
+    dtype, elem = _dtype_from_generic_or(lw, generics, fallback, node)
+    return Val(call("tl.full", [shape.expr, value.expr], [("dtype", dtype)]), Ty("tensor", elem))
+
+
+def rule_cast(lw, op: Op, arg_nodes, generics, node) -> Val:
+    if len(generics) < 2 and lw.expected_elem is None:
+        raise lw.err(node, "E0005", "`cast` needs its target type",
+                     f"write `{lw.T}::cast::<Src, Dst>(x, None, false)`")
+    dst = text(generics[1]) if len(generics) >= 2 else lw.expected_elem
+    lowered = lw.lower_args(op, arg_nodes)
+    x = lowered[0][1]
+    dtype = lw.dtype_expr(dst, generics[1] if len(generics) >= 2 else node)
+    rest = lowered[1:]
+    kws = [(p.keyword, v.expr) for p, v, _ in rest if v is not OMIT and not is_default(v, p)]
+    if x.ty.kind not in ("tensor", "ptrs"):  # scalars may be plain Python numbers: no `.to`
+        return Val(call("tl.cast", [x.expr, dtype], kws), Ty("scalar" if x.ty.kind != "unknown" else "tensor", dst))
+    return Val(call(ast.Attribute(value=x.expr, attr="to", ctx=ast.Load()), [dtype], kws), Ty(x.ty.kind, dst))
+
+
+def rule_trans(lw, op: Op, arg_nodes, generics, node) -> Val:
+    lowered = lw.lower_args(op, arg_nodes)
+    dims = lowered[1][1]
+    if dims is not OMIT and isinstance(dims.expr, ast.Tuple):
+        values = [literal_value(e) for e in dims.expr.elts]
+        if values in ([], [1, 0]):
+            lowered = lowered[:1]
+    return Val(lw.build_call("tl.trans", lowered), lw.result_ty(op, lowered, generics))
+
+
+def rule_dot(lw, op: Op, arg_nodes, generics, node) -> Val:
+    lowered = lw.lower_args(op, arg_nodes)
+    kws = []
+    has_acc = lowered[2][1] is not OMIT
+    out_elem = text(generics[1]) if len(generics) >= 2 else "f32"
+    if not has_acc and out_elem != "f32":
+        kws.append(("out_dtype", lw.dtype_expr(out_elem, generics[1])))
+    acc = lowered[2][1]
+    elem = acc.ty.elem if has_acc and acc.ty.elem else out_elem
+    return Val(lw.build_call("tl.dot", lowered, kws), Ty("tensor", elem))
+
+
+def rule_load_store(lw, op: Op, arg_nodes, generics, node) -> Val:
+    lowered = lw.lower_args(op, arg_nodes)
+    kept = []
+    for p, v, a in lowered:
+        if p.name == "boundary_check" and v is not OMIT and not is_default(v, p):
+            raise lw.err(a, "E0002", "`boundary_check` needs block pointers, which are not supported yet",
+                         "pass `&[]` and mask the access: `T::load(ptr, Some(mask), ...)`")
+        if p.name == "padding_option":
+            continue  # only meaningful for block pointers; Triton ignores it otherwise
+        kept.append((p, v, a))
+    return Val(lw.build_call(op.target, kept), lw.result_ty(op, lowered, generics))
+
+
+def rule_with_indices(lw, op: Op, arg_nodes, generics, node) -> Val:
+    lowered = lw.lower_args(op, arg_nodes)
+    kws = [("return_indices", ast.Constant(True))]
+    pos = [lowered[0][1].expr]
+    for p, v, _ in lowered[1:]:
+        if v is not OMIT and not is_default(v, p):
+            kws.append((p.keyword, v.expr))
+    # Triton wants `return_indices` before the tie-break flag; order for readability.
+    kws = [kws[0]] + [k for k in kws[1:] if k[0] == "axis"] + [k for k in kws[1:] if k[0] != "axis"]
+    elem = lowered[0][1].ty.elem
+    return Val(call(op.target, pos, kws), Ty("tuple", None, (Ty("tensor", elem), Ty("tensor", "i32"))))
+
+
+def rule_method(lw, op: Op, arg_nodes, generics, node) -> Val:
+    lowered = lw.lower_args(op, arg_nodes)
+    recv = lowered[0][1]
+    args = [v.expr for _, v, _ in lowered[1:] if v is not OMIT]
+    ty = Ty("tensor", recv.ty.elem) if op.returns != "none" else NONE_TY
+    return Val(call(ast.Attribute(value=recv.expr, attr=op.target, ctx=ast.Load()), args), ty)
+
+
+def rule_combine(lw, op: Op, arg_nodes, generics, node) -> Val:
+    lowered = lw.lower_args(op, arg_nodes)
+    fn = lowered[2][1]
+    if fn is OMIT or fn.ty.kind != "fn":
+        raise lw.err(arg_nodes[2], "E0008", "the combine function must be a plain `fn` of this file",
+                     "pass it by name, e.g. `add_combine::<T, D>`")
+    return Val(lw.build_call(op.target, lowered), lw.result_ty(op, lowered, generics))
+
+
+def rule_cat(lw, op: Op, arg_nodes, generics, node) -> Val:
+    lowered = lw.lower_args(op, arg_nodes)
+    (_, a, _), (_, b, _), (_, reorder, _) = lowered
+    ty = Ty("tensor", a.ty.elem)
+    if isinstance(reorder.expr, ast.Constant) and reorder.expr.value is True:
+        return Val(call("tl.cat", [a.expr, b.expr], [("can_reorder", ast.Constant(True))]), ty)
+    if isinstance(reorder.expr, ast.Constant) and reorder.expr.value is False:
+        return Val(call(use_helper(lw.ctx, "_cat"), [a.expr, b.expr]), ty)
+    raise lw.err(arg_nodes[2], "E0008", "`can_reorder` must be `true` or `false`",
+                 "pass a literal: the choice selects different Triton code")
+
+
+def rule_unsupported(lw, op: Op, arg_nodes, generics, node) -> Val:
+    raise lw.err(node, "E0002", f"`{lw.T}::{op.name}` is not supported yet", op.note or None)
+
+
+SPECIAL_RULES = {
+    "call": rule_call,
+    "binop": rule_binop,
+    "arange_f32": rule_arange_f32,
+    "load_scalar_f32_as_i32": rule_load_scalar_f32_as_i32,
+    "zeros": rule_zeros,
+    "full": rule_full,
+    "cast": rule_cast,
+    "trans": rule_trans,
+    "dot": rule_dot,
+    "load_store": rule_load_store,
+    "with_indices": rule_with_indices,
+    "method": rule_method,
+    "combine": rule_combine,
+    "cat": rule_cat,
+    "unsupported": rule_unsupported,
+}
