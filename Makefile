@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test golden docs lint clean
+.PHONY: demo test test-triton36 golden docs lint clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -31,6 +31,18 @@ demo: $(STAMP)
 test: $(STAMP)
 	$(BIN)/python -m pytest -n 2 -q
 
+## The same suite on Triton 3.6 (what the GPU machines run). Its interpreter needs NumPy < 2.3.
+VENV36 := .venv-triton36
+$(VENV36)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV36)
+	$(VENV36)/bin/pip install --quiet --upgrade pip
+	$(VENV36)/bin/pip install --quiet "torch==2.13.0" || $(VENV36)/bin/pip install --quiet torch
+	$(VENV36)/bin/pip install --quiet -e ".[dev]" "triton==3.6.0" "numpy<2.3"
+	touch $(VENV36)/.installed
+
+test-triton36: $(VENV36)/.installed
+	$(VENV36)/bin/python -m pytest -n 2 -q -p no:cacheprovider -W ignore::DeprecationWarning
+
 ## Rewrite the golden files and docs/ops.md after an intended change.
 golden: $(STAMP)
 	RS2TRITON_UPDATE_GOLDEN=1 $(BIN)/python -m pytest -q tests/test_golden.py tests/test_docs.py
@@ -39,4 +51,4 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 
 clean:
-	rm -rf $(VENV) build
+	rm -rf $(VENV) $(VENV36) build

@@ -186,7 +186,8 @@ def _ops() -> list[Op]:
            "tl.store", rule="load_store", returns="none", group="memory"),
         # --- selection / misc elementwise ----------------------------------------------
         Op("where_", (Pos("cond"), Pos("x"), Pos("y")), "tl.where", returns="arg1", group="elementwise"),
-        Op("flip", (Pos("x"), P("dim", default=None)), "tl.flip", group="shape"),
+        Op("flip", (Pos("x"), P("dim", positional=True, default=None)), "tl.flip", rule="flip", group="shape",
+           note="`None` becomes `-1` (the last dim), which Triton 3.6 also accepts"),
         Op("gather", (Pos("src"), Pos("index"), Pos("axis")), "tl.gather", group="shape"),
         Op("abs", (Pos("x"),), "tl.abs", group="elementwise"),
         Op("atan", (Pos("x"),), "_atan", group="elementwise",

@@ -226,6 +226,14 @@ def rule_cat(lw, op: Op, arg_nodes, generics, node) -> Val:
                  "pass a literal: the choice selects different Triton code")
 
 
+def rule_flip(lw, op: Op, arg_nodes, generics, node) -> Val:
+    lowered = lw.lower_args(op, arg_nodes)
+    (_, x, _), (p, dim, a) = lowered
+    if dim is OMIT:  # Triton 3.6 rejects dim=None; -1 (the last dim) means the same everywhere
+        dim = Val(ast.UnaryOp(op=ast.USub(), operand=ast.Constant(1)), Ty("const", "i32"))
+    return Val(lw.build_call(op.target, [lowered[0], (p, dim, a)]), Ty("tensor", x.ty.elem))
+
+
 def rule_unsupported(lw, op: Op, arg_nodes, generics, node) -> Val:
     raise lw.err(node, "E0002", f"`{lw.T}::{op.name}` is not supported yet", op.note or None)
 
@@ -245,5 +253,6 @@ SPECIAL_RULES = {
     "method": rule_method,
     "combine": rule_combine,
     "cat": rule_cat,
+    "flip": rule_flip,
     "unsupported": rule_unsupported,
 }
