@@ -137,6 +137,15 @@ def test_early_exit_keyword_param_and_constexpr_lets(mod):
     assert (out[rows * block // 2:] == 7.0).all()
 
 
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16])
+def test_scalar_parameter_of_dtype_parameter_type(mod, dtype):
+    x = torch.randn(10).to(dtype)
+    y = torch.zeros(10, dtype=dtype, device=DEVICE)
+    mod.scale[(1,)](x.to(DEVICE), y, 1.5, 10, BLOCK=16)
+    assert y.dtype == dtype
+    torch.testing.assert_close(y.cpu(), (x.float() * 1.5).to(dtype))
+
+
 def test_semantics_kernels_compile_for_gpus():
     scalar_kernels = ["int_div_rem", "shadowing", "loops", "if_values", "literals"]
     reqs = []
@@ -154,6 +163,8 @@ def test_semantics_kernels_compile_for_gpus():
         reqs.append({"file": SRC, "kernel": "atomics", "target": target, "dtypes": {}, "consts": {"BLOCK": 8}})
         reqs.append({"file": SRC, "kernel": "hints_and_prints", "target": target, "dtypes": {},
                      "consts": {"BLOCK": 8}})
+        reqs.append({"file": SRC, "kernel": "scale", "target": target, "dtypes": {"D": "f16"},
+                     "consts": {"BLOCK": 16}})
         reqs.append({"file": SRC, "kernel": "misc_ops", "target": target, "dtypes": {}, "consts": {"BLOCK": 256}})
     reqs.append({"file": SRC, "kernel": "descriptors", "target": "cuda:90", "dtypes": {},
                  "consts": {"BM": 8, "BN": 16}})

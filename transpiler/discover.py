@@ -237,6 +237,8 @@ def _param(name: str, ty: Node, triton: str, dtype_names: set[str], smap: Source
         node = args[0]
     if node.type == "primitive_type":
         return KernelParam(name, "scalar", text(node), ty)
+    if node.type == "type_identifier" and text(node) in dtype_names:  # `alpha: D`
+        return KernelParam(name, "scalar", text(node), ty)
     if node.type == "generic_type":
         head = text(node.child_by_field_name("type"))
         args = named_children(node.child_by_field_name("type_arguments"))

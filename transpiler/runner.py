@@ -138,7 +138,7 @@ def build_args(kernel: Kernel, specs: dict[str, str], dtype: str | None, device:
                 t = torch.randint(-100, 100, shape, generator=gen).to(tdt)
             args[p.name] = t.to(device)
         else:
-            args[p.name] = _scalar(specs[p.name], p.elem, p.name)
+            args[p.name] = _scalar(specs[p.name], bound.get(p.elem, p.elem), p.name)
     return args
 
 

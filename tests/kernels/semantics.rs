@@ -339,3 +339,12 @@ pub fn hints_and_prints<T: Triton, const BLOCK: i32>(a_ptr: T::Pointer<u32>, b_p
     T::device_print("hi: ", hi, false);
     T::store(out_ptr.add_offsets(offs), hi, None, &[], None, None);
 }
+
+/// A scalar parameter of the dtype parameter's type: `y = alpha * x`.
+#[kernel]
+pub fn scale<T: Triton, D: Float, const BLOCK: i32>(x_ptr: T::Pointer<D>, y_ptr: T::Pointer<D>, alpha: D, n: i32) {
+    let offs = T::arange(0, BLOCK);
+    let mask = offs.lt(n);
+    let x = T::load(x_ptr.add_offsets(offs), Some(mask), None, &[], None, None, None, false);
+    T::store(y_ptr.add_offsets(offs), x * alpha, Some(mask), &[], None, None);
+}
