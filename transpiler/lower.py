@@ -43,6 +43,7 @@ from .pyast import (
     OMIT,
     PY_RESERVED,
     UNKNOWN,
+    BlockPtr,
     Ty,
     Val,
     _Omit,
@@ -135,6 +136,7 @@ _BINOPS = {
 }
 _CMPOPS = {"<": ast.Lt, "<=": ast.LtE, ">": ast.Gt, ">=": ast.GtE, "==": ast.Eq, "!=": ast.NotEq}
 _BOOLOPS = {"&&": ast.And, "||": ast.Or}
+BLOCK_PTR_OPS = frozenset({"load", "store", "advance"})
 
 
 class FunctionLowerer:
@@ -155,6 +157,7 @@ class FunctionLowerer:
         self.dtype_bounds = dtype_bounds or {}
         self.expected_elem: str | None = None
         self.loop_depth = 0
+        self.block_ptrs: dict[str, BlockPtr] = {}  # Python name of a bound block pointer -> its parts
         # Names the then-branch of an `if` defined, with their types: Triton merges a name
         # bound in both branches, so the else-branch may reuse it only with the same type.
         self.forbidden: dict[str, Ty] = {}
@@ -372,6 +375,10 @@ class FunctionLowerer:
             self.expected_elem = prev_expected
         if v is OMIT:
             raise self.err(value, "E0002", "`None` cannot be bound to a variable")
+        if v.block_ptr is not None:
+            py = self.declare(rust, v.ty)
+            self.bind_block_ptr(py, v.block_ptr, node, fresh=True)
+            return
         ty = v.ty
         if annotated and ty.kind == "const" and annotated in DTYPES:
             ty = Ty("const", annotated)
@@ -431,7 +438,43 @@ class FunctionLowerer:
             self.emit(stmt, node)
             return
         v = self.expr(right)
+        if v.block_ptr is not None or b.py in self.block_ptrs:
+            if v.block_ptr is None or b.py not in self.block_ptrs:
+                raise self.err(node, "E0002", "a block pointer can only be assigned to a block pointer")
+            self.bind_block_ptr(b.py, v.block_ptr, node, fresh=False)
+            return
         self.emit(ast.Assign(targets=[ast.Name(id=b.py, ctx=ast.Store())], value=v.expr), node)
+
+    def bind_block_ptr(self, py: str, bp: BlockPtr, node: Node, fresh: bool) -> None:
+        """Give a block pointer's offsets variables of their own (``{py}_off0``...)."""
+        if fresh:
+            parts = []
+            for i in range(len(bp.offsets)):
+                var = self.fresh(f"{py}_off{i}")
+                self.used.add(var)
+                self.live[-1].add(var)
+                parts.append(var)
+            fixed = BlockPtr(self.snapshot(bp.base, f"{py}_base", node),
+                             [self.snapshot(e, f"{py}_shape{i}", node) for i, e in enumerate(bp.shape)],
+                             [self.snapshot(e, f"{py}_stride{i}", node) for i, e in enumerate(bp.strides)],
+                             [name(v) for v in parts], bp.block, py)
+            self.block_ptrs[py] = fixed
+        target = self.block_ptrs[py]
+        if len(bp.offsets) != len(target.offsets):
+            raise self.err(node, "E0002", "block pointers of different ranks cannot be assigned")
+        for var, value in zip(target.offsets, bp.offsets, strict=True):
+            if isinstance(value, ast.Name) and value.id == var.id:
+                continue  # advanced by 0 along this dim
+            self.emit(ast.Assign(targets=[ast.Name(id=var.id, ctx=ast.Store())], value=value), node)
+
+    def snapshot(self, e: ast.expr, base: str, node: Node) -> ast.expr:
+        """Keep a name or literal as is; store anything else once, so later code cannot change it."""
+        if isinstance(e, (ast.Name, ast.Constant)) or literal_value(e) is not None:
+            return e
+        var = self.fresh(base)
+        self.used.add(var)
+        self.emit(ast.Assign(targets=[ast.Name(id=var, ctx=ast.Store())], value=e), node)
+        return name(var)
 
     def stmt_compound_assign(self, node: Node) -> None:
         left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
@@ -651,7 +694,7 @@ class FunctionLowerer:
             return OMIT  # type: ignore[return-value]
         b = self.lookup(ident)
         if b is not None:
-            return Val(name(b.py), b.ty)
+            return Val(name(b.py), b.ty, block_ptr=self.block_ptrs.get(b.py))
         if ident in self.ctx.consts:
             return self.module_const(ident, node)
         if ident in self.ctx.functions:
@@ -712,6 +755,9 @@ class FunctionLowerer:
         return self.binop(op, left, right, node)
 
     def binop(self, op: str, left: Val, right: Val, node: Node) -> Val:
+        if left.block_ptr is not None or right.block_ptr is not None:
+            raise self.err(node, "E0008", "block pointers have no arithmetic",
+                           "move a block pointer with `T::advance(ptr, &[..])`")
         kind = _join_kind(left.ty, right.ty)
         if op in _CMPOPS:
             return Val(ast.Compare(left=left.expr, ops=[_CMPOPS[op]()], comparators=[right.expr]),
@@ -1003,8 +1049,11 @@ class FunctionLowerer:
 
     def lower_args(self, op: Op, arg_nodes: list[Node]) -> list[tuple[Param, Val | _Omit, Node]]:
         out = []
-        for p, a in zip(op.params, arg_nodes, strict=True):
+        for i, (p, a) in enumerate(zip(op.params, arg_nodes, strict=True)):
             v = self.expr(a)
+            if v is not OMIT and v.block_ptr is not None and (i != 0 or op.name not in BLOCK_PTR_OPS):
+                raise self.err(a, "E0008", "a block pointer can only be passed to `load`, `store` and `advance`",
+                               "make it with `T::make_block_ptr` and move it with `T::advance`")
             if v is not OMIT and isinstance(v.expr, ast.List):
                 v = Val(shape_form(v.expr, p.form), v.ty)
             out.append((p, v, a))

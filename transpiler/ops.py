@@ -106,7 +106,7 @@ TESTED = frozenset(
     atomic_add atomic_max atomic_min atomic_and atomic_or atomic_xor atomic_xchg atomic_cas
     make_tensor_descriptor load_tensor_descriptor store_tensor_descriptor
     rand randn randint randint4x swizzle2d load_scalar_f32_as_i32 view cat
-    umulhi assume static_print device_print""".split()
+    umulhi assume static_print device_print make_block_ptr advance""".split()
 )
 
 
@@ -162,10 +162,11 @@ def _ops() -> list[Op]:
         # --- memory ---------------------------------------------------------------------
         Op("make_block_ptr", (Pos("base"), P("shape"), P("strides"), P("offsets"),
                               P("block_shape"), P("order", form="tuple")),
-           "tl.make_block_ptr", rule="unsupported", group="memory",
-           note="block pointers are gone from Triton 3.9; lowering lands with the coverage work"),
-        Op("advance", (Pos("ptr"), Pos("offsets")), "tl.advance", rule="unsupported", group="memory",
-           note="see make_block_ptr"),
+           "tl.make_block_ptr", rule="make_block_ptr", returns="blockptr", group="memory",
+           note="lowered (block pointers are gone from Triton 3.9): offsets become variables, "
+                "loads/stores pointer arithmetic plus a boundary mask; `order` is a layout hint and dropped"),
+        Op("advance", (Pos("ptr"), Pos("offsets")), "tl.advance", rule="advance", group="memory",
+           note="adds to the offset variables"),
         Op("make_tensor_descriptor", (Pos("base"), P("shape"), P("strides"), P("block_shape"),
                                       P("padding_option", default="zero")),
            "tl.make_tensor_descriptor", returns="desc", group="memory",

@@ -50,10 +50,28 @@ NONE_TY = Ty("none")
 
 
 @dataclass
+class BlockPtr:
+    """A DSL block pointer, kept apart at translation time (Triton 3.9 has none).
+
+    ``offsets`` are runtime values (variables once the pointer is bound); the rest
+    are expressions fixed when the pointer is made. Loads and stores through it
+    become pointer arithmetic plus a boundary mask (see ``rules.rule_load_store``).
+    """
+
+    base: ast.expr
+    shape: list[ast.expr]
+    strides: list[ast.expr]
+    offsets: list[ast.expr]
+    block: list[ast.expr]
+    label: str = "block"  # names the index temporaries of loads/stores (`{label}_idx0`)
+
+
+@dataclass
 class Val:
     expr: ast.expr
     ty: Ty = UNKNOWN
     static_choice: bool = False  # `if CONST { a } else { b }` with a compile-time branch
+    block_ptr: BlockPtr | None = None
 
 
 def python_name(rust: str) -> str:

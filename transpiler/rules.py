@@ -13,7 +13,7 @@ import ast
 
 from .ops import DTYPES, F32_MATH, Op
 from .parse import text
-from .pyast import NONE_TY, OMIT, Ty, Val, attr_path, call, is_default, literal_value
+from .pyast import NONE_TY, OMIT, BlockPtr, Ty, Val, attr_path, call, const, is_default, literal_value
 
 UPCAST_HELPER = "_upcast_f16"
 
@@ -173,15 +173,113 @@ def rule_dot(lw, op: Op, arg_nodes, generics, node) -> Val:
 
 def rule_load_store(lw, op: Op, arg_nodes, generics, node) -> Val:
     lowered = lw.lower_args(op, arg_nodes)
+    ptr = lowered[0][1]
+    if ptr.block_ptr is not None:
+        return _block_ptr_access(lw, op, lowered, node)
     kept = []
     for p, v, a in lowered:
         if p.name == "boundary_check" and v is not OMIT and not is_default(v, p):
-            raise lw.err(a, "E0002", "`boundary_check` needs block pointers, which are not supported yet",
+            raise lw.err(a, "E0002", "`boundary_check` needs a block pointer (`T::make_block_ptr`)",
                          "pass `&[]` and mask the access: `T::load(ptr, Some(mask), ...)`")
         if p.name == "padding_option":
             continue  # only meaningful for block pointers; Triton ignores it otherwise
         kept.append((p, v, a))
     return Val(lw.build_call(op.target, kept), lw.result_ty(op, lowered, generics))
+
+
+def _items(v, what: str, lw, node) -> list[ast.expr]:
+    if v is OMIT or not isinstance(v.expr, (ast.List, ast.Tuple)):
+        raise lw.err(node, "E0008", f"`{what}` must be a slice such as `&[a, b]`")
+    return list(v.expr.elts)
+
+
+def rule_make_block_ptr(lw, op: Op, arg_nodes, generics, node) -> Val:
+    lowered = lw.lower_args(op, arg_nodes)
+    base = lowered[0][1]
+    shape, strides, offsets, block = (_items(v, p.name, lw, a) for p, v, a in lowered[1:5])
+    if not len(shape) == len(strides) == len(offsets) == len(block):
+        raise lw.err(node, "E0008", "shape, strides, offsets and block_shape must have the same length",
+                     "give one entry per dimension of the block")
+    bp = BlockPtr(base.expr, shape, strides, offsets, block)
+    return Val(ast.Constant(None), Ty("blockptr", base.ty.elem), block_ptr=bp)
+
+
+def rule_advance(lw, op: Op, arg_nodes, generics, node) -> Val:
+    lowered = lw.lower_args(op, arg_nodes)
+    bp = lowered[0][1].block_ptr
+    if bp is None:
+        raise lw.err(arg_nodes[0], "E0008", "`advance` takes a block pointer made by `T::make_block_ptr`")
+    deltas = _items(lowered[1][1], "offsets", lw, arg_nodes[1])
+    if len(deltas) != len(bp.offsets):
+        raise lw.err(arg_nodes[1], "E0008", f"this block pointer has {len(bp.offsets)} dimensions")
+    moved = [o if literal_value(d) == 0 else ast.BinOp(left=o, op=ast.Add(), right=d)
+             for o, d in zip(bp.offsets, deltas, strict=True)]
+    moved_bp = BlockPtr(bp.base, bp.shape, bp.strides, moved, bp.block, bp.label)
+    return Val(ast.Constant(None), lowered[0][1].ty, block_ptr=moved_bp)
+
+
+def _expand(e: ast.expr, dim: int, rank: int) -> ast.expr:
+    """`e[:, None]`-style broadcasting of a 1-D index along ``dim`` of ``rank`` dims."""
+    if rank == 1:
+        return e
+    idx = [ast.Slice() if i == dim else ast.Constant(None) for i in range(rank)]
+    return ast.Subscript(value=e, slice=ast.Tuple(elts=idx, ctx=ast.Load()), ctx=ast.Load())
+
+
+def _block_ptr_access(lw, op: Op, lowered, node) -> Val:
+    """A load/store through a block pointer: pointer arithmetic plus a boundary mask."""
+    bp = lowered[0][1].block_ptr
+    args = {p.name: v for p, v, _ in lowered}
+    rank = len(bp.offsets)
+    index = []
+    for i in range(rank):
+        var = lw.fresh(f"{bp.label}_idx{i}")
+        lw.used.add(var)
+        lw.emit(ast.Assign(targets=[ast.Name(id=var, ctx=ast.Store())],
+                           value=ast.BinOp(left=bp.offsets[i], op=ast.Add(),
+                                           right=call("tl.arange", [ast.Constant(0), bp.block[i]]))), node)
+        index.append(ast.Name(id=var, ctx=ast.Load()))
+    ptr: ast.expr = bp.base
+    for i in range(rank):
+        term = _expand(index[i], i, rank)
+        if literal_value(bp.strides[i]) != 1:
+            term = ast.BinOp(left=term, op=ast.Mult(), right=bp.strides[i])
+        ptr = ast.BinOp(left=ptr, op=ast.Add(), right=term)
+    checks = args["boundary_check"]
+    dims = [] if checks is OMIT else [literal_value(e) for e in getattr(checks.expr, "elts", [])]
+    if any(d is None or not 0 <= d < rank for d in dims):
+        raise lw.err(node, "E0008", "`boundary_check` must list literal dimensions of the block pointer")
+    terms: list[ast.expr] = []
+    for d in sorted(set(dims)):  # Triton's boundary check: 0 <= index < shape
+        at = _expand(index[d], d, rank)
+        terms.append(ast.Compare(left=at, ops=[ast.GtE()], comparators=[const(0)]))
+        terms.append(ast.Compare(left=at, ops=[ast.Lt()], comparators=[bp.shape[d]]))
+    user_mask = args.get("mask", OMIT)
+    if user_mask is not OMIT:
+        terms.append(user_mask.expr)
+    mask = None
+    for t in terms:
+        mask = t if mask is None else ast.BinOp(left=mask, op=ast.BitAnd(), right=t)
+    kws: list[tuple[str, ast.expr]] = []
+    if mask is not None:
+        kws.append(("mask", mask))
+    is_load = op.name == "load"
+    if is_load:
+        other = args["other"]
+        padding = args["padding_option"]
+        if other is not OMIT:
+            kws.append(("other", other.expr))
+        elif mask is not None and padding is not OMIT:
+            fill = 'float("nan")' if getattr(padding.expr, "value", None) == "nan" else "0.0"
+            kws.append(("other", ast.parse(fill, mode="eval").body))
+    for key in ("cache_modifier", "eviction_policy", "volatile"):
+        v = args.get(key, OMIT)
+        p = next(p for p, _, _ in lowered if p.name == key) if key in args else None
+        if v is not OMIT and p is not None and not is_default(v, p):
+            kws.append((key, v.expr))
+    if is_load:
+        return Val(call("tl.load", [ptr], kws), Ty("tensor", lowered[0][1].ty.elem))
+    return Val(call("tl.store", [ptr, args["src"].expr], kws), NONE_TY)
 
 
 def rule_with_indices(lw, op: Op, arg_nodes, generics, node) -> Val:
@@ -254,5 +352,7 @@ SPECIAL_RULES = {
     "combine": rule_combine,
     "cat": rule_cat,
     "flip": rule_flip,
+    "make_block_ptr": rule_make_block_ptr,
+    "advance": rule_advance,
     "unsupported": rule_unsupported,
 }
