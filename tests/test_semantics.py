@@ -168,6 +168,7 @@ def test_semantics_kernels_compile_for_gpus():
         reqs.append({"file": SRC, "kernel": "misc_ops", "target": target, "dtypes": {}, "consts": {"BLOCK": 256}})
     reqs.append({"file": SRC, "kernel": "descriptors", "target": "cuda:90", "dtypes": {},
                  "consts": {"BM": 8, "BN": 16}})
+    reqs.append({"file": SRC, "kernel": "lane_ids", "target": "cuda:90", "dtypes": {}, "consts": {}})
     import triton
 
     # Bugs of older Triton releases, not of the translation (each checked by hand there).

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .ops import ENUMS, METHODS, OPS, REQUIRED, Op
+from .ops import COMPILED_ONLY, ENUMS, METHODS, OPS, REQUIRED, Op
 
 _STATUS = {True: "tested", False: "mapped"}
 
@@ -39,8 +39,9 @@ def ops_markdown() -> str:
         f"All {len(OPS)} methods of the DSL's `Triton` trait, and the value methods. Arguments are",
         "positional in the DSL; the generated call uses Triton's keywords and leaves out any argument",
         "that equals Triton's default (listed under *dropped when*). *tested*: checked numerically under",
-        "the interpreter and compiled for sm_90 and gfx942 by the test-suite; *mapped*: translated by",
-        "the table but not yet covered by a test.",
+        "the interpreter and compiled for sm_90 and gfx942 by the test-suite; *compiled*: compiled for",
+        "sm_90 by the test-suite (the interpreter cannot run it); *mapped*: translated by the table but",
+        "not yet covered by a test.",
         "",
     ]
     groups: dict[str, list[Op]] = {}
@@ -50,6 +51,8 @@ def ops_markdown() -> str:
         lines += [f"## {group}", "", "| DSL | Triton | dropped when | status | note |", "|---|---|---|---|---|"]
         for op in groups[group]:
             status = "unsupported" if op.rule == "unsupported" else _STATUS[op.tested]
+            if op.name in COMPILED_ONLY:
+                status = "compiled"
             lines.append(f"| `{_signature(op)}` | {_target(op)} | {_drops(op)} | {status} | {op.note} |")
         lines.append("")
     lines += ["## value methods", "", "| DSL | Triton | status | note |", "|---|---|---|---|"]
@@ -60,9 +63,10 @@ def ops_markdown() -> str:
         for k, v in values.items():
             lines.append(f"| `{enum}::{k}` | `{v!r}` |")
     n_tested = sum(op.tested for op in OPS.values())
+    n_compiled = sum(op.name in COMPILED_ONLY for op in OPS.values())
     n_unsupported = sum(op.rule == "unsupported" for op in OPS.values())
-    lines += ["", f"{n_tested} tested, {len(OPS) - n_tested - n_unsupported} mapped, "
-              f"{n_unsupported} not supported yet.", ""]
+    lines += ["", f"{n_tested} tested, {n_compiled} compiled only, "
+              f"{len(OPS) - n_tested - n_compiled - n_unsupported} mapped, {n_unsupported} not supported.", ""]
     return "\n".join(lines)
 
 
@@ -70,5 +74,6 @@ def ops_table() -> str:
     rows = []
     for op in sorted(OPS.values(), key=lambda o: o.name):
         status = "unsupported" if op.rule == "unsupported" else _STATUS[op.tested]
+        status = "compiled" if op.name in COMPILED_ONLY else status
         rows.append(f"{op.name:<26} {_target(op).strip('`'):<32} {status}")
     return "\n".join(rows) + "\n"

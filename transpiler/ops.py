@@ -91,6 +91,9 @@ _ATOMIC_RMW = ("atomic_add", "atomic_and", "atomic_or", "atomic_xor", "atomic_ma
 F32_MATH = frozenset({"exp", "exp2", "log", "log2", "cos", "sin", "sqrt", "rsqrt", "erf", "floor",
                       "ceil", "sigmoid", "softmax", "sqrt_rn", "atan", "fdiv", "div_rn"})
 
+# Checked by compiling only (the interpreter cannot run them).
+COMPILED_ONLY = frozenset({"inline_asm_elementwise"})
+
 # Methods checked by the test-suite: numerically under the interpreter (and on a GPU
 # when one is available) and compiled for sm_90 and gfx942. Everything else in the
 # table is mapped but not yet proven.
@@ -252,8 +255,10 @@ def _ops() -> list[Op]:
            returns="tuple", group="random"),
         # --- compiler hints and debugging ----------------------------------------------
         Op("inline_asm_elementwise", (Pos("asm"), Pos("constraints"), P("is_pure"), P("pack")),
-           "tl.inline_asm_elementwise", rule="unsupported", group="debug",
-           note="the DSL carries no argument list or result dtype; not translatable as is"),
+           "tl.inline_asm_elementwise", rule="inline_asm", returns="generic0", generics=("dtype",),
+           group="debug",
+           note="the DSL passes no operands: `args=[]`, result dtype from `::<D>`; one scalar per program "
+                "(e.g. `%laneid`); GPU only (Triton's interpreter has no inline asm)"),
         Op("assume", (Pos("cond"),), "tl.assume", returns="none", group="hint"),
         Op("multiple_of", (Pos("x"), Pos("values", form="scalar_or_list")), "tl.multiple_of",
            group="hint"),

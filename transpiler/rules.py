@@ -332,8 +332,16 @@ def rule_flip(lw, op: Op, arg_nodes, generics, node) -> Val:
     return Val(lw.build_call(op.target, [lowered[0], (p, dim, a)]), Ty("tensor", x.ty.elem))
 
 
-def rule_unsupported(lw, op: Op, arg_nodes, generics, node) -> Val:
-    raise lw.err(node, "E0002", f"`{lw.T}::{op.name}` is not supported yet", op.note or None)
+def rule_inline_asm(lw, op: Op, arg_nodes, generics, node) -> Val:
+    if len(generics) != 1:
+        raise lw.err(node, "E0005", "`inline_asm_elementwise` needs its result type",
+                     f"write `{lw.T}::inline_asm_elementwise::<i32>(asm, constraints, is_pure, pack)`")
+    lowered = lw.lower_args(op, arg_nodes)
+    elem = text(generics[0])
+    kws = [("asm", lowered[0][1].expr), ("constraints", lowered[1][1].expr),
+           ("args", ast.List(elts=[], ctx=ast.Load())), ("dtype", lw.dtype_expr(elem, generics[0])),
+           ("is_pure", lowered[2][1].expr), ("pack", lowered[3][1].expr)]
+    return Val(call(op.target, [], kws), Ty("scalar", elem))
 
 
 SPECIAL_RULES = {
@@ -354,5 +362,5 @@ SPECIAL_RULES = {
     "flip": rule_flip,
     "make_block_ptr": rule_make_block_ptr,
     "advance": rule_advance,
-    "unsupported": rule_unsupported,
+    "inline_asm": rule_inline_asm,
 }

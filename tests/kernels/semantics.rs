@@ -348,3 +348,10 @@ pub fn scale<T: Triton, D: Float, const BLOCK: i32>(x_ptr: T::Pointer<D>, y_ptr:
     let x = T::load(x_ptr.add_offsets(offs), Some(mask), None, &[], None, None, None, false);
     T::store(y_ptr.add_offsets(offs), x * alpha, Some(mask), &[], None, None);
 }
+
+/// Inline assembly: the DSL passes no operands, so the asm reads special registers.
+#[kernel]
+pub fn lane_ids<T: Triton>(out_ptr: T::Pointer<i32>) {
+    let lane = T::inline_asm_elementwise::<i32>("mov.u32 $0, %laneid;", "=r", true, 1);
+    T::store(out_ptr.add_offsets(T::program_id(Axis::X)), lane, None, &[], None, None);
+}
