@@ -20,7 +20,7 @@ SIG_TYPES = {
     "f16": "fp16", "bf16": "bf16", "f32": "fp32", "f64": "fp64",
     "i8": "i8", "i16": "i16", "i32": "i32", "i64": "i64",
     "u8": "u8", "u16": "u16", "u32": "u32", "u64": "u64", "bool": "i1",
-    "isize": "i64", "usize": "u64",
+    "isize": "i64", "usize": "u64", "f8e4m3": "fp8e4nv", "f8e5m2": "fp8e5",
 }
 
 TARGETS = {"cuda:90": ("cuda", 90, 32), "cuda:80": ("cuda", 80, 32), "hip:gfx942": ("hip", "gfx942", 64),

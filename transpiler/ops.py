@@ -109,7 +109,7 @@ TESTED = frozenset(
     atomic_add atomic_max atomic_min atomic_and atomic_or atomic_xor atomic_xchg atomic_cas
     make_tensor_descriptor load_tensor_descriptor store_tensor_descriptor
     rand randn randint randint4x swizzle2d load_scalar_f32_as_i32 view cat
-    umulhi assume static_print device_print make_block_ptr advance""".split()
+    umulhi assume static_print device_print make_block_ptr advance dot_scaled""".split()
 )
 
 
@@ -329,8 +329,9 @@ DTYPES: dict[str, str] = {
     "i8": "tl.int8", "i16": "tl.int16", "i32": "tl.int32", "i64": "tl.int64",
     "u8": "tl.uint8", "u16": "tl.uint16", "u32": "tl.uint32", "u64": "tl.uint64",
     "isize": "tl.int64", "usize": "tl.int64", "bool": "tl.int1",
+    "f8e4m3": "tl.float8e4nv", "f8e5m2": "tl.float8e5",
 }
-FLOAT_TYPES = frozenset({"f16", "bf16", "f32", "f64"})
+FLOAT_TYPES = frozenset({"f16", "bf16", "f32", "f64", "f8e4m3", "f8e5m2"})
 INT_TYPES = frozenset({"i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64", "isize", "usize"})
 
 # Associated constants of Rust scalar types (`f32::INFINITY`) -> Python expressions.

@@ -79,6 +79,8 @@ def rule_call(lw, op: Op, arg_nodes, generics, node) -> Val:
     kws = []
     for i, g in enumerate(generics):
         kw = op.generics[i] if i < len(op.generics) else None
+        if kw == "out_dtype" and text(g) == "f32":
+            continue  # Triton's default
         if kw:
             kws.append((kw, lw.dtype_expr(text(g), g)))
     if op.target in HELPER_SOURCES:

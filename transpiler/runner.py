@@ -19,6 +19,7 @@ TORCH_DTYPES = {
     "f16": "float16", "bf16": "bfloat16", "f32": "float32", "f64": "float64",
     "i8": "int8", "i16": "int16", "i32": "int32", "i64": "int64",
     "u8": "uint8", "u16": "uint16", "u32": "uint32", "u64": "uint64", "bool": "bool",
+    "f8e4m3": "float8_e4m3fn", "f8e5m2": "float8_e5m2",
 }
 # Accept torch spellings on the command line too.
 DTYPE_ALIASES = {v: k for k, v in TORCH_DTYPES.items()} | {"half": "f16", "float": "f32", "double": "f64"}

@@ -355,3 +355,24 @@ pub fn lane_ids<T: Triton>(out_ptr: T::Pointer<i32>) {
     let lane = T::inline_asm_elementwise::<i32>("mov.u32 $0, %laneid;", "=r", true, 1);
     T::store(out_ptr.add_offsets(T::program_id(Axis::X)), lane, None, &[], None, None);
 }
+
+/// One tile of a block-scaled fp8 matmul: `C = (A * 2^(sa - 127)) @ (B * 2^(sb - 127))`.
+#[kernel]
+pub fn scaled_dot<T: Triton, D: Dtype, const M: i32, const N: i32, const K: i32>(
+    a_ptr: T::Pointer<D>,
+    a_scale_ptr: T::Pointer<u8>,
+    b_ptr: T::Pointer<D>,
+    b_scale_ptr: T::Pointer<u8>,
+    c_ptr: T::Pointer<f32>,
+) {
+    let rm = T::arange(0, M);
+    let rn = T::arange(0, N);
+    let rk = T::arange(0, K);
+    let rs = T::arange(0, K / 32);
+    let a = T::load(a_ptr.add_offsets(T::expand_dims(rm, 1) * K + T::expand_dims(rk, 0)), None, None, &[], None, None, None, false);
+    let b = T::load(b_ptr.add_offsets(T::expand_dims(rk, 1) * N + T::expand_dims(rn, 0)), None, None, &[], None, None, None, false);
+    let sa = T::load(a_scale_ptr.add_offsets(T::expand_dims(rm, 1) * (K / 32) + T::expand_dims(rs, 0)), None, None, &[], None, None, None, false);
+    let sb = T::load(b_scale_ptr.add_offsets(T::expand_dims(rn, 1) * (K / 32) + T::expand_dims(rs, 0)), None, None, &[], None, None, None, false);
+    let c = T::dot_scaled::<D, u8, f32>(a, sa, DotFormat::E4M3, b, sb, DotFormat::E4M3, None, false);
+    T::store(c_ptr.add_offsets(T::expand_dims(rm, 1) * N + T::expand_dims(rn, 0)), c, None, &[], None, None);
+}
