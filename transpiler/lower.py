@@ -32,6 +32,7 @@ from .ops import (
     INT_TYPES,
     METHODS,
     OPS,
+    REQUIRED,
     SCALAR_CONSTS,
     Op,
     Param,
@@ -306,7 +307,7 @@ class FunctionLowerer:
             self.stmt_compound_assign(node)
         else:
             v = self.expr(node)
-            if v is not OMIT and isinstance(v.expr, ast.Call):
+            if isinstance(v.expr, ast.Call):
                 self.emit(ast.Expr(v.expr), node)
 
     def stmt_let_declaration(self, node: Node) -> None:
@@ -373,8 +374,6 @@ class FunctionLowerer:
             v = self.expr(value)
         finally:
             self.expected_elem = prev_expected
-        if v is OMIT:
-            raise self.err(value, "E0002", "`None` cannot be bound to a variable")
         if v.block_ptr is not None:
             py = self.declare(rust, v.ty)
             self.bind_block_ptr(py, v.block_ptr, node, fresh=True)
@@ -691,7 +690,8 @@ class FunctionLowerer:
     def expr_identifier(self, node: Node) -> Val:
         ident = text(node)
         if ident == "None":
-            return OMIT  # type: ignore[return-value]
+            raise self.err(node, "E0002", "`None` is only an argument of a DSL method",
+                           "it stands for an argument left at its default: `T::load(ptr, None, ...)`")
         b = self.lookup(ident)
         if b is not None:
             return Val(name(b.py), b.ty, block_ptr=self.block_ptrs.get(b.py))
@@ -707,7 +707,7 @@ class FunctionLowerer:
         ty_node = item.child_by_field_name("type")
         sub = FunctionLowerer(self.ctx, None, item, self.T)
         v = sub.expr(item.child_by_field_name("value"))
-        if v is OMIT or v.ty.kind != "const":
+        if v.ty.kind != "const":
             raise self.err(node, "E0002", f"module constant `{ident}` is not a compile-time value",
                            "module `const`s used by kernels must be literals or arithmetic on literals")
         elem = text(ty_node) if ty_node is not None and text(ty_node) in DTYPES else v.ty.elem
@@ -1047,10 +1047,19 @@ class FunctionLowerer:
 
         return SPECIAL_RULES.get(op.rule, SPECIAL_RULES["call"])(self, op, arg_nodes, generics, node)
 
+    def arg(self, node: Node) -> Val | _Omit:
+        """A DSL method argument: `None` is the argument left out, `Some(x)` is `x`."""
+        if node.type == "identifier" and text(node) == "None":
+            return OMIT
+        return self.expr(node)
+
     def lower_args(self, op: Op, arg_nodes: list[Node]) -> list[tuple[Param, Val | _Omit, Node]]:
         out = []
         for i, (p, a) in enumerate(zip(op.params, arg_nodes, strict=True)):
-            v = self.expr(a)
+            v = self.arg(a)
+            if v is OMIT and p.default is REQUIRED:
+                raise self.err(a, "E0008", f"`{op.name}` needs a value for `{p.name}`",
+                               "`None` only stands for optional arguments")
             if v is not OMIT and v.block_ptr is not None and (i != 0 or op.name not in BLOCK_PTR_OPS):
                 raise self.err(a, "E0008", "a block pointer can only be passed to `load`, `store` and `advance`",
                                "make it with `T::make_block_ptr` and move it with `T::advance`")
