@@ -43,3 +43,12 @@ def test_every_diagnostic_code_is_documented():
     text = (ROOT / "docs" / "diagnostics.md").read_text()
     missing = [code for code in CODES if f"| {code} |" not in text]
     assert not missing
+
+
+def test_readme_example_is_what_the_transpiler_writes():
+    from transpiler import transpile_source
+
+    readme = (ROOT / "README.md").read_text()
+    rust = re.search(r"```rust\n(.*?)```", readme, re.S).group(1)
+    python = re.search(r"```python\n(# Generated.*?)```", readme, re.S).group(1)
+    assert transpile_source(rust, "vector_add.rs").text == python
