@@ -52,9 +52,7 @@ def transpile(srcs: tuple[str, ...], outdir: str, quiet: bool) -> None:
 
     A folder given as SRC keeps its sub-folders and gets __init__.py files.
     """
-    from transpiler.pipeline import write
-
-    from transpiler.pipeline import orphans
+    from transpiler.pipeline import orphans, write
 
     files = _plan(srcs, outdir)
     changed = write(files)
