@@ -14,11 +14,11 @@ from transpiler import __version__
 from transpiler.diagnostics import TranspileError
 
 
-def _fail(err: TranspileError) -> None:
+def _fail(err: TranspileError, outcome: str = "nothing was written") -> None:
     for d in err.diagnostics:
         click.echo(d.render() + "\n", err=True)
     n = len(err.diagnostics)
-    click.echo(f"error: aborting due to {n} error{'s' if n != 1 else ''}; nothing was written", err=True)
+    click.echo(f"error: aborting due to {n} error{'s' if n != 1 else ''}; {outcome}", err=True)
     sys.exit(1)
 
 
@@ -111,7 +111,7 @@ def run(file, kernel, grid, consts, args, dtype, expects, seed, interpret) -> No
         click.echo(summarize(report))
         failures = check_expectations(report, parse_kv(expects, "--expect"))
     except TranspileError as e:
-        _fail(e)
+        _fail(e, "the kernel did not run")
     except (RunError, BackendError) as e:
         click.echo(f"error: {e}", err=True)
         sys.exit(1)

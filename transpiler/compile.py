@@ -64,8 +64,14 @@ def compile_batch(requests: list[dict]) -> list[dict]:
             text = compiled.asm.get("ptx") or compiled.asm.get("amdgcn") or ""
             res["entry"] = req["kernel"] in text
         except Exception as e:  # reported to the caller, which decides
+            from .sourcemap import triton_diagnostic
+
             res["ok"] = False
             res["error"] = f"{type(e).__name__}: {e}"[-3000:]
+            diag = triton_diagnostic(e, module) if "module" in locals() else None
+            if diag is not None:
+                res["rust_line"] = diag.line
+                res["diagnostic"] = diag.render()
         results.append(res)
     return results
 

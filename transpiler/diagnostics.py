@@ -22,6 +22,7 @@ CODES = {
     "E0008": "unsupported argument",
     "E0009": "no kernels found",
     "E0010": "I/O error",
+    "E0011": "Triton rejected the generated kernel",
     "W0001": "item not translated",
 }
 

@@ -123,6 +123,7 @@ def load(path: str | os.PathLike, *, interpret: bool | None = None) -> ModuleTyp
     module = _import_file(py, mod_name)
     module.__rs2triton_kernels__ = {k.name: k for k in result.kernels}
     module.__rs2triton_source__ = str(p)
+    module.__rs2triton_line_map__ = result.line_map
     module.__rs2triton_interpret__ = interp
     return module
 

@@ -169,7 +169,7 @@ class FunctionLowerer:
 
     def emit(self, stmt: ast.stmt, node: Node | None = None) -> None:
         if node is not None:
-            stmt.lineno = node.start_point[0] + 1  # Rust line, for a future source map
+            stmt.rs_line = node.start_point[0] + 1  # the Rust line: see sourcemap.py
         self.bodies[-1].append(stmt)
 
     def is_float(self, ty: Ty) -> bool | None:
@@ -1202,10 +1202,15 @@ def lower_kernel(ctx: ModuleContext, kernel: Kernel) -> ast.FunctionDef:
                                   value=attr_path(f"{ptr.name}.dtype.element_ty")))
     if prelude and len(body) == 1 and isinstance(body[0], ast.Pass):
         body = []
-    return ast.FunctionDef(
+    fn_line = fn.child_by_field_name("name").start_point[0] + 1
+    for stmt in prelude:
+        stmt.rs_line = fn_line
+    func = ast.FunctionDef(
         name=kernel.name,
         args=ast.arguments(posonlyargs=[], args=args, kwonlyargs=[], kw_defaults=[], defaults=[]),
         body=prelude + body, decorator_list=[attr_path("triton.jit")], returns=None, type_params=[])
+    func.rs_line = fn_line
+    return func
 
 
 def _docstring(doc: str) -> str:

@@ -18,6 +18,7 @@ from .discover import Kernel, collect
 from .lower import ModuleContext, lower_kernel
 from .parse import parse
 from .render import render_module, unparse
+from .sourcemap import line_map
 
 
 @dataclass
@@ -28,6 +29,7 @@ class Result:
     text: str | None  # None when the file holds no kernels
     kernels: list[Kernel] = field(default_factory=list)
     warnings: list[Diagnostic] = field(default_factory=list)
+    line_map: dict[int, int] = field(default_factory=dict)  # generated line -> Rust line
 
 
 def transpile_source(source: bytes | str, path: str = "<string>") -> Result:
@@ -55,6 +57,7 @@ def transpile_source(source: bytes | str, path: str = "<string>") -> Result:
     if errors:
         raise TranspileError(errors)
     helpers = [unparse(h) for h in ctx.helpers.values()]
+    functions = list(ctx.helpers.values()) + kernel_defs
     consts = [unparse(c) for c in ctx.used_consts.values()]
     text = render_module(path, items.doc, sorted(ctx.imports), consts,
                          helpers + [unparse(f) for f in kernel_defs])
@@ -62,7 +65,7 @@ def transpile_source(source: bytes | str, path: str = "<string>") -> Result:
         compile(ast.parse(text), path, "exec")
     except SyntaxError as e:  # pragma: no cover - a bug in rs2triton, never a user error
         raise RuntimeError(f"rs2triton generated invalid Python for {path}: {e}\n{text}") from e
-    return Result(path, text, items.kernels, items.warnings)
+    return Result(path, text, items.kernels, items.warnings, line_map(functions, text))
 
 
 def transpile_file(path: str | os.PathLike, display: str | None = None) -> Result:

@@ -166,11 +166,20 @@ def run(path: str, kernel_name: str, grid: tuple[int, ...], consts: dict[str, st
     before = {k: (v.clone() if hasattr(v, "clone") else v) for k, v in args.items()}
     fn = getattr(module, kernel_name)
     start = time.perf_counter()
-    fn[grid](*args.values(), **const_values)
-    if backend.kind != "interpreter":
-        import torch
+    try:
+        fn[grid](*args.values(), **const_values)
+        if backend.kind != "interpreter":
+            import torch
 
-        torch.cuda.synchronize()
+            torch.cuda.synchronize()
+    except Exception as e:  # a Triton error: point at the Rust line when we can
+        from .diagnostics import TranspileError
+        from .sourcemap import triton_diagnostic
+
+        diag = triton_diagnostic(e, module)
+        if diag is None:
+            raise
+        raise TranspileError([diag]) from e
     seconds = time.perf_counter() - start
     import torch
 

@@ -1,0 +1,52 @@
+"""Triton's errors in generated code are reported at the Rust line they came from."""
+
+import ast
+
+from click.testing import CliRunner
+
+from cli import main
+from tests.compile_helper import compile_in_subprocess
+from transpiler import transpile_source
+
+REJECTED = """/// Triton needs a compile-time bound for arange.
+#[kernel]
+pub fn k<T: Triton>(x_ptr: T::Pointer<f32>, n: i32) {
+    let pid = T::program_id(Axis::X);
+    // a runtime bound
+    let offs = T::arange(0, n);
+    T::store(x_ptr.add_offsets(offs), T::zeros::<f32>(&[4]), None, &[], None, None);
+}
+"""
+
+
+def test_every_generated_statement_maps_to_its_rust_line():
+    res = transpile_source(REJECTED, "rejected.rs")
+    lines = res.text.splitlines()
+    by_text = {lines[i - 1].strip(): rust for i, rust in res.line_map.items()}
+    assert by_text["pid = tl.program_id(0)"] == 4
+    assert by_text["offs = tl.arange(0, n)"] == 6
+    assert by_text["tl.store(x_ptr + offs, tl.zeros([4], dtype=tl.float32))"] == 7
+    assert by_text["def k(x_ptr, n):"] == 3
+    for node in ast.walk(ast.parse(res.text)):  # every statement of the kernel body is mapped
+        if isinstance(node, ast.stmt) and not isinstance(node, (ast.Import, ast.ImportFrom)):
+            assert node.lineno in res.line_map, lines[node.lineno - 1]
+
+
+def test_run_reports_a_triton_error_at_the_rust_line(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "rejected.rs").write_text(REJECTED)
+    res = CliRunner().invoke(main, ["run", "rejected.rs", "k", "--grid", "1", "-a", "x_ptr=4", "-a", "n=4"])
+    assert res.exit_code == 1
+    assert "error[E0011]: Triton rejected this kernel" in res.output and "constexpr" in res.output
+    assert "--> rejected.rs:6:5" in res.output and "let offs = T::arange(0, n);" in res.output
+    assert "Traceback" not in res.output
+
+
+def test_compile_errors_carry_the_rust_line(tmp_path):
+    path = tmp_path / "rejected.rs"
+    path.write_text(REJECTED)
+    [res] = compile_in_subprocess([{"file": str(path), "kernel": "k", "target": "cuda:90", "dtypes": {},
+                                    "consts": {}}])
+    assert not res["ok"]
+    assert res["rust_line"] == 6, res
+    assert "rejected.rs:6:5" in res["diagnostic"]
