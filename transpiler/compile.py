@@ -54,6 +54,7 @@ def compile_batch(requests: list[dict]) -> list[dict]:
     results = []
     for req in requests:
         res = dict(req)
+        module = None
         try:
             module = load(req["file"], interpret=False)
             info = module.__rs2triton_kernels__[req["kernel"]]
@@ -68,7 +69,7 @@ def compile_batch(requests: list[dict]) -> list[dict]:
 
             res["ok"] = False
             res["error"] = f"{type(e).__name__}: {e}"[-3000:]
-            diag = triton_diagnostic(e, module) if "module" in locals() else None
+            diag = triton_diagnostic(e, module) if module is not None else None
             if diag is not None:
                 res["rust_line"] = diag.line
                 res["diagnostic"] = diag.render()
