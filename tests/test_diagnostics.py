@@ -80,6 +80,14 @@ def test_syntax_error_points_at_the_gap():
     assert d.col == len("    let y = offs + 1") + 1
 
 
+def test_a_broken_signature_is_not_blamed_on_a_missing_semicolon():
+    src = "#[kernel]\npub fn k<T: Triton>(\n    x: T::Pointer<f32> y: i32,\n) {}\n"
+    with pytest.raises(TranspileError) as info:
+        transpile_source(src, "sig.rs")
+    d = info.value.diagnostics[0]
+    assert d.code == "E0001" and d.line == 3 and "expected `;`" not in d.message
+
+
 def test_unresolved_dtype():
     header = HEADER.replace("x_ptr: T::Pointer<D>", "x_ptr: T::Pointer<f32>")
     d, _ = diagnose("    let z = T::zeros::<D>(&[B]);\n", header)

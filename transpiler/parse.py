@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 
 import tree_sitter_rust
@@ -24,8 +25,36 @@ def named_children(node: Node) -> list[Node]:
     return [c for c in node.named_children if c.type not in ("line_comment", "block_comment")]
 
 
+_TILE_ATTR = re.compile(rb"#\[\s*tile(?:_loop|_pid_swizzle)?\s*\(")
+
+
+def blank_tile_attributes(source: bytes) -> bytes:
+    """Blank out `#[tile(...)]`-style attributes (same length, newlines kept).
+
+    They annotate `#[tiled_kernel]` parameters, which are not translated, and a
+    parameter with two of them is valid Rust that tree-sitter-rust cannot parse.
+    Blanking keeps every other byte (and so every diagnostic position) in place.
+    """
+    out = bytearray(source)
+    for m in _TILE_ATTR.finditer(source):
+        depth, i = 0, m.start() + 1  # at the `[`
+        while i < len(source):
+            c = source[i:i + 1]
+            if c in (b"[", b"("):
+                depth += 1
+            elif c in (b"]", b")"):
+                depth -= 1
+                if depth == 0:
+                    break
+            i += 1
+        for j in range(m.start(), min(i + 1, len(source))):
+            if out[j] not in (0x0A, 0x0D):
+                out[j] = 0x20
+    return bytes(out)
+
+
 def parse(source: bytes, smap: SourceMap) -> Tree:
-    tree = _parser().parse(source)
+    tree = _parser().parse(blank_tile_attributes(source))
     if tree.root_node.has_error:
         bad = _first_error(tree.root_node)
         if bad.is_missing:
@@ -34,7 +63,8 @@ def parse(source: bytes, smap: SourceMap) -> Tree:
         else:
             snippet = text(bad).split("\n")[0][:30]
             prev = _previous_leaf(bad)
-            if prev is not None and prev.end_point[0] < bad.start_point[0] and text(prev) not in (";", "{", "}", ","):
+            if (prev is not None and prev.end_point[0] < bad.start_point[0]
+                    and (text(prev) in (")", "]") or prev.type.endswith(("identifier", "literal")))):
                 # A statement that runs into the next line: rustc's "expected `;`, found ...".
                 d = smap.diag(prev, "E0001", f"expected `;`, found `{snippet.split()[0]}`",
                               "add `;` at the end of this line")

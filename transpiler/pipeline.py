@@ -155,7 +155,7 @@ def write(files: dict[Path, str]) -> list[Path]:
 
 
 def orphans(files: dict[Path, str], outdir: str | os.PathLike) -> list[Path]:
-    """Generated modules in ``outdir`` that no input produces any more (their source is gone)."""
+    """Generated modules in ``outdir`` whose Rust source (named in their header) is gone."""
     root = Path(outdir)
     if not root.is_dir():
         return []
@@ -169,7 +169,9 @@ def orphans(files: dict[Path, str], outdir: str | os.PathLike) -> list[Path]:
         except (OSError, UnicodeDecodeError):
             continue
         if first.startswith(HEADER_PREFIX):
-            found.append(py)
+            source = first[len(HEADER_PREFIX):].split(". Do not edit")[0]
+            if not Path(source).exists():  # another input's module is not an orphan
+                found.append(py)
     return found
 
 
