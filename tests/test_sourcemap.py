@@ -39,6 +39,7 @@ def test_run_reports_a_triton_error_at_the_rust_line(tmp_path, monkeypatch):
     assert res.exit_code == 1
     assert "error[E0011]: Triton rejected this kernel" in res.output and "constexpr" in res.output
     assert "--> rejected.rs:6:5" in res.output and "let offs = T::arange(0, n);" in res.output
+    assert "bounds must be compile-time values" in res.output
     assert "Traceback" not in res.output
 
 
@@ -50,3 +51,23 @@ def test_compile_errors_carry_the_rust_line(tmp_path):
     assert not res["ok"]
     assert res["rust_line"] == 6, res
     assert "rejected.rs:6:5" in res["diagnostic"]
+
+
+def test_a_runtime_last_descriptor_stride_gets_a_dsl_hint(tmp_path):
+    path = tmp_path / "desc.rs"
+    path.write_text("""#[kernel]
+pub fn d<T: Triton, const B: i32>(x_ptr: T::Pointer<f32>, n: i32, s: i32) {
+    let desc = T::make_tensor_descriptor(x_ptr, &[n, n], &[n, s], &[B, B], None);
+    let t = T::load_tensor_descriptor(desc, &[0, 0]);
+    T::store_tensor_descriptor(desc, &[0, 0], t);
+}
+""")
+    [res] = compile_in_subprocess([{"file": str(path), "kernel": "d", "target": "cuda:90", "dtypes": {},
+                                    "consts": {"B": 16}}])
+    assert not res["ok"] and res["rust_line"] == 3
+    assert "last stride must be the compile-time constant 1" in res["diagnostic"]
+
+
+def test_parameter_attributes_are_ignored():
+    res = transpile_source("#[kernel]\npub fn k<T: Triton>(#[allow(unused)] x: T::Pointer<f32>, n: i32) {}\n", "a.rs")
+    assert "def k(x, n):" in res.text

@@ -220,6 +220,8 @@ def _signature(fn: Node, doc: str | None, attr_args: Node | None, smap: SourceMa
     dtype_names = {d.name for d in dtype_params}
     params: list[KernelParam] = []
     for p in named_children(fn.child_by_field_name("parameters")):
+        if p.type == "attribute_item":  # `#[allow(unused)] x: ...`: no runtime meaning
+            continue
         if p.type != "parameter":
             raise smap.error(p, "E0007", "unsupported kernel parameter",
                              "kernel parameters are `name: T::Pointer<D>` or scalars such as `n: i32`")

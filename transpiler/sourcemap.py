@@ -82,6 +82,24 @@ def generated_line(exc: BaseException, path: str, text: str) -> int | None:
     return None
 
 
+# Triton messages that do not say what is wrong in DSL terms: (text in the Rust line,
+# text in Triton's message) -> a hint.
+KNOWN_ERRORS = [
+    ("make_tensor_descriptor", "_semantic", "a tensor descriptor's last stride must be the compile-time constant 1: "
+     "pass `1` there, not a runtime stride"),
+    ("arange", "constexpr", "`T::arange` bounds must be compile-time values: const generics or literals"),
+    ("zeros", "constexpr", "shapes must be compile-time values: const generics or literals"),
+    ("full", "constexpr", "shapes must be compile-time values: const generics or literals"),
+]
+
+
+def _hint(source_line: str, message: str) -> str | None:
+    for in_line, in_message, hint in KNOWN_ERRORS:
+        if in_line in source_line and in_message in message:
+            return hint
+    return None
+
+
 def triton_diagnostic(exc: BaseException, module) -> Diagnostic | None:
     """A Triton error in a generated kernel, reported at the Rust line it came from."""
     path = getattr(module, "__file__", None)
@@ -103,5 +121,7 @@ def triton_diagnostic(exc: BaseException, module) -> Diagnostic | None:
     source_line = rust_lines[rust - 1] if rust - 1 < len(rust_lines) else ""
     col = len(source_line) - len(source_line.lstrip()) + 1
     message = str(exc).strip().splitlines()[-1] if str(exc).strip() else type(exc).__name__
+    where = f"the generated Python is {path}:{line}"
+    hint = _hint(source_line, str(exc))
     return Diagnostic("E0011", f"Triton rejected this kernel: {message}", rust_path, rust, col,
-                      max(1, len(source_line.strip())), f"the generated Python is {path}:{line}", source_line)
+                      max(1, len(source_line.strip())), f"{hint} ({where})" if hint else where, source_line)
