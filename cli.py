@@ -1,4 +1,4 @@
-"""rs2triton's command line: ``transpile``, ``check``, ``run`` and ``ops``.
+"""rs2triton's command line: ``transpile``, ``check``, ``show``, ``run`` and ``ops``.
 
 Exit codes: 0 success; 1 a user error (diagnostics printed, nothing written) or,
 for ``check``, stale output; 2 a usage error.
@@ -81,6 +81,24 @@ def check(srcs: tuple[str, ...], outdir: str) -> None:
                    f"run: rs2triton transpile {' '.join(srcs)} -o {outdir}", err=True)
         sys.exit(1)
     click.echo(f"{len(files)} generated files up to date", err=True)
+
+
+@main.command()
+@click.argument("file", type=click.Path(exists=True, dir_okay=False))
+def show(file: str) -> None:
+    """Print the Python Triton module generated for FILE (writes nothing)."""
+    from transpiler.pipeline import transpile_file
+
+    try:
+        res = transpile_file(file)
+    except TranspileError as e:
+        _fail(e)
+    for w in res.warnings:
+        click.echo(w.render() + "\n", err=True)
+    if res.text is None:
+        click.echo(f"{file} has no #[kernel] functions", err=True)
+        sys.exit(1)
+    click.echo(res.text, nl=False)
 
 
 @main.command()

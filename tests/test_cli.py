@@ -171,3 +171,14 @@ def test_separate_inputs_into_one_folder_are_not_orphans(runner, tree):
     res = runner.invoke(main, ["transpile", "src/matmul.rs", "-o", "out"])
     assert res.exit_code == 0 and "warning" not in res.output
     assert runner.invoke(main, ["check", "src/matmul.rs", "-o", "out"]).exit_code == 0
+
+
+def test_show_prints_the_module_and_writes_nothing(runner, tree):
+    res = runner.invoke(main, ["show", "src/vector_add.rs"])
+    assert res.exit_code == 0
+    assert res.output == (ROOT / "tests" / "golden" / "vector_add.py").read_text().replace(
+        "kernels_rs/vector_add.rs", "src/vector_add.rs")
+    assert sorted(p.name for p in tree.iterdir()) == ["src"]
+    (tree / "src" / "none.rs").write_text("pub struct S;\n")
+    res = runner.invoke(main, ["show", "src/none.rs"])
+    assert res.exit_code == 1 and "no #[kernel]" in res.output
