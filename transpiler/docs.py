@@ -7,6 +7,12 @@ from .ops import COMPILED_ONLY, ENUMS, METHODS, OPS, REQUIRED, Op
 _STATUS = {True: "tested", False: "mapped"}
 
 
+def _status(op: Op) -> str:
+    if op.rule == "unsupported":
+        return "unsupported"
+    return "compiled" if op.name in COMPILED_ONLY else _STATUS[op.tested]
+
+
 def _signature(op: Op, receiver: bool = False) -> str:
     params = [p.name for p in op.params]
     if receiver:
@@ -50,10 +56,7 @@ def ops_markdown() -> str:
     for group in sorted(groups):
         lines += [f"## {group}", "", "| DSL | Triton | dropped when | status | note |", "|---|---|---|---|---|"]
         for op in groups[group]:
-            status = "unsupported" if op.rule == "unsupported" else _STATUS[op.tested]
-            if op.name in COMPILED_ONLY:
-                status = "compiled"
-            lines.append(f"| `{_signature(op)}` | {_target(op)} | {_drops(op)} | {status} | {op.note} |")
+            lines.append(f"| `{_signature(op)}` | {_target(op)} | {_drops(op)} | {_status(op)} | {op.note} |")
         lines.append("")
     lines += ["## value methods", "", "| DSL | Triton | status | note |", "|---|---|---|---|"]
     for op in METHODS.values():
@@ -73,7 +76,5 @@ def ops_markdown() -> str:
 def ops_table() -> str:
     rows = []
     for op in sorted(OPS.values(), key=lambda o: o.name):
-        status = "unsupported" if op.rule == "unsupported" else _STATUS[op.tested]
-        status = "compiled" if op.name in COMPILED_ONLY else status
-        rows.append(f"{op.name:<26} {_target(op).strip('`'):<32} {status}")
+        rows.append(f"{op.name:<26} {_target(op).strip('`'):<32} {_status(op)}")
     return "\n".join(rows) + "\n"

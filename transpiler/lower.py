@@ -51,6 +51,7 @@ from .pyast import (
     attr_path,
     call,
     const,
+    is_comment_marker,
     is_default,
     literal_value,
     name,
@@ -248,7 +249,7 @@ class FunctionLowerer:
             if scoped:
                 self.scopes.pop()
                 self.live.pop()
-        if not any(not _is_comment_stmt(s) for s in body):
+        if not any(not is_comment_marker(s) for s in body):
             body.append(ast.Pass())
         return defined
 
@@ -1173,11 +1174,6 @@ def _suggest(word: str, table: dict) -> str:
 
 def named_children_with_comments(block: Node) -> list[Node]:
     return list(block.named_children)
-
-
-def _is_comment_stmt(s: ast.stmt) -> bool:
-    return (isinstance(s, ast.Expr) and isinstance(s.value, ast.Call)
-            and isinstance(s.value.func, ast.Name) and s.value.func.id == COMMENT_CALL)
 
 
 def lower_kernel(ctx: ModuleContext, kernel: Kernel) -> ast.FunctionDef:

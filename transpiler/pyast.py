@@ -18,6 +18,12 @@ PY_RESERVED = frozenset(
 
 COMMENT_CALL = "__rs2triton_comment__"
 
+
+def is_comment_marker(stmt: ast.stmt) -> bool:
+    """A `# comment` carried through the AST as a marker call (rendered back by render.py)."""
+    return (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)
+            and isinstance(stmt.value.func, ast.Name) and stmt.value.func.id == COMMENT_CALL)
+
 class _Omit:
     """An argument left out of the generated call (`None`, or a Triton default)."""
 

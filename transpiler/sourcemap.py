@@ -10,17 +10,12 @@ from __future__ import annotations
 import ast
 
 from .diagnostics import Diagnostic
-from .pyast import COMMENT_CALL
-
-
-def _is_marker(stmt: ast.stmt) -> bool:
-    return (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)
-            and isinstance(stmt.value.func, ast.Name) and stmt.value.func.id == COMMENT_CALL)
+from .pyast import is_comment_marker
 
 
 def _walk(stmts: list[ast.stmt], skip_markers: bool):
     for stmt in stmts:
-        if skip_markers and _is_marker(stmt):
+        if skip_markers and is_comment_marker(stmt):
             continue
         yield stmt
         for field in ("body", "orelse"):
