@@ -11,7 +11,7 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --quiet --upgrade pip
 	# torch: the CPU wheel where one is provided (a plain `torch` pulls a multi-GB CUDA build).
 	$(BIN)/pip install --quiet "torch==2.13.0" || $(BIN)/pip install --quiet torch
-	$(BIN)/pip install --quiet -e ".[dev]"
+	$(BIN)/pip install --quiet -e ".[run,dev]"
 	touch $(STAMP)
 
 ## Set up, transpile the bundled kernels_rs/ into build/kernels_py/, run vector_add and check it against torch.
@@ -37,7 +37,7 @@ $(VENV36)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV36)
 	$(VENV36)/bin/pip install --quiet --upgrade pip
 	$(VENV36)/bin/pip install --quiet "torch==2.13.0" || $(VENV36)/bin/pip install --quiet torch
-	$(VENV36)/bin/pip install --quiet -e ".[dev]" "triton==3.6.0" "numpy<2.3"
+	$(VENV36)/bin/pip install --quiet -e ".[run,dev]" "triton==3.6.0" "numpy<2.3"
 	touch $(VENV36)/.installed
 
 test-triton36: $(VENV36)/.installed

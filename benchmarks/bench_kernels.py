@@ -26,13 +26,13 @@ def main() -> None:
     ap.add_argument("--smoke", action="store_true", help="tiny sizes, any backend")
     opts = ap.parse_args()
 
-    import transpiler
-    from transpiler.loader import use_interpreter
+    import rs2triton
+    from rs2triton.loader import use_interpreter
 
     interp = use_interpreter(None)
     if interp and not opts.smoke:
         sys.exit("no GPU visible to torch: timings would be meaningless (use --smoke to test the script)")
-    gen = transpiler.load(ROOT / "kernels_rs" / "vector_add.rs")  # fixes the backend before triton
+    gen = rs2triton.load(ROOT / "kernels_rs" / "vector_add.rs")  # fixes the backend before triton
     import torch
     import triton
     from triton.testing import do_bench
@@ -42,9 +42,9 @@ def main() -> None:
 
     dev = "cpu" if interp else "cuda"
     small = opts.smoke
-    sm = transpiler.load(ROOT / "kernels_rs" / "softmax.rs")
-    mm = transpiler.load(ROOT / "kernels_rs" / "matmul.rs")
-    ln = transpiler.load(ROOT / "kernels_rs" / "layernorm.rs")
+    sm = rs2triton.load(ROOT / "kernels_rs" / "softmax.rs")
+    mm = rs2triton.load(ROOT / "kernels_rs" / "matmul.rs")
+    ln = rs2triton.load(ROOT / "kernels_rs" / "layernorm.rs")
 
     def bench(fn):
         if small:

@@ -15,7 +15,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from transpiler.pipeline import transpile_source  # noqa: E402
+from rs2triton.pipeline import transpile_source  # noqa: E402
 
 
 def main() -> None:

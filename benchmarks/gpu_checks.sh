@@ -14,7 +14,7 @@ PY=${PYTHON:-python3}
 RS2TRITON_TEST_DEVICE=cuda $PY -m pytest -q -p no:cacheprovider \
   tests/test_kernels.py tests/test_semantics.py tests/test_cli.py tests/test_golden.py tests/test_diagnostics.py \
   2>&1 | tee "$OUT/pytest_gpu.txt"
-$PY cli.py run kernels_rs/softmax.rs softmax_forward --grid 37 -c BLOCK_SIZE=128 \
+$PY -m rs2triton run kernels_rs/softmax.rs softmax_forward --grid 37 -c BLOCK_SIZE=128 \
   -a x_ptr=37x100 -a y_ptr=37x100 -a n_rows=37 -a n_cols=100 -a stride=100 --dtype f16 \
   --expect "y_ptr=torch.softmax(x_ptr, dim=1)" 2>&1 | tee "$OUT/demo.txt"
 $PY -W ignore benchmarks/bench_kernels.py --json "$OUT/bench.json" 2>&1 | tee "$OUT/bench.txt"

@@ -3,7 +3,7 @@
 import pytest
 import torch
 
-import transpiler
+import rs2triton
 from tests.compile_helper import compile_in_subprocess
 from tests.conftest import DEVICE
 
@@ -12,7 +12,7 @@ SRC = "tests/kernels/block_ptr.rs"
 
 @pytest.fixture(scope="module")
 def mod():
-    return transpiler.load(SRC)
+    return rs2triton.load(SRC)
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float16])

@@ -3,11 +3,12 @@
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
-from cli import main
+from rs2triton.cli import main
 from tests.conftest import DEVICE, ROOT
 
 
@@ -128,8 +129,14 @@ def test_ops_lists_the_table(runner):
 
 
 def test_console_script_and_module_entry_agree():
-    proc = subprocess.run([sys.executable, str(ROOT / "cli.py"), "--version"], capture_output=True, text=True)
-    assert proc.returncode == 0 and "rs2triton" in proc.stdout
+    from rs2triton import __version__
+
+    module = subprocess.run([sys.executable, "-m", "rs2triton", "--version"], capture_output=True, text=True)
+    assert module.returncode == 0 and module.stdout.strip() == f"rs2triton, version {__version__}"
+    script = shutil.which("rs2triton", path=str(Path(sys.executable).parent))
+    assert script is not None, "the rs2triton console script is not installed next to this Python"
+    proc = subprocess.run([script, "--version"], capture_output=True, text=True)
+    assert proc.stdout == module.stdout
 
 
 def test_tiled_kernel_is_skipped_with_a_warning(runner, tree):

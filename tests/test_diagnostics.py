@@ -2,7 +2,7 @@
 
 import pytest
 
-from transpiler import TranspileError, transpile_source
+from rs2triton import TranspileError, transpile_source
 
 HEADER = """use teeny_triton::triton::*;
 

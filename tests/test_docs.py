@@ -3,9 +3,9 @@
 import os
 import re
 
+from rs2triton.docs import ops_markdown
+from rs2triton.ops import OPS, TESTED
 from tests.conftest import ROOT
-from transpiler.docs import ops_markdown
-from transpiler.ops import OPS, TESTED
 
 TRAIT = ROOT.parent / "shared" / "dsl" / "triton_trait.txt"
 
@@ -31,14 +31,14 @@ def test_table_has_every_trait_method():
 def test_ops_marked_tested_are_exercised_by_kernels_under_test():
     sources = "".join(p.read_text() for d in ("kernels_rs", "tests/kernels") for p in (ROOT / d).glob("*.rs"))
     used = set(re.findall(r"T::(\w+)", sources))
-    from transpiler.ops import COMPILED_ONLY
+    from rs2triton.ops import COMPILED_ONLY
 
     missing = sorted((TESTED | COMPILED_ONLY) - used)
     assert not missing, f"ops marked tested but used by no kernel under test: {missing}"
 
 
 def test_every_diagnostic_code_is_documented():
-    from transpiler.diagnostics import CODES
+    from rs2triton.diagnostics import CODES
 
     text = (ROOT / "docs" / "diagnostics.md").read_text()
     missing = [code for code in CODES if f"| {code} |" not in text]
@@ -46,7 +46,7 @@ def test_every_diagnostic_code_is_documented():
 
 
 def test_readme_example_is_what_the_transpiler_writes():
-    from transpiler import transpile_source
+    from rs2triton import transpile_source
 
     readme = (ROOT / "README.md").read_text()
     rust = re.search(r"```rust\n(.*?)```", readme, re.S).group(1)

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from rs2triton.pipeline import check, plan, write
 from tests.conftest import ROOT
-from transpiler.pipeline import check, plan, write
 
 GOLDEN = ROOT / "tests" / "golden"
 UPDATE = os.environ.get("RS2TRITON_UPDATE_GOLDEN") == "1"
@@ -46,7 +46,7 @@ def test_generation_is_deterministic():
 
 
 def test_golden_files_are_ruff_clean_and_formatted():
-    from transpiler.render import _ruff
+    from rs2triton.render import _ruff
 
     lint = subprocess.run([_ruff(), "check", "--isolated", str(GOLDEN)], capture_output=True, text=True)
     assert lint.returncode == 0, lint.stdout + lint.stderr

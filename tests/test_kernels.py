@@ -3,7 +3,7 @@
 import pytest
 import torch
 
-import transpiler
+import rs2triton
 from tests.cases import CASES
 from tests.compile_helper import compile_in_subprocess
 from tests.conftest import DEVICE
@@ -16,7 +16,7 @@ PARAMS = [pytest.param(c, dt, id=f"{c.id}-{DTYPE_NAMES[dt]}") for c in CASES for
 
 @pytest.mark.parametrize("case,dtype", PARAMS)
 def test_matches_torch(case, dtype):
-    module = transpiler.load(case.file)
+    module = rs2triton.load(case.file)
     kernel = getattr(module, case.kernel)
     args = case.make_args(dtype, torch.Generator().manual_seed(1234))
     dev_args = {k: v.to(DEVICE) if isinstance(v, torch.Tensor) else v for k, v in args.items()}
@@ -30,7 +30,7 @@ def test_matches_torch(case, dtype):
 
 
 def _request(case, dtype, target):
-    module = transpiler.load(case.file)
+    module = rs2triton.load(case.file)
     info = module.__rs2triton_kernels__[case.kernel]
     return {"file": case.file, "kernel": case.kernel, "target": target,
             "dtypes": {d.name: DTYPE_NAMES[dtype] for d in info.dtype_params}, "consts": case.consts}

@@ -2,8 +2,8 @@
 
 import subprocess
 
+from rs2triton.render import _ruff
 from tests.conftest import ROOT
-from transpiler.render import _ruff
 
 
 def test_project_is_ruff_clean():

@@ -1,4 +1,4 @@
-"""transpiler.load: importing .rs files, caching, and the interpreter/GPU decision."""
+"""rs2triton.load: importing .rs files, caching, and the interpreter/GPU decision."""
 
 import os
 import subprocess
@@ -7,7 +7,7 @@ import textwrap
 
 import pytest
 
-import transpiler
+import rs2triton
 from tests.conftest import DEVICE, ROOT
 
 
@@ -21,8 +21,8 @@ def _python(code: str, interpret: bool | None):
 
 
 def test_load_returns_the_cached_module_with_kernel_signatures():
-    first = transpiler.load(ROOT / "kernels_rs" / "matmul.rs")
-    assert transpiler.load(ROOT / "kernels_rs" / "matmul.rs") is first
+    first = rs2triton.load(ROOT / "kernels_rs" / "matmul.rs")
+    assert rs2triton.load(ROOT / "kernels_rs" / "matmul.rs") is first
     info = first.__rs2triton_kernels__["matmul"]
     assert [p.name for p in info.params][:3] == ["a_ptr", "b_ptr", "c_ptr"]
     assert [c.name for c in info.consts] == ["BLOCK_M", "BLOCK_N", "BLOCK_K"]
@@ -30,10 +30,10 @@ def test_load_returns_the_cached_module_with_kernel_signatures():
 
 
 def test_load_imports_a_generated_py_file(tmp_path):
-    res = transpiler.transpile_file(ROOT / "kernels_rs" / "relu.rs")
+    res = rs2triton.transpile_file(ROOT / "kernels_rs" / "relu.rs")
     path = tmp_path / "relu_gen.py"
     path.write_text(res.text)
-    mod = transpiler.load(path)
+    mod = rs2triton.load(path)
     import torch
 
     dy, y = torch.randn(50), torch.randn(50)
@@ -46,16 +46,16 @@ def test_a_file_without_kernels_is_an_error(tmp_path):
     path = tmp_path / "empty.rs"
     path.write_text("pub struct S;\n")
     with pytest.raises(ValueError, match="no #\\[kernel\\]"):
-        transpiler.load(path)
+        rs2triton.load(path)
 
 
 @pytest.mark.skipif(DEVICE != "cpu", reason="the check is for machines without a GPU")
 def test_compile_mode_triton_without_gpu_is_explained():
     proc = _python("""
-        import triton, transpiler
+        import triton, rs2triton
         try:
-            transpiler.load("kernels_rs/relu.rs")
-        except transpiler.loader.BackendError as e:
+            rs2triton.load("kernels_rs/relu.rs")
+        except rs2triton.loader.BackendError as e:
             print("BackendError:", e)
     """, interpret=False)
     assert "BackendError: Triton was imported for compilation but torch sees no GPU" in proc.stdout, proc.stderr
@@ -63,10 +63,10 @@ def test_compile_mode_triton_without_gpu_is_explained():
 
 def test_asking_for_the_other_mode_after_import_is_explained():
     proc = _python("""
-        import triton, transpiler
+        import triton, rs2triton
         try:
-            transpiler.load("kernels_rs/relu.rs", interpret=False)
-        except transpiler.loader.BackendError as e:
+            rs2triton.load("kernels_rs/relu.rs", interpret=False)
+        except rs2triton.loader.BackendError as e:
             print("BackendError:", e)
     """, interpret=True)
     assert "already imported for the CPU interpreter" in proc.stdout, proc.stderr
@@ -74,12 +74,12 @@ def test_asking_for_the_other_mode_after_import_is_explained():
 
 def test_load_picks_the_interpreter_before_triton_is_imported():
     proc = _python("""
-        import sys, torch, transpiler
+        import sys, torch, rs2triton
         assert "triton" not in sys.modules
-        mod = transpiler.load("kernels_rs/vector_add.rs")
+        mod = rs2triton.load("kernels_rs/vector_add.rs")
         a = torch.arange(10.0); out = torch.empty(10)
         mod.vector_add[(1,)](a, a, out, 10, BLOCK_SIZE=16)
-        print(out.tolist() == (2 * a).tolist(), transpiler.loader.triton_mode())
+        print(out.tolist() == (2 * a).tolist(), rs2triton.loader.triton_mode())
     """, interpret=None)
     if DEVICE == "cpu":
         assert proc.stdout.split() == ["True", "True"], proc.stderr

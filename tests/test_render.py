@@ -2,7 +2,7 @@
 
 import ast
 
-from transpiler import transpile_source
+from rs2triton import transpile_source
 
 TRICKY = r'''//! Module doc with """ and {{ jinja }} and {% raw %}.
 /// Tricky """ quotes, \\ backslashes, \x00 and %s.

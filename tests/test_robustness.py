@@ -7,8 +7,8 @@ import re
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from rs2triton import TranspileError, transpile_source
 from tests.conftest import ROOT
-from transpiler import TranspileError, transpile_source
 
 SOURCES = [p.read_text() for p in sorted((ROOT / "kernels_rs").glob("*.rs"))] + [
     p.read_text() for p in sorted((ROOT / "tests" / "kernels").glob("*.rs"))]

@@ -6,7 +6,7 @@ import math
 import pytest
 import torch
 
-import transpiler
+import rs2triton
 from tests.compile_helper import compile_in_subprocess
 from tests.conftest import DEVICE
 
@@ -15,7 +15,7 @@ SRC = "tests/kernels/semantics.rs"
 
 @pytest.fixture(scope="module")
 def mod():
-    return transpiler.load(SRC)
+    return rs2triton.load(SRC)
 
 
 def rdiv(a, b):  # Rust integer division

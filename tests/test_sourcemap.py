@@ -4,9 +4,9 @@ import ast
 
 from click.testing import CliRunner
 
-from cli import main
+from rs2triton import transpile_source
+from rs2triton.cli import main
 from tests.compile_helper import compile_in_subprocess
-from transpiler import transpile_source
 
 REJECTED = """/// Triton needs a compile-time bound for arange.
 #[kernel]

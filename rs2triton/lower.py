@@ -3,8 +3,8 @@
 One method per tree-sitter node kind: ``stmt_<kind>`` for statements and
 ``expr_<kind>`` for expressions. A node kind without a method is reported as an
 unsupported construct, located at the node. Op calls (``T::load(...)``) are
-looked up in :mod:`transpiler.ops`; how each is built is a rule in
-:mod:`transpiler.rules`.
+looked up in :mod:`rs2triton.ops`; how each is built is a rule in
+:mod:`rs2triton.rules`.
 
 Expressions lower to :class:`Val`: the Python AST plus a small static type
 (:class:`Ty`) so that Rust's semantics survive the trip (integer ``/`` must

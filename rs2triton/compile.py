@@ -3,7 +3,7 @@
 ``compile_kernel(jit_fn, kernel, "cuda:90", {"D": "f16"}, {"BLOCK_SIZE": 128})`` runs
 Triton's whole pipeline (TTIR -> TTGIR -> LLVM -> PTX/cubin, or AMDGCN/hsaco).
 Compilation needs Triton imported in compile mode (no ``TRITON_INTERPRET``), so
-``python -m transpiler.compile`` compiles a JSON batch of requests in a fresh
+``python -m rs2triton.compile`` compiles a JSON batch of requests in a fresh
 process; the test-suite, which runs the interpreter in-process, uses that.
 """
 

@@ -1,4 +1,4 @@
-"""Importing kernels from Python: ``transpiler.load("kernels_rs/foo.rs")``.
+"""Importing kernels from Python: ``rs2triton.load("kernels_rs/foo.rs")``.
 
 The generated module is written to a content-addressed cache folder and
 imported from there (Triton reads a kernel's source through ``inspect``, so it

@@ -40,7 +40,7 @@ def ops_markdown() -> str:
     lines = [
         "# DSL methods and their Triton translations",
         "",
-        "<!-- Generated from transpiler/ops.py by `rs2triton ops --markdown`; do not edit. -->",
+        "<!-- Generated from rs2triton/ops.py by `rs2triton ops --markdown`; do not edit. -->",
         "",
         f"All {len(OPS)} methods of the DSL's `Triton` trait, and the value methods. Arguments are",
         "positional in the DSL; the generated call uses Triton's keywords and leaves out any argument",

@@ -2,7 +2,7 @@
 
 Each row of the op table (``ops.py``) names a rule; ``SPECIAL_RULES`` maps the name
 to a function ``rule(lw, op, arg_nodes, generics, node) -> Val`` here, where ``lw``
-is the :class:`~transpiler.lower.FunctionLowerer` of the function being lowered.
+is the :class:`~rs2triton.lower.FunctionLowerer` of the function being lowered.
 Helpers that generated code may call (``_upcast_f16``, ``_atan``, ``_cat``) live
 here too and are emitted into a module only when used.
 """

@@ -3,7 +3,7 @@
 ``rs2triton run FILE.rs KERNEL --grid ... --const ... --arg ...``: pointer
 arguments get generated tensors of the given shape, scalars the given values.
 The backend (CUDA / ROCm / the CPU interpreter) is chosen before the kernels
-are imported, see :mod:`transpiler.loader`.
+are imported, see :mod:`rs2triton.loader`.
 """
 
 from __future__ import annotations

@@ -10,8 +10,8 @@ import sys
 
 import click
 
-from transpiler import __version__
-from transpiler.diagnostics import TranspileError
+from rs2triton import __version__
+from rs2triton.diagnostics import TranspileError
 
 
 def _fail(err: TranspileError, outcome: str = "nothing was written") -> None:
@@ -24,7 +24,7 @@ def _fail(err: TranspileError, outcome: str = "nothing was written") -> None:
 
 def _plan(srcs: tuple[str, ...], outdir: str) -> dict:
     """Every output file's text, warnings printed; exits 1 on any user error."""
-    from transpiler.pipeline import plan
+    from rs2triton.pipeline import plan
 
     warnings: list = []
     try:
@@ -52,7 +52,7 @@ def transpile(srcs: tuple[str, ...], outdir: str, quiet: bool) -> None:
 
     A folder given as SRC keeps its sub-folders and gets __init__.py files.
     """
-    from transpiler.pipeline import orphans, write
+    from rs2triton.pipeline import orphans, write
 
     files = _plan(srcs, outdir)
     changed = write(files)
@@ -71,7 +71,7 @@ def transpile(srcs: tuple[str, ...], outdir: str, quiet: bool) -> None:
               help="Folder the generated modules were written to.")
 def check(srcs: tuple[str, ...], outdir: str) -> None:
     """Exit 1 with a unified diff if OUTDIR is stale; writes nothing."""
-    from transpiler.pipeline import check as check_files
+    from rs2triton.pipeline import check as check_files
 
     files = _plan(srcs, outdir)
     diffs = check_files(files, outdir)
@@ -87,7 +87,7 @@ def check(srcs: tuple[str, ...], outdir: str) -> None:
 @click.argument("file", type=click.Path(exists=True, dir_okay=False))
 def show(file: str) -> None:
     """Print the Python Triton module generated for FILE (writes nothing)."""
-    from transpiler.pipeline import transpile_file
+    from rs2triton.pipeline import transpile_file
 
     try:
         res = transpile_file(file)
@@ -119,9 +119,9 @@ def run(file, kernel, grid, consts, args, dtype, expects, seed, interpret) -> No
 
     Runs on CUDA or ROCm when torch sees a GPU, else on Triton's CPU interpreter.
     """
-    from transpiler.loader import BackendError
-    from transpiler.runner import RunError, check_expectations, parse_grid, parse_kv, summarize
-    from transpiler.runner import run as run_kernel
+    from rs2triton.loader import BackendError
+    from rs2triton.runner import RunError, check_expectations, parse_grid, parse_kv, summarize
+    from rs2triton.runner import run as run_kernel
 
     try:
         report = run_kernel(file, kernel, parse_grid(grid), parse_kv(consts, "--const"),
@@ -145,7 +145,7 @@ def run(file, kernel, grid, consts, args, dtype, expects, seed, interpret) -> No
 @click.option("--markdown", is_flag=True, help="Print the generated docs/ops.md.")
 def ops(markdown: bool) -> None:
     """List the DSL methods and their Triton translations."""
-    from transpiler.docs import ops_markdown, ops_table
+    from rs2triton.docs import ops_markdown, ops_table
 
     click.echo(ops_markdown() if markdown else ops_table(), nl=False)
 

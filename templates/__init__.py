@@ -1,1 +1,0 @@
-"""Jinja templates for generated modules (package data)."""
