@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from .ops import COMPILED_ONLY, ENUMS, METHODS, OPS, REQUIRED, Op
+from .ops import COMPILED_ONLY, ENUMS, METHODS, OPS, REQUIRED, UNSUPPORTED, Op
 
 _STATUS = {True: "tested", False: "mapped"}
 
 
 def _status(op: Op) -> str:
-    if op.rule == "unsupported":
+    if op.rule == UNSUPPORTED:
         return "unsupported"
     return "compiled" if op.name in COMPILED_ONLY else _STATUS[op.tested]
 
@@ -21,7 +21,7 @@ def _signature(op: Op, receiver: bool = False) -> str:
 
 
 def _target(op: Op) -> str:
-    if op.rule == "unsupported":
+    if op.rule == UNSUPPORTED:
         return "not supported yet"
     if op.rule == "binop":
         return f"`x {op.target} y`"
@@ -67,7 +67,7 @@ def ops_markdown() -> str:
             lines.append(f"| `{enum}::{k}` | `{v!r}` |")
     n_tested = sum(op.tested for op in OPS.values())
     n_compiled = sum(op.name in COMPILED_ONLY for op in OPS.values())
-    n_unsupported = sum(op.rule == "unsupported" for op in OPS.values())
+    n_unsupported = sum(op.rule == UNSUPPORTED for op in OPS.values())
     lines += ["", f"{n_tested} tested, {n_compiled} compiled only, "
               f"{len(OPS) - n_tested - n_compiled - n_unsupported} mapped, {n_unsupported} not supported.", ""]
     return "\n".join(lines)

@@ -40,7 +40,7 @@ def lower_helper(ctx: ModuleContext, fn_name: str, triton: str, use: Node,
             raise ctx.smap.error(p, "E0007", "combine functions take plain parameters")
         rust = text(p.child_by_field_name("pattern")).removeprefix("mut ").strip()
         elem = lw._annotation_elem(p.child_by_field_name("type"))
-        args.append(ast.arg(arg=lw.declare(rust, Ty("tensor", elem))))
+        args.append(ast.arg(arg=lw.names.declare(rust, Ty("tensor", elem))))
     body_node = fn.child_by_field_name("body")
     children = list(body_node.named_children)
     real = [c for c in children if c.type not in ("line_comment", "block_comment")]

@@ -15,11 +15,13 @@ cannot be ``.to()``-cast, and so on).
 from __future__ import annotations
 
 import ast
+import contextlib
 import re
 from dataclasses import dataclass, field
 
 from tree_sitter import Node
 
+from . import semantics
 from .diagnostics import SourceMap, TranspileError
 from .discover import Kernel
 from .ops import (
@@ -34,6 +36,7 @@ from .ops import (
     OPS,
     REQUIRED,
     SCALAR_CONSTS,
+    UNSUPPORTED,
     Op,
     Param,
 )
@@ -42,7 +45,6 @@ from .pyast import (
     COMMENT_CALL,
     NONE_TY,
     OMIT,
-    PY_RESERVED,
     UNKNOWN,
     BlockPtr,
     Ty,
@@ -55,9 +57,10 @@ from .pyast import (
     is_default,
     literal_value,
     name,
-    python_name,
     shape_form,
 )
+from .rules import SPECIAL_RULES
+from .scope import Binding, Names
 
 # Why a construct is not in the DSL, and what to write instead.
 UNSUPPORTED_HINTS = {
@@ -77,13 +80,6 @@ UNSUPPORTED_HINTS = {
     "let_chain": "split the condition into nested `if`s",
     "yield_expression": "kernels cannot yield",
 }
-
-
-@dataclass
-class Binding:
-    py: str
-    ty: Ty
-    constexpr: bool = False  # bound with `name: tl.constexpr = ...`: Triton forbids rebinding it
 
 
 @dataclass
@@ -113,25 +109,6 @@ def is_float_elem(elem: str | None, kernel: Kernel | None) -> bool | None:
     return None
 
 
-def _join_kind(*tys: Ty) -> str:
-    kinds = {t.kind for t in tys}
-    if "ptrs" in kinds:
-        return "ptrs"
-    if "tensor" in kinds:
-        return "tensor"
-    if kinds & {"scalar", "ptr", "index"}:
-        return "scalar" if "ptr" not in kinds else "ptrs"
-    if kinds == {"const"}:
-        return "const"
-    return "unknown"
-
-
-def _rank(elem: str | None) -> int:
-    order = ["bool", "i8", "u8", "i16", "u16", "i32", "u32", "i64", "u64", "isize", "usize",
-             "f16", "bf16", "f32", "f64"]
-    return order.index(elem) if elem in order else -1
-
-
 _BINOPS = {
     "+": ast.Add, "-": ast.Sub, "*": ast.Mult, "%": ast.Mod, "&": ast.BitAnd, "|": ast.BitOr,
     "^": ast.BitXor, "<<": ast.LShift, ">>": ast.RShift,
@@ -151,18 +128,12 @@ class FunctionLowerer:
         self.kernel = kernel
         self.fn = fn
         self.T = triton
-        self.scopes: list[dict[str, Binding]] = [{}]
-        self.live: list[set[str]] = [set()]
-        self.used: set[str] = set(PY_RESERVED)
+        self.names = Names()
         self.bodies: list[list[ast.stmt]] = [[]]
-        self.dtype_aliases: dict[str, str] = {}  # dtype param -> Python alias name
         self.dtype_bounds = dtype_bounds or {}
         self.expected_elem: str | None = None
         self.loop_depth = 0
         self.block_ptrs: dict[str, BlockPtr] = {}  # Python name of a bound block pointer -> its parts
-        # Names the then-branch of an `if` defined, with their types: Triton merges a name
-        # bound in both branches, so the else-branch may reuse it only with the same type.
-        self.forbidden: dict[str, Ty] = {}
 
     # ------------------------------------------------------------------ helpers
     def err(self, node: Node, code: str, msg: str, hint: str | None = None) -> TranspileError:
@@ -178,42 +149,6 @@ class FunctionLowerer:
             return BOUND_IS_FLOAT.get(self.dtype_bounds[ty.elem])
         return is_float_elem(ty.elem, self.kernel)
 
-    def fresh(self, base: str) -> str:
-        base = base if base not in PY_RESERVED else base + "_"
-        if base not in self.used:
-            return base
-        i = 1
-        while f"{base}_{i}" in self.used:
-            i += 1
-        return f"{base}_{i}"
-
-    def lookup(self, rust: str) -> Binding | None:
-        for scope in reversed(self.scopes):
-            if rust in scope:
-                return scope[rust]
-        return None
-
-    def declare(self, rust: str, ty: Ty, constexpr: bool = False) -> str:
-        """Bind a Rust `let` name in the current scope and return its Python name.
-
-        Shadowing in the same scope reuses the name (``let x = x + 1`` -> ``x = x + 1``);
-        a binding that would clobber a name live in an enclosing block is renamed, so
-        the outer value is intact once the inner block ends, as in Rust.
-        """
-        current = self.scopes[-1].get(rust)
-        if current is not None and not current.constexpr and not constexpr:
-            py = current.py
-        else:
-            base = python_name(rust)
-            sibling = self.forbidden.get(base)
-            clash = (base in self.live[-1] or base in self.dtype_aliases.values()
-                     or (sibling is not None and (constexpr or not _same_known(sibling, ty))))
-            py = self.fresh(base) if clash else base
-        self.scopes[-1][rust] = Binding(py, ty, constexpr)
-        self.used.add(py)
-        self.live[-1].add(py)
-        return py
-
     def dtype_expr(self, rust_ty: str, node: Node) -> ast.expr:
         if rust_ty in DTYPES:
             return attr_path(DTYPES[rust_ty])
@@ -223,32 +158,21 @@ class FunctionLowerer:
                 raise self.err(node, "E0005", f"cannot resolve dtype parameter `{rust_ty}`",
                                f"no pointer parameter is declared `{self.T}::Pointer<{rust_ty}>`, so its "
                                "element type is unknown in Python; add one or use a concrete type")
-            alias = self.dtype_aliases.get(rust_ty)
-            if alias is None:
-                alias = rust_ty if rust_ty not in self.used else self.fresh(rust_ty)
-                self.used.add(alias)
-                self.dtype_aliases[rust_ty] = alias
-            return name(alias)
+            return name(self.names.dtype_alias(rust_ty))
         raise self.err(node, "E0005", f"unknown element type `{rust_ty}`",
                        "use a dtype parameter of the kernel or one of f16, bf16, f32, f64, i8..i64, u8..u64, bool")
 
     # ------------------------------------------------------------- blocks/stmts
     def lower_block_into(self, block: Node, body: list[ast.stmt], scoped: bool = True) -> dict[str, Ty]:
         """Lower a `{ ... }` block's statements into ``body``; returns the names it bound."""
-        if scoped:
-            self.scopes.append({})
-            self.live.append(set(self.live[-1]))
-        self.bodies.append(body)
-        defined: dict[str, Ty] = {}
-        try:
-            for child in named_children_with_comments(block):
-                self.lower_stmt(child)
-        finally:
-            self.bodies.pop()
-            defined = {b.py: b.ty for b in self.scopes[-1].values()}
-            if scoped:
-                self.scopes.pop()
-                self.live.pop()
+        with self.names.scope() if scoped else contextlib.nullcontext():
+            self.bodies.append(body)
+            try:
+                for child in named_children_with_comments(block):
+                    self.lower_stmt(child)
+            finally:
+                self.bodies.pop()
+            defined = self.names.bindings()
         if not any(not is_comment_marker(s) for s in body):
             body.append(ast.Pass())
         return defined
@@ -294,12 +218,9 @@ class FunctionLowerer:
             self.stmt_while(node)
         elif kind == "block":
             # A nested block: its own Rust scope, but no Python block.
-            self.scopes.append({})
-            try:
+            with self.names.scope(python_block=False):
                 for child in named_children_with_comments(node):
                     self.lower_stmt(child)
-            finally:
-                self.scopes.pop()
         elif kind == "return_expression":
             self.stmt_return_expression(node)
         elif kind == "assignment_expression":
@@ -343,7 +264,7 @@ class FunctionLowerer:
             targets = []
             for i, rust in enumerate(names):
                 ity = items[i] if i < len(items) else UNKNOWN
-                py = "_" if rust is None else self.declare(rust, ity)
+                py = "_" if rust is None else self.names.declare(rust, ity)
                 targets.append(ast.Name(id=py, ctx=ast.Store()))
             self.emit(ast.Assign(targets=[ast.Tuple(elts=targets, ctx=ast.Store())], value=v.expr), node)
             return
@@ -367,16 +288,16 @@ class FunctionLowerer:
         self.expected_elem = annotated
         try:
             if value.type == "if_expression" and not self._simple_if(value):
-                py = self.declare_pending(rust)
+                py = self.names.declare_pending(rust)
                 stmt, ty = self.lower_if_value(value, py)
                 self.emit(stmt, node)
-                self.bind(rust, py, ty)
+                self.names.bind(rust, py, ty)
                 return
             v = self.expr(value)
         finally:
             self.expected_elem = prev_expected
         if v.block_ptr is not None:
-            py = self.declare(rust, v.ty)
+            py = self.names.declare(rust, v.ty)
             self.bind_block_ptr(py, v.block_ptr, node, fresh=True)
             return
         ty = v.ty
@@ -385,24 +306,12 @@ class FunctionLowerer:
         if (ty.kind == "const" or v.static_choice) and not mutable and ty.elem not in ("str", "list", "enum"):
             # Triton turns a plain `x = 4` into a runtime tensor; an immutable compile-time
             # `let` stays compile-time (a shape, an arange bound, a weakly typed scalar).
-            py = self.declare(rust, ty, constexpr=True)
+            py = self.names.declare(rust, ty, constexpr=True)
             self.emit(ast.AnnAssign(target=ast.Name(id=py, ctx=ast.Store()), annotation=attr_path("tl.constexpr"),
                                     value=v.expr, simple=1), node)
             return
-        py = self.declare(rust, ty)
+        py = self.names.declare(rust, ty)
         self.emit(ast.Assign(targets=[ast.Name(id=py, ctx=ast.Store())], value=v.expr), node)
-
-    def declare_pending(self, rust: str) -> str:
-        py = self.declare(rust, UNKNOWN)
-        # The binding only becomes visible after its initializer: hide it meanwhile.
-        del self.scopes[-1][rust]
-        self.live[-1].discard(py)
-        return py
-
-    def bind(self, rust: str, py: str, ty: Ty) -> None:
-        self.scopes[-1][rust] = Binding(py, ty)
-        self.live[-1].add(py)
-        self.used.add(py)
 
     def stmt_return_expression(self, node: Node) -> None:
         """A bare `return;` ends the program early (`if row >= n { return; }`)."""
@@ -425,7 +334,7 @@ class FunctionLowerer:
         if node.type != "identifier":
             raise self.err(node, "E0002", "only plain variables can be assigned to",
                            UNSUPPORTED_HINTS["index_expression"])
-        b = self.lookup(text(node))
+        b = self.names.lookup(text(node))
         if b is None:
             raise self.err(node, "E0006", f"cannot find value `{text(node)}` in this scope")
         return b
@@ -448,12 +357,7 @@ class FunctionLowerer:
     def bind_block_ptr(self, py: str, bp: BlockPtr, node: Node, fresh: bool) -> None:
         """Give a block pointer's offsets variables of their own (``{py}_off0``...)."""
         if fresh:
-            parts = []
-            for i in range(len(bp.offsets)):
-                var = self.fresh(f"{py}_off{i}")
-                self.used.add(var)
-                self.live[-1].add(var)
-                parts.append(var)
+            parts = [self.names.fresh_local(f"{py}_off{i}") for i in range(len(bp.offsets))]
             fixed = BlockPtr(self.snapshot(bp.base, f"{py}_base", node),
                              [self.snapshot(e, f"{py}_shape{i}", node) for i, e in enumerate(bp.shape)],
                              [self.snapshot(e, f"{py}_stride{i}", node) for i, e in enumerate(bp.strides)],
@@ -471,8 +375,7 @@ class FunctionLowerer:
         """Keep a name or literal as is; store anything else once, so later code cannot change it."""
         if isinstance(e, (ast.Name, ast.Constant)) or literal_value(e) is not None:
             return e
-        var = self.fresh(base)
-        self.used.add(var)
+        var = self.names.fresh(base)
         self.emit(ast.Assign(targets=[ast.Name(id=var, ctx=ast.Store())], value=e), node)
         return name(var)
 
@@ -513,16 +416,12 @@ class FunctionLowerer:
         alt = node.child_by_field_name("alternative")
         if alt is not None:
             other = named_children(alt)[0]
-            saved = self.forbidden
             # Triton merges names defined in both branches; keep the branches' own lets apart.
-            self.forbidden = {**saved, **defined}
-            try:
+            with self.names.else_branch(defined):
                 if other.type == "if_expression":
                     orelse.append(self.lower_if_stmt(other))
                 else:
                     self.lower_block_into(other, orelse)
-            finally:
-                self.forbidden = saved
         return ast.If(test=cond.expr, body=then, orelse=orelse)
 
     def lower_if_value(self, node: Node, target: str) -> tuple[ast.If, Ty]:
@@ -549,20 +448,17 @@ class FunctionLowerer:
             raise self.err(block, "E0002", "this block has no value",
                            "end the block with an expression (no trailing `;`)")
         tail = real[-1]
-        self.scopes.append({})
-        self.live.append(set(self.live[-1]))
-        self.bodies.append(body)
-        try:
-            for c in children:
-                if c is tail or c.id == tail.id:
-                    break
-                self.lower_stmt(c)
-            v = self.expr(tail)
-            self.emit(ast.Assign(targets=[ast.Name(id=target, ctx=ast.Store())], value=v.expr), tail)
-        finally:
-            self.bodies.pop()
-            self.scopes.pop()
-            self.live.pop()
+        with self.names.scope():
+            self.bodies.append(body)
+            try:
+                for c in children:
+                    if c is tail or c.id == tail.id:
+                        break
+                    self.lower_stmt(c)
+                v = self.expr(tail)
+                self.emit(ast.Assign(targets=[ast.Name(id=target, ctx=ast.Store())], value=v.expr), tail)
+            finally:
+                self.bodies.pop()
         return v.ty
 
     def stmt_for(self, node: Node) -> None:
@@ -570,18 +466,14 @@ class FunctionLowerer:
         if pattern.type != "identifier":
             raise self.err(pattern, "E0002", "only a plain loop variable is supported")
         it = self.range_args(node.child_by_field_name("value"))
-        self.scopes.append({})
-        self.live.append(set(self.live[-1]))
-        try:
-            rust = text(pattern)
-            var = self.declare(rust, Ty("index", "i32"))
-            body: list[ast.stmt] = []
+        body: list[ast.stmt] = []
+        with self.names.scope():
+            var = self.names.declare(text(pattern), Ty("index", "i32"))
             self.loop_depth += 1
-            self.lower_block_into(node.child_by_field_name("body"), body)
-        finally:
-            self.loop_depth -= 1
-            self.scopes.pop()
-            self.live.pop()
+            try:
+                self.lower_block_into(node.child_by_field_name("body"), body)
+            finally:
+                self.loop_depth -= 1
         loop = ast.For(target=ast.Name(id=var, ctx=ast.Store()), iter=call("range", it), body=body, orelse=[])
         self.emit(loop, node)
 
@@ -659,12 +551,10 @@ class FunctionLowerer:
         return self.expr(named_children(node)[0])
 
     def expr_integer_literal(self, node: Node) -> Val:
-        raw = text(node).replace("_", "")
-        m = re.fullmatch(r"(0x[0-9a-fA-F]+|0o[0-7]+|0b[01]+|[0-9]+)([iuf](?:8|16|32|64|size))?", raw)
-        if m is None:
+        parsed = semantics.parse_int_literal(text(node))
+        if parsed is None:
             raise self.err(node, "E0002", f"unsupported integer literal `{text(node)}`")
-        value = int(m.group(1), 0)
-        suffix = m.group(2)
+        value, suffix = parsed
         if suffix in ("f32", "f64"):
             return Val(ast.Constant(float(value)), Ty("const", suffix))
         return Val(ast.Constant(value), Ty("const", suffix or "i32"))
@@ -693,7 +583,7 @@ class FunctionLowerer:
         if ident == "None":
             raise self.err(node, "E0002", "`None` is only an argument of a DSL method",
                            "it stands for an argument left at its default: `T::load(ptr, None, ...)`")
-        b = self.lookup(ident)
+        b = self.names.lookup(ident)
         if b is not None:
             return Val(name(b.py), b.ty, block_ptr=self.block_ptrs.get(b.py))
         if ident in self.ctx.consts:
@@ -724,27 +614,17 @@ class FunctionLowerer:
                 return Val(const(-v.expr.value), v.ty)
             return Val(ast.UnaryOp(op=ast.USub(), operand=v.expr), v.ty)
         if op == "!":
-            if v.ty.kind == "const" and v.ty.elem == "bool":
-                return Val(ast.UnaryOp(op=ast.Not(), operand=v.expr), v.ty)
-            if v.ty.kind == "const" and v.ty.elem in INT_TYPES:
-                return Val(ast.UnaryOp(op=ast.Invert(), operand=v.expr), v.ty)
-            # Logical on bools, bitwise on ints: `~` is both on Triton tensors.
-            return Val(ast.UnaryOp(op=ast.Invert(), operand=v.expr), v.ty)
+            pyop = ast.Not() if semantics.not_is_logical(v.ty) else ast.Invert()
+            return Val(ast.UnaryOp(op=pyop, operand=v.expr), v.ty)
         raise self.err(node, "E0002", f"unsupported unary operator `{op}`",
                        "references and dereferences have no meaning in a kernel")
 
     def _arith_op(self, op: str, left: Val, right: Val, node: Node) -> ast.operator:
         if op == "/":
-            lf, rf = self.is_float(left.ty), self.is_float(right.ty)
-            if lf or rf:
-                return ast.Div()
-            if lf is False and rf is False:
-                return ast.FloorDiv()  # truncating on runtime ints, as in Rust
-            if lf is False and right.ty.kind == "const" and rf is None:
-                return ast.FloorDiv()
-            if rf is False and left.ty.kind == "const" and lf is None:
-                return ast.FloorDiv()
-            return ast.Div()
+            integer = semantics.int_division(self.is_float(left.ty), self.is_float(right.ty),
+                                             left.ty.kind == "const", right.ty.kind == "const")
+            # `//` truncates on Triton's runtime ints, as in Rust (compile-time values: see binop)
+            return ast.FloorDiv() if integer else ast.Div()
         if op in _BINOPS:
             return _BINOPS[op]()
         raise self.err(node, "E0002", f"unsupported operator `{op}`")
@@ -759,12 +639,12 @@ class FunctionLowerer:
         if left.block_ptr is not None or right.block_ptr is not None:
             raise self.err(node, "E0008", "block pointers have no arithmetic",
                            "move a block pointer with `T::advance(ptr, &[..])`")
-        kind = _join_kind(left.ty, right.ty)
+        kind = semantics.join_kind(left.ty, right.ty)
         if op in _CMPOPS:
             return Val(ast.Compare(left=left.expr, ops=[_CMPOPS[op]()], comparators=[right.expr]),
                        Ty(kind, "bool"))
         if op in _BOOLOPS:
-            if kind in ("tensor", "ptrs"):
+            if semantics.bool_op_is_bitwise(kind):
                 pyop = ast.BitAnd() if op == "&&" else ast.BitOr()
                 return Val(ast.BinOp(left=left.expr, op=pyop, right=right.expr), Ty(kind, "bool"))
             return Val(ast.BoolOp(op=_BOOLOPS[op](), values=[left.expr, right.expr]), Ty(kind, "bool"))
@@ -773,12 +653,12 @@ class FunctionLowerer:
             if literal_value(right.expr) == 0:
                 return Val(left.expr, Ty(left.ty.kind, left.ty.elem))
             return Val(ast.BinOp(left=left.expr, op=pyop, right=right.expr), Ty("ptrs", left.ty.elem))
-        folded = _fold(op, left, right)
+        elem = semantics.result_elem(left.ty, right.ty, op, self.is_float)
+        folded = semantics.fold(op, literal_value(left.expr), literal_value(right.expr))
         if folded is not None:
-            return Val(const(folded), Ty("const", self._result_elem(left.ty, right.ty, op)))
-        elem = self._result_elem(left.ty, right.ty, op)
+            return Val(const(folded), Ty("const", elem))
         if (isinstance(pyop, (ast.FloorDiv, ast.Mod)) and kind == "const" and self.is_float(left.ty) is False
-                and (_may_be_negative(left.expr) or _may_be_negative(right.expr))):
+                and semantics.const_div_needs_trunc(left.expr, right.expr)):
             # Compile-time values use Python's floor semantics; Rust truncates toward zero.
             quotient = call("int", [ast.BinOp(left=left.expr, op=ast.Div(), right=right.expr)])
             if isinstance(pyop, ast.FloorDiv):
@@ -787,24 +667,6 @@ class FunctionLowerer:
                             right=ast.BinOp(left=right.expr, op=ast.Mult(), right=quotient))
             return Val(rem, Ty("const", elem))
         return Val(ast.BinOp(left=left.expr, op=pyop, right=right.expr), Ty(kind, elem))
-
-    def _result_elem(self, a: Ty, b: Ty, op: str) -> str | None:
-        if op in ("<<", ">>"):
-            return a.elem
-        # A runtime operand's type wins over a compile-time one (weak literals).
-        if a.runtime and not b.runtime:
-            if self.is_float(b) and self.is_float(a) is False:
-                return b.elem
-            return a.elem
-        if b.runtime and not a.runtime:
-            if self.is_float(a) and self.is_float(b) is False:
-                return a.elem
-            return b.elem
-        if a.elem == b.elem:
-            return a.elem
-        if a.elem is None or b.elem is None:
-            return a.elem or b.elem
-        return a.elem if _rank(a.elem) >= _rank(b.elem) else b.elem
 
     def expr_type_cast_expression(self, node: Node) -> Val:
         target = text(node.child_by_field_name("type"))
@@ -816,12 +678,7 @@ class FunctionLowerer:
 
     def cast_value(self, v: Val, target: str, node: Node) -> Val:
         if isinstance(v.expr, ast.Constant) and isinstance(v.expr.value, (int, float, bool)):
-            value = v.expr.value
-            if target in FLOAT_TYPES:
-                return Val(ast.Constant(float(value)), Ty("const", target))
-            if target == "bool":
-                return Val(ast.Constant(bool(value)), Ty("const", target))
-            return Val(ast.Constant(_wrap_int(int(value), target)), Ty("const", target))
+            return Val(ast.Constant(semantics.cast_constant(v.expr.value, target)), Ty("const", target))
         if v.ty.elem == target:
             return v
         same_class = self.is_float(v.ty) == (target in FLOAT_TYPES) and target not in ("bool",)
@@ -863,15 +720,12 @@ class FunctionLowerer:
         if not real or real[-1].type in ("let_declaration", "expression_statement"):
             raise self.err(node, "E0002", "this block has no value",
                            "end the block with an expression (no trailing `;`)")
-        self.scopes.append({})
-        try:
+        with self.names.scope(python_block=False):
             for c in children:
                 if c.id == real[-1].id:
                     break
                 self.lower_stmt(c)
             return self.expr(real[-1])
-        finally:
-            self.scopes.pop()
 
     def expr_if_expression(self, node: Node) -> Val:
         if self._simple_if(node):
@@ -883,13 +737,12 @@ class FunctionLowerer:
             if cond.ty.kind == body.ty.kind == orelse.ty.kind == "const":
                 ty = Ty("const", elem)
             else:
-                kind = _join_kind(body.ty, orelse.ty)
+                kind = semantics.join_kind(body.ty, orelse.ty)
                 ty = Ty("scalar" if kind in ("const", "unknown") else kind, elem)
             # A compile-time choice keeps a compile-time branch compile-time (see _assign_new).
             static = cond.ty.kind == "const" and "const" in (body.ty.kind, orelse.ty.kind)
             return Val(ast.IfExp(test=cond.expr, body=body.expr, orelse=orelse.expr), ty, static)
-        tmp = self.fresh("_tmp")
-        self.used.add(tmp)
+        tmp = self.names.fresh("_tmp")
         stmt, ty = self.lower_if_value(node, tmp)
         self.emit(stmt, node)
         return Val(name(tmp), ty)
@@ -920,10 +773,8 @@ class FunctionLowerer:
         if head in FLOAT_LIMITS and rest in FLOAT_LIMITS[head]:
             return Val(ast.parse(FLOAT_LIMITS[head][rest], mode="eval").body, Ty("const", head))
         if head in INT_BITS and rest in ("MAX", "MIN"):
-            bits, signed = INT_BITS[head]
-            value = (2 ** (bits - 1) - 1 if signed else 2 ** bits - 1) if rest == "MAX" else \
-                (-(2 ** (bits - 1)) if signed else 0)
-            return Val(const(value), Ty("const", head))
+            lo, hi = semantics.int_limits(head)
+            return Val(const(hi if rest == "MAX" else lo), Ty("const", head))
         if self.kernel is not None and self.kernel.dtype_param(head) is not None or head in self.dtype_bounds:
             return self.dtype_const(head, rest, node)
         if head in ("self", "crate", "super") and rest in self.ctx.consts:
@@ -1028,7 +879,7 @@ class FunctionLowerer:
             if recv.ty.kind == "const" and other.ty.kind == "const":
                 return Val(call(meth, [recv.expr, other.expr]), recv.ty)
             fn = "tl.minimum" if meth == "min" else "tl.maximum"
-            return Val(call(fn, [recv.expr, other.expr]), Ty(_join_kind(recv.ty, other.ty), recv.ty.elem))
+            return Val(call(fn, [recv.expr, other.expr]), Ty(semantics.join_kind(recv.ty, other.ty), recv.ty.elem))
         if meth in ("abs", "sqrt", "exp", "exp2", "ln", "log2", "sin", "cos", "floor", "ceil") and not args:
             target = {"ln": "log"}.get(meth, meth)
             return Val(call(f"tl.{target}", [recv.expr]), Ty("scalar" if recv.ty.kind == "const" else recv.ty.kind,
@@ -1038,15 +889,16 @@ class FunctionLowerer:
                        "and on scalars `.min/.max/.abs()`")
 
     def lower_op(self, op: Op, arg_nodes: list[Node], generics: list[Node], node: Node) -> Val:
+        if op.rule == UNSUPPORTED:
+            raise self.err(node, "E0002", f"`{op.name}` is not supported by rs2triton",
+                           op.note or "see docs/ops.md for the methods that are translated")
         if len(arg_nodes) != len(op.params):
             sig = ", ".join(p.name for p in op.params)
             raise self.err(node, "E0004",
                            f"`{op.name}` takes {len(op.params)} argument{'s' if len(op.params) != 1 else ''} "
                            f"but {len(arg_nodes)} {'were' if len(arg_nodes) != 1 else 'was'} supplied",
                            f"the DSL signature is `{op.name}({sig})`: every argument is positional")
-        from .rules import SPECIAL_RULES
-
-        return SPECIAL_RULES.get(op.rule, SPECIAL_RULES["call"])(self, op, arg_nodes, generics, node)
+        return SPECIAL_RULES[op.rule](self, op, arg_nodes, generics, node)
 
     def arg(self, node: Node) -> Val | _Omit:
         """A DSL method argument: `None` is the argument left out, `Some(x)` is `x`."""
@@ -1115,47 +967,10 @@ class FunctionLowerer:
         return UNKNOWN
 
 
-def _fold(op: str, left: Val, right: Val):
-    """Rust arithmetic on two literals, done now (integer `/` and `%` truncate toward zero)."""
-    a, b = literal_value(left.expr), literal_value(right.expr)
-    if a is None or b is None:
-        return None
-    if isinstance(a, int) and isinstance(b, int):
-        if op in ("/", "%") and b == 0:
-            return None
-        ops = {"+": a + b, "-": a - b, "*": a * b, "&": a & b, "|": a | b, "^": a ^ b}
-        if op == "/":
-            return abs(a) // abs(b) * (1 if (a < 0) == (b < 0) else -1)
-        if op == "%":
-            return a - b * (abs(a) // abs(b) * (1 if (a < 0) == (b < 0) else -1))
-        if op in ("<<", ">>") and 0 <= b < 64:
-            return a << b if op == "<<" else a >> b
-        return ops.get(op)
-    return None
-
-
-def _may_be_negative(e: ast.expr) -> bool:
-    """Whether a compile-time expression could be negative (it subtracts or negates)."""
-    return any(isinstance(n, (ast.Sub, ast.USub)) for n in ast.walk(e)) or (
-        isinstance(literal_value(e), (int, float)) and literal_value(e) < 0)
-
-
-def _same_known(a: Ty, b: Ty) -> bool:
-    return a == b and a.elem is not None and a.kind in ("scalar", "tensor", "ptrs", "const")
-
-
 def _minus_one(e: ast.expr) -> ast.expr:
     if isinstance(e, ast.Constant) and isinstance(e.value, int):
         return const(e.value - 1)
     return ast.BinOp(left=e, op=ast.Sub(), right=ast.Constant(1))
-
-
-def _wrap_int(value: int, target: str) -> int:
-    bits, signed = INT_BITS.get(target, (64, True))
-    value &= (1 << bits) - 1
-    if signed and value >= 1 << (bits - 1):
-        value -= 1 << bits
-    return value
 
 
 def _rust_string(s: str) -> str:
@@ -1183,16 +998,16 @@ def lower_kernel(ctx: ModuleContext, kernel: Kernel) -> ast.FunctionDef:
     args: list[ast.arg] = []
     for p in kernel.params:
         ty = Ty("ptr", p.elem) if p.kind == "pointer" else Ty("scalar", p.elem)
-        args.append(ast.arg(arg=lw.declare(p.name, ty)))
+        args.append(ast.arg(arg=lw.names.declare(p.name, ty)))
     for c in kernel.consts:
-        args.append(ast.arg(arg=lw.declare(c.name, Ty("const", c.rust_type)),
+        args.append(ast.arg(arg=lw.names.declare(c.name, Ty("const", c.rust_type)),
                             annotation=attr_path("tl.constexpr")))
     body: list[ast.stmt] = []
     lw.lower_block_into(fn.child_by_field_name("body"), body, scoped=False)
     prelude: list[ast.stmt] = []
     if kernel.doc:
         prelude.append(ast.Expr(ast.Constant(_docstring(kernel.doc))))
-    for dtype_name, alias in lw.dtype_aliases.items():
+    for dtype_name, alias in lw.names.dtype_aliases():
         ptr = kernel.pointer_for(dtype_name)
         prelude.append(ast.Assign(targets=[ast.Name(id=alias, ctx=ast.Store())],
                                   value=attr_path(f"{ptr.name}.dtype.element_ty")))

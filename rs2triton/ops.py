@@ -7,11 +7,11 @@ spells out op names.
 
 A row (:class:`Op`) names the DSL method, its positional parameters in DSL
 order (:class:`Param`), the Triton callee and a *rule* saying how the call is
-built. Most rows use the generic ``call`` rule: positional DSL arguments become
+built (``UNSUPPORTED``: the method cannot be translated, and a call is an error). Most rows use the generic ``call`` rule: positional DSL arguments become
 Triton arguments, ``Some(x)`` is unwrapped, and any argument equal to Triton's
 own default (``None``, ``&[]``, ``false``, ``EvictionPolicy::NoEvict``...) is
 dropped. Rows with other rules are lowered by the function of the same name in
-``lower.SPECIAL_RULES``.
+``rules.SPECIAL_RULES``; a rule name without a function there stops the import.
 """
 
 from __future__ import annotations
@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 
 # Sentinel: the parameter has no default and must always be passed.
 REQUIRED = object()
+# The rule of a row the DSL names but rs2triton cannot translate: using it is an error.
+UNSUPPORTED = "unsupported"
 
 
 @dataclass(frozen=True)

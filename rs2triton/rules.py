@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ast
 
-from .ops import DTYPES, F32_MATH, Op
+from .ops import DTYPES, F32_MATH, METHODS, OPS, UNSUPPORTED, Op
 from .parse import text
 from .pyast import NONE_TY, OMIT, BlockPtr, Ty, Val, attr_path, call, const, is_default, literal_value
 
@@ -235,8 +235,7 @@ def _block_ptr_access(lw, op: Op, lowered, node) -> Val:
     rank = len(bp.offsets)
     index = []
     for i in range(rank):
-        var = lw.fresh(f"{bp.label}_idx{i}")
-        lw.used.add(var)
+        var = lw.names.fresh(f"{bp.label}_idx{i}")
         lw.emit(ast.Assign(targets=[ast.Name(id=var, ctx=ast.Store())],
                            value=ast.BinOp(left=bp.offsets[i], op=ast.Add(),
                                            right=call("tl.arange", [ast.Constant(0), bp.block[i]]))), node)
@@ -366,3 +365,17 @@ SPECIAL_RULES = {
     "advance": rule_advance,
     "inline_asm": rule_inline_asm,
 }
+
+
+def check_op_table(rows, rules=SPECIAL_RULES) -> None:
+    """Every op-table row names a rule implemented here, or is marked unsupported.
+
+    Run at import, so a row with a misspelt or unimplemented rule stops the program
+    at once instead of being lowered by some other rule.
+    """
+    bad = [f"{op.name} (rule {op.rule!r})" for op in rows if op.rule != UNSUPPORTED and op.rule not in rules]
+    if bad:
+        raise RuntimeError("op table rows without an implemented rule: " + ", ".join(bad))
+
+
+check_op_table([*OPS.values(), *METHODS.values()])

@@ -1,0 +1,189 @@
+"""Rust's value semantics, as rules lowering asks about: one pure module.
+
+Lowering (``lower.py``) walks the tree and builds Python; every question of the
+form "what does Rust compute here" is answered here instead, the way Triton keeps
+``semantic.py`` apart from its ``code_generator.py``. Nothing in this module
+builds syntax or knows tree-sitter: its functions take Python numbers, Rust
+type names and the small static types of :mod:`rs2triton.pyast`, and return
+numbers, type names or decisions. (``may_be_negative`` reads a compile-time
+expression; it does not build one.)
+
+The rules, each tested in ``tests/test_semantics_rules.py`` with the cases where
+the obvious Python differs:
+
+- integer ``/`` and ``%`` truncate toward zero (Python's ``//``/``%`` floor);
+- shifts, literal folding, and wrapping of integers to a type's width;
+- ``as`` casts between every integer and float type;
+- the element type of a binary operation, and whether a value is compile-time,
+  scalar, tensor or pointer (``join_kind``).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+
+from .ops import FLOAT_TYPES, INT_BITS
+from .pyast import Ty, literal_value
+
+# ------------------------------------------------------------------- integers
+
+
+def int_info(elem: str) -> tuple[int, bool]:
+    """(bits, signed) of a Rust integer type; unknown types are taken as i64."""
+    return INT_BITS.get(elem, (64, True))
+
+
+def int_limits(elem: str) -> tuple[int, int]:
+    """``elem::MIN`` and ``elem::MAX`` of a Rust integer type."""
+    bits, signed = int_info(elem)
+    return (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if signed else (0, (1 << bits) - 1)
+
+
+def parse_int_literal(raw: str) -> tuple[int, str | None] | None:
+    """An integer literal's value and suffix (``0xFFu8`` -> ``(255, "u8")``); None if malformed."""
+    m = re.fullmatch(r"(0x[0-9a-fA-F]+|0o[0-7]+|0b[01]+|[0-9]+)([iuf](?:8|16|32|64|size))?", raw.replace("_", ""))
+    if m is None:
+        return None
+    return int(m.group(1), 0), m.group(2)
+
+
+def wrap_int(value: int, elem: str) -> int:
+    """``value`` reduced to ``elem``'s width, two's complement (what `as` does between ints)."""
+    bits, signed = int_info(elem)
+    value &= (1 << bits) - 1
+    if signed and value >= 1 << (bits - 1):
+        value -= 1 << bits
+    return value
+
+
+def trunc_div(a: int, b: int) -> int:
+    """Rust's integer ``a / b``: the quotient rounded toward zero (Python's ``//`` floors)."""
+    return abs(a) // abs(b) * (1 if (a < 0) == (b < 0) else -1)
+
+
+def trunc_rem(a: int, b: int) -> int:
+    """Rust's integer ``a % b``: takes the sign of ``a`` (Python's ``%`` takes ``b``'s)."""
+    return a - b * trunc_div(a, b)
+
+
+def fold(op: str, a, b):
+    """Rust arithmetic on two literal values, done now; None when it is not folded."""
+    if a is None or b is None:
+        return None
+    if isinstance(a, int) and isinstance(b, int):
+        if op in ("/", "%") and b == 0:
+            return None
+        ops = {"+": a + b, "-": a - b, "*": a * b, "&": a & b, "|": a | b, "^": a ^ b}
+        if op == "/":
+            return trunc_div(a, b)
+        if op == "%":
+            return trunc_rem(a, b)
+        if op in ("<<", ">>") and 0 <= b < 64:
+            return a << b if op == "<<" else a >> b
+        return ops.get(op)
+    return None
+
+
+def may_be_negative(e: ast.expr) -> bool:
+    """Whether a compile-time expression could be negative (it subtracts or negates)."""
+    return any(isinstance(n, (ast.Sub, ast.USub)) for n in ast.walk(e)) or (
+        isinstance(literal_value(e), (int, float)) and literal_value(e) < 0)
+
+
+def int_division(left_float: bool | None, right_float: bool | None, left_const: bool, right_const: bool) -> bool:
+    """Whether ``/`` between operands of these kinds is integer division (else true division).
+
+    ``*_float`` is True/False for a known float/integer operand, None when unknown
+    (a dtype parameter bounded by ``Num``); ``*_const``: a compile-time value.
+    """
+    if left_float or right_float:
+        return False
+    if left_float is False and right_float is False:
+        return True
+    if left_float is False and right_const and right_float is None:
+        return True
+    if right_float is False and left_const and left_float is None:
+        return True
+    return False
+
+
+def const_div_needs_trunc(left: ast.expr, right: ast.expr) -> bool:
+    """Compile-time integer ``/``/``%`` that Python's floor rules could get wrong."""
+    return may_be_negative(left) or may_be_negative(right)
+
+
+# ---------------------------------------------------------------- booleans
+
+
+def not_is_logical(ty: Ty) -> bool:
+    """Whether Rust's ``!`` is Python's ``not`` (a compile-time bool) rather than ``~``.
+
+    On Triton values ``~`` is both: logical on bools (i1) and bitwise on integers.
+    """
+    return ty.kind == "const" and ty.elem == "bool"
+
+
+def bool_op_is_bitwise(kind: str) -> bool:
+    """Whether ``&&``/``||`` on values of this kind are ``&``/``|`` (elementwise on blocks).
+
+    Python's ``and``/``or`` need one truth value; on tensors both sides are evaluated anyway.
+    """
+    return kind in ("tensor", "ptrs")
+
+
+# ------------------------------------------------------------------- casts
+
+
+def cast_constant(value, target: str):
+    """A literal ``value as target``, computed now."""
+    if target in FLOAT_TYPES:
+        return float(value)
+    if target == "bool":
+        return bool(value)
+    return wrap_int(int(value), target)
+
+
+# ------------------------------------------------------------ result types
+
+_RANK = ["bool", "i8", "u8", "i16", "u16", "i32", "u32", "i64", "u64", "isize", "usize",
+         "f16", "bf16", "f32", "f64"]
+
+
+def rank(elem: str | None) -> int:
+    """Promotion order of element types: the higher-ranked operand's type wins."""
+    return _RANK.index(elem) if elem in _RANK else -1
+
+
+def join_kind(*tys: Ty) -> str:
+    """The kind of a value computed from values of these kinds."""
+    kinds = {t.kind for t in tys}
+    if "ptrs" in kinds:
+        return "ptrs"
+    if "tensor" in kinds:
+        return "tensor"
+    if kinds & {"scalar", "ptr", "index"}:
+        return "scalar" if "ptr" not in kinds else "ptrs"
+    if kinds == {"const"}:
+        return "const"
+    return "unknown"
+
+
+def result_elem(a: Ty, b: Ty, op: str, is_float) -> str | None:
+    """The element type of ``a op b``; ``is_float(ty)`` says True/False/None (unknown)."""
+    if op in ("<<", ">>"):
+        return a.elem
+    # A runtime operand's type wins over a compile-time one (weak literals).
+    if a.runtime and not b.runtime:
+        if is_float(b) and is_float(a) is False:
+            return b.elem
+        return a.elem
+    if b.runtime and not a.runtime:
+        if is_float(a) and is_float(b) is False:
+            return a.elem
+        return b.elem
+    if a.elem == b.elem:
+        return a.elem
+    if a.elem is None or b.elem is None:
+        return a.elem or b.elem
+    return a.elem if rank(a.elem) >= rank(b.elem) else b.elem
