@@ -17,15 +17,8 @@ import tempfile
 from pathlib import Path
 from types import ModuleType
 
+from .cache import cache_dir
 from .pipeline import transpile_file
-
-
-def cache_dir() -> Path:
-    root = os.environ.get("RS2TRITON_CACHE_DIR")
-    if root:
-        return Path(root)
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "rs2triton"
 
 
 def gpu_available() -> bool:

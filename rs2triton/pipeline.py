@@ -1,25 +1,31 @@
 """The pipeline: parse -> discover -> lower -> render, and the file-level plan.
 
 Nothing is written until every input has transpiled: :func:`plan` computes all
-outputs in memory, :func:`write` then writes them atomically.
+outputs in memory, :func:`write` then writes them atomically. :func:`plan` formats
+every module of a run with one ruff call and keeps what it generated in the
+transpile cache (:mod:`rs2triton.cache`), so an unchanged input is not lowered again.
+
+The heavy stages (tree-sitter, lowering, jinja2) are imported when first needed: a
+run served entirely from the cache never loads them.
 """
 
 from __future__ import annotations
 
-import ast
 import difflib
 import os
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from .diagnostics import Diagnostic, SourceMap, TranspileError
-from .discover import Kernel, collect
-from .lower import ModuleContext, lower_kernel
-from .parse import parse
-from .render import HEADER_PREFIX, render_module, unparse
-from .sourcemap import line_map
+from .diagnostics import Diagnostic, TranspileError
+from .render import HEADER_PREFIX
 
+if TYPE_CHECKING:
+    import ast
+
+    from .cache import Cache
+    from .discover import Kernel
 
 @dataclass
 class Result:
@@ -29,10 +35,28 @@ class Result:
     text: str | None  # None when the file holds no kernels
     kernels: list[Kernel] = field(default_factory=list)
     warnings: list[Diagnostic] = field(default_factory=list)
-    line_map: dict[int, int] = field(default_factory=dict)  # generated line -> Rust line
+    # The lowered functions (statements tagged with their Rust line), for `line_map`.
+    functions: list[ast.FunctionDef] = field(default_factory=list, repr=False)
+    _line_map: dict[int, int] | None = field(default=None, repr=False)
+
+    @property
+    def line_map(self) -> dict[int, int]:
+        """{generated line: Rust line}, computed on first use (only run/load need it)."""
+        if self._line_map is None:
+            from .sourcemap import line_map
+
+            self._line_map = line_map(self.functions, self.text) if self.text is not None else {}
+        return self._line_map
 
 
-def transpile_source(source: bytes | str, path: str = "<string>") -> Result:
+def lower_source(source: bytes | str, path: str = "<string>") -> Result:
+    """Parse, lower and print one file; ``text`` is valid Python but not yet formatted."""
+    from .diagnostics import SourceMap
+    from .discover import collect
+    from .lower import ModuleContext, lower_kernel
+    from .parse import parse
+    from .render import render_unformatted, unparse
+
     if isinstance(source, str):
         source = source.encode("utf-8")
     smap = SourceMap(path, source)
@@ -59,22 +83,48 @@ def transpile_source(source: bytes | str, path: str = "<string>") -> Result:
     helpers = [unparse(h) for h in ctx.helpers.values()]
     functions = list(ctx.helpers.values()) + kernel_defs
     consts = [unparse(c) for c in ctx.used_consts.values()]
-    text = render_module(path, items.doc, sorted(ctx.imports), consts,
-                         helpers + [unparse(f) for f in kernel_defs])
-    try:
-        compile(ast.parse(text), path, "exec")
-    except SyntaxError as e:  # pragma: no cover - a bug in rs2triton, never a user error
-        raise RuntimeError(f"rs2triton generated invalid Python for {path}: {e}\n{text}") from e
-    return Result(path, text, items.kernels, items.warnings, line_map(functions, text))
+    text = render_unformatted(path, items.doc, sorted(ctx.imports), consts,
+                              helpers + [unparse(f) for f in kernel_defs])
+    return Result(path, text, items.kernels, items.warnings, functions)
+
+
+def finish(results: list[Result]) -> None:
+    """Lay out every module with one ruff call; each is compiled while ruff works.
+
+    Compiling catches what no parser would (a duplicate parameter, say) before
+    anything is written; formatting changes only the layout.
+    """
+    from .render import format_batch
+
+    todo = [r for r in results if r.text is not None]
+
+    def compile_all() -> None:
+        for r in todo:
+            try:
+                compile(r.text, r.source_path, "exec", dont_inherit=True)
+            except SyntaxError as e:  # pragma: no cover - a bug in rs2triton, never a user error
+                raise RuntimeError(f"rs2triton generated invalid Python for {r.source_path}: {e}\n{r.text}") from e
+
+    for r, text in zip(todo, format_batch([r.text for r in todo], while_waiting=compile_all), strict=True):
+        r.text = text
+
+
+def transpile_source(source: bytes | str, path: str = "<string>") -> Result:
+    res = lower_source(source, path)
+    finish([res])
+    return res
 
 
 def transpile_file(path: str | os.PathLike, display: str | None = None) -> Result:
     p = Path(path)
+    return transpile_source(_read(p), display or _display(p))
+
+
+def _read(p: Path) -> bytes:
     try:
-        data = p.read_bytes()
+        return p.read_bytes()
     except OSError as e:
-        raise TranspileError([Diagnostic("E0010", f"cannot read {path}: {e.strerror}", str(path), 1, 1)]) from e
-    return transpile_source(data, display or _display(p))
+        raise TranspileError([Diagnostic("E0010", f"cannot read {p}: {e.strerror}", str(p), 1, 1)]) from e
 
 
 def _display(p: Path) -> str:
@@ -99,22 +149,42 @@ def discover_sources(srcs: list[str]) -> list[tuple[Path, Path]]:
     return pairs
 
 
-def plan(srcs: list[str], outdir: str | os.PathLike, warnings: list[Diagnostic] | None = None) -> dict[Path, str]:
+def plan(srcs: list[str], outdir: str | os.PathLike, warnings: list[Diagnostic] | None = None,
+         cache: Cache | None = None) -> dict[Path, str]:
     """All output files and their text; raises TranspileError (with every file's errors).
 
-    Warnings (items skipped on purpose) are appended to ``warnings`` when given.
+    Warnings (items skipped on purpose) are appended to ``warnings`` when given. With a
+    ``cache``, inputs whose generated text is cached are not lowered again, and what is
+    generated now is stored.
     """
     out = Path(outdir)
     files: dict[Path, str] = {}
     errors: list[Diagnostic] = []
     packages: set[Path] = set()
     dir_inputs = {Path(s) for s in srcs if Path(s).is_dir()}
+    results: list[tuple[Path, Path, Result]] = []
+    fresh: list[tuple[str | None, Result]] = []
     for src, rel in discover_sources(srcs):
         try:
-            res = transpile_file(src)
+            data = _read(src)
+            key = cache.key(data, _display(src)) if cache is not None else None
+            hit = cache.get(key) if key is not None else None
+            if hit is not None:
+                res = Result(_display(src), hit[0], [], hit[1])
+            else:
+                res = lower_source(data, _display(src))
+                fresh.append((key, res))
         except TranspileError as e:
             errors.extend(e.diagnostics)
             continue
+        results.append((src, rel, res))
+    if errors:
+        raise TranspileError(errors)
+    finish([res for _, res in fresh])
+    if cache is not None:
+        for key, res in fresh:
+            cache.put(key, res.text, res.warnings)
+    for src, rel, res in results:
         if warnings is not None:
             warnings.extend(res.warnings)
         if res.text is None:

@@ -1,0 +1,143 @@
+"""The transpile cache: unchanged inputs are not lowered again, and nothing stale is ever served."""
+
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from rs2triton import cache, pipeline
+from tests.conftest import ROOT
+
+
+@pytest.fixture
+def counted(monkeypatch):
+    """Counts the files that get lowered (parsed, lowered and printed)."""
+    calls = []
+    real = pipeline.lower_source
+
+    def spy(source, path="<string>"):
+        calls.append(path)
+        return real(source, path)
+
+    monkeypatch.setattr(pipeline, "lower_source", spy)
+    return calls
+
+
+@pytest.fixture
+def src(tmp_path, monkeypatch):
+    shutil.copytree(ROOT / "kernels_rs", tmp_path / "src")
+    (tmp_path / "src" / "skipped.rs").write_text(
+        "#[kernel]\npub fn k<T: Triton>(x: T::Pointer<f32>) {}\n#[tiled_kernel]\npub fn t<T: Triton>(x: T::Pointer<f32>) {}\n")
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def _plan(c, warnings=None):
+    return pipeline.plan(["src"], "out", warnings, c)
+
+
+def test_unchanged_inputs_are_not_lowered_again(src, tmp_path, counted):
+    c = cache.Cache(root=tmp_path / "cache")
+    cold_warnings, warm_warnings = [], []
+    cold = _plan(c, cold_warnings)
+    assert len(counted) == 6
+    warm = _plan(cache.Cache(root=tmp_path / "cache"), warm_warnings)
+    assert len(counted) == 6, "a warm run lowered a file again"
+    assert warm == cold
+    assert warm == pipeline.plan(["src"], "out")  # the same bytes as without any cache
+    assert warm_warnings == cold_warnings and cold_warnings  # warnings are kept with the text
+
+
+def test_a_changed_file_is_regenerated(src, tmp_path, counted):
+    c = cache.Cache(root=tmp_path / "cache")
+    before = _plan(c)
+    relu = src / "src" / "relu.rs"
+    relu.write_text(relu.read_text().replace("pub fn relu_forward", "pub fn relu_fwd"))
+    after = _plan(c)
+    assert counted.count("src/relu.rs") == 2 and len(counted) == 7
+    assert "def relu_fwd(" in after[src.joinpath("out", "relu.py").relative_to(src)]
+    assert {k: v for k, v in after.items() if k.name != "relu.py"} == {
+        k: v for k, v in before.items() if k.name != "relu.py"}
+
+
+def test_options_and_output_path_are_part_of_the_key(tmp_path):
+    a, b = cache.Cache(root=tmp_path), cache.Cache({"autotune": {"num_warps": [4, 8]}}, root=tmp_path)
+    assert a.fingerprint != b.fingerprint
+    assert a.key(b"x", "a.rs") != b.key(b"x", "a.rs")
+    assert a.key(b"x", "a.rs") != a.key(b"x", "b.rs")
+    assert a.key(b"x", "a.rs") != a.key(b"y", "a.rs")
+
+
+def test_a_corrupt_entry_is_a_miss(src, tmp_path, counted):
+    c = cache.Cache(root=tmp_path / "cache")
+    cold = _plan(c)
+    for entry in (tmp_path / "cache").rglob("*.json"):
+        entry.write_text("{not json")
+    assert _plan(c) == cold and len(counted) == 12
+
+
+def _package_copy(tmp_path):
+    pkg = tmp_path / "pkg"
+    shutil.copytree(ROOT / "rs2triton", pkg / "rs2triton", ignore=shutil.ignore_patterns("__pycache__"))
+    return pkg
+
+
+def _transpile(pkg, workdir, cache_dir):
+    """`rs2triton transpile` run from a copy of the package (as another install would be)."""
+    env = {**os.environ, "PYTHONPATH": str(pkg), "RS2TRITON_CACHE_DIR": str(cache_dir)}
+    env.pop("RS2TRITON_NO_CACHE", None)
+    proc = subprocess.run([sys.executable, "-m", "rs2triton", "transpile", "-q", "src", "-o", "out"],
+                          cwd=workdir, env=env, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    return len(list(cache_dir.rglob("*.json")))
+
+
+def test_a_changed_template_or_version_is_regenerated(src, tmp_path):
+    pkg = _package_copy(tmp_path)
+    cache_dir = tmp_path / "cache"
+    assert _transpile(pkg, src, cache_dir) == 6
+    relu_py = src / "out" / "relu.py"
+    original = relu_py.read_text()
+    assert _transpile(pkg, src, cache_dir) == 6  # nothing changed: nothing new cached
+
+    template = pkg / "rs2triton" / "templates" / "module.py.j2"
+    template.write_text(template.read_text().replace("import triton\n", "import triton  # edited template\n", 1))
+    assert _transpile(pkg, src, cache_dir) == 12
+    assert "import triton  # edited template\n" in relu_py.read_text()
+
+    init = pkg / "rs2triton" / "__init__.py"
+    init.write_text(init.read_text().replace('__version__ = "', '__version__ = "99.', 1))
+    assert _transpile(pkg, src, cache_dir) == 18  # a new version: every file lowered again
+
+    template.write_text(template.read_text().replace("  # edited template", ""))
+    init.write_text(init.read_text().replace('__version__ = "99.', '__version__ = "', 1))
+    assert _transpile(pkg, src, cache_dir) == 18  # back to the original: its entries are reused
+    assert relu_py.read_text() == original
+
+
+def test_package_digest_covers_code_and_templates(tmp_path):
+    pkg = _package_copy(tmp_path) / "rs2triton"
+    base = cache.package_digest.__wrapped__(pkg)
+    (pkg / "lower.py").write_text((pkg / "lower.py").read_text() + "\n# edited\n")
+    edited_code = cache.package_digest.__wrapped__(pkg)
+    (pkg / "templates" / "module.py.j2").write_text("x")
+    assert len({base, edited_code, cache.package_digest.__wrapped__(pkg)}) == 3
+
+
+def test_no_cache_switch(src, tmp_path, monkeypatch):
+    from click.testing import CliRunner
+
+    from rs2triton.cli import main
+
+    monkeypatch.setenv("RS2TRITON_CACHE_DIR", str(tmp_path / "cache"))
+    res = CliRunner().invoke(main, ["transpile", "--no-cache", "src", "-o", "out"])
+    assert res.exit_code == 0, res.output
+    assert not (tmp_path / "cache").exists()
+    monkeypatch.setenv("RS2TRITON_NO_CACHE", "1")
+    assert CliRunner().invoke(main, ["check", "src", "-o", "out"]).exit_code == 0
+    assert not (tmp_path / "cache").exists()
+    monkeypatch.delenv("RS2TRITON_NO_CACHE")
+    assert CliRunner().invoke(main, ["check", "src", "-o", "out"]).exit_code == 0
+    assert len(list((tmp_path / "cache").rglob("*.json"))) == 6
