@@ -182,49 +182,37 @@ def _used(expr: str) -> set[str]:
     return set(re.findall(r"\b(zero|one|half|three|inv_sqrt2|slope)\b", expr))
 
 
+def _elementwise(r: random.Random, doc: str, attr: str, fn: str, bound: str, block: str,
+                 inputs: list[str], out: str, expr: str) -> str:
+    """One 1-D element-wise kernel: load ``inputs``, store ``expr`` into ``out``."""
+    names = _used(expr)
+    ptrs = [_ptr(r, f"{i}_ptr", "InPtr") for i in inputs] + [_ptr(r, f"{out}_ptr", "OutPtr")]
+    params = ",\n    ".join(ptrs + ["n_elements: i32"] + (["slope_v: f32"] if "slope" in names else []))
+    loads = "".join(f"    let {i} = {_load(r, f'{i}_ptr', 'offsets', 'in_bounds')};\n" for i in inputs)
+    return f"""\
+{doc}
+#[kernel{attr}]
+pub fn {fn}<T: Triton, D: {bound}, const {block}: i32>(
+    {params},
+) {WHERE_1D}
+{{
+{_block_prologue(r, block)}
+{loads}{_tiles(block, names)}    let {out} = {expr};
+    {_store(r, f"{out}_ptr", "offsets", out, "in_bounds")}
+}}
+"""
+
+
 def unary_pair(r: random.Random, op: str, uid: str) -> list[str]:
     block = r.choice(["BLOCK_SIZE", "BLOCK"])
     bound = r.choice(["Float", "Float", "Num"]) if op in ("relu", "square", "cube") else "Float"
-    expr = UNARY[op]
-    names = _used(expr)
-    slope_param = ",\n    slope_v: f32" if "slope" in names else ""
-    fwd = f"""\
-{_doc(r, [f"Forward {op}, element by element: y = {expr.replace('T::', '')}."])}
-#[kernel{'(backward = ' + ''.join(w.title() for w in (op + '_' + uid + '_backward').split('_')) + ')' if op in BACKWARD else ''}]
-pub fn {op}_{uid}_forward<T: Triton, D: {bound}, const {block}: i32>(
-    {_ptr(r, "x_ptr", "InPtr")},
-    {_ptr(r, "y_ptr", "OutPtr")},
-    n_elements: i32{slope_param},
-) {WHERE_1D}
-{{
-{_block_prologue(r, block)}
-    let x = {_load(r, "x_ptr", "offsets", "in_bounds")};
-{_tiles(block, names)}    let y = {expr};
-    {_store(r, "y_ptr", "offsets", "y", "in_bounds")}
-}}
-"""
-    out = [fwd]
+    backward = "".join(w.title() for w in f"{op}_{uid}_backward".split("_"))
+    out = [_elementwise(r, _doc(r, [f"Forward {op}, element by element: y = {UNARY[op].replace('T::', '')}."]),
+                        f"(backward = {backward})" if op in BACKWARD else "", f"{op}_{uid}_forward", bound,
+                        block, ["x"], "y", UNARY[op])]
     if op in BACKWARD:
-        bexpr = BACKWARD[op]
-        bnames = _used(bexpr)
-        slope_param = ",\n    slope_v: f32" if "slope" in bnames else ""
-        out.append(f"""\
-/// Backward {op}: dx = dy * d{op}/dx.
-#[kernel]
-pub fn {op}_{uid}_backward<T: Triton, D: {bound}, const {block}: i32>(
-    {_ptr(r, "dy_ptr", "InPtr")},
-    {_ptr(r, "x_ptr", "InPtr")},
-    {_ptr(r, "dx_ptr", "OutPtr")},
-    n_elements: i32{slope_param},
-) {WHERE_1D}
-{{
-{_block_prologue(r, block)}
-    let dy = {_load(r, "dy_ptr", "offsets", "in_bounds")};
-    let x = {_load(r, "x_ptr", "offsets", "in_bounds")};
-{_tiles(block, bnames)}    let dx = {bexpr};
-    {_store(r, "dx_ptr", "offsets", "dx", "in_bounds")}
-}}
-""")
+        out.append(_elementwise(r, f"/// Backward {op}: dx = dy * d{op}/dx.", "", f"{op}_{uid}_backward", bound,
+                                block, ["dy", "x"], "dx", BACKWARD[op]))
     return out
 
 
@@ -365,6 +353,7 @@ def matmul(r: random.Random, epi: str, uid: str) -> list[str]:
     bias_code = ("    let bias = T::cast::<D, f32>(" + _load(r, "bias_ptr", "offs_n", "offs_n.lt(N)", "None")
                  + ", None, false);\n    let acc = acc + T::expand_dims(bias, 0);\n") if bias else ""
     precision = r.choice(["InputPrecision::IEEE", "InputPrecision::TF32"])
+    strides = ",\n    ".join(f"stride_{m}{d}: i32" for m, dims in (("a", "mk"), ("b", "kn"), ("c", "mn")) for d in dims)
     return [f"""\
 {_doc(r, [f"`C = {epi}(A @ B{' + bias' if bias else ''})`, tiled `BLOCK_M x BLOCK_N`, accumulated in f32.",
           "Grid: `[cdiv(M, BLOCK_M), cdiv(N, BLOCK_N)]`."])}
@@ -379,15 +368,8 @@ pub fn matmul_{epi}_{uid}<
     {_ptr(r, "a_ptr", "InPtr")},
     {_ptr(r, "b_ptr", "InPtr")},
     {_ptr(r, "c_ptr", "OutPtr")},
-    M: i32,
-    N: i32,
-    K: i32,
-    stride_am: i32,
-    stride_ak: i32,
-    stride_bk: i32,
-    stride_bn: i32,
-    stride_cm: i32,
-    stride_cn: i32{extra},
+    M: i32, N: i32, K: i32,
+    {strides}{extra},
 ) {WHERE_2D}
 {{
     let pid_m = T::program_id(Axis::X);
