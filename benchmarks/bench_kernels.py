@@ -62,7 +62,7 @@ def main() -> None:
         blk = 1024
         g = (cdiv(n, blk),)
         results.append({
-            "kernel": "vector_add", "dtype": str(dtype), "size": n,
+            "kernel": "vector_add", "dtype": str(dtype), "size": n, "bytes": 3 * n * a.element_size(),
             "generated": bench(lambda: gen.vector_add[g](a, b, out, n, BLOCK_SIZE=blk)),
             "handwritten": bench(lambda: hw.vector_add[g](a, b, out, n, BLOCK_SIZE=blk)),
             "torch": bench(lambda: torch.add(a, b, out=out)),
@@ -72,7 +72,7 @@ def main() -> None:
         x = torch.randn(rows, cols, device=dev, dtype=dtype)
         y = torch.empty_like(x)
         results.append({
-            "kernel": "softmax", "dtype": str(dtype), "size": f"{rows}x{cols}",
+            "kernel": "softmax", "dtype": str(dtype), "size": f"{rows}x{cols}", "bytes": 2 * x.numel() * x.element_size(),
             "generated": bench(lambda: sm.softmax_forward[(rows,)](x, y, rows, cols, cols, BLOCK_SIZE=1024)),
             "handwritten": bench(lambda: hw.softmax[(rows,)](x, y, cols, cols, BLOCK_SIZE=1024)),
             "torch": bench(lambda: torch.softmax(x, dim=1)),
@@ -102,24 +102,35 @@ def main() -> None:
         rstd = torch.empty(rows, device=dev)
         results.append({
             "kernel": "layer_norm", "dtype": str(dtype), "size": f"{rows}x{cols}",
+            "bytes": (2 * x.numel() + 2 * cols) * x.element_size() + 2 * rows * 4,
             "generated": bench(lambda: ln.layer_norm_forward[(rows,)](x, y, w, bias, mean, rstd, cols, cols, 1e-5,
                                                                        BLOCK_N=1024)),
             "handwritten": bench(lambda: hw.layer_norm[(rows,)](x, y, w, bias, mean, rstd, cols, cols, 1e-5,
                                                                  BLOCK_N=1024)),
             "torch": bench(lambda: torch.nn.functional.layer_norm(x, (cols,), w, bias, 1e-5)),
         })
+    # The reference for memory-bound kernels: a device-to-device copy of 1 GiB (read + write).
+    src = torch.empty((1 << 12 if small else 1 << 28), device=dev, dtype=torch.float32)
+    dst = torch.empty_like(src)
+    copy_ms = bench(lambda: dst.copy_(src))
+    copy_gbs = 2 * src.numel() * 4 / copy_ms / 1e6
     backend = "interpreter" if interp else torch.cuda.get_device_name(0)
     print(f"backend: {backend}; triton {triton.__version__}; torch {torch.__version__}")
+    print(f"copy bandwidth (torch copy_ of 1 GiB): {copy_gbs:.1f} GB/s")
     print(f"{'kernel':<11} {'dtype':<14} {'size':<15} {'generated ms':>13} {'hand ms':>9} {'torch ms':>9} "
           f"{'gen/hand':>9} {'gen/torch':>9}")
     for r in results:
         r["gen_over_hand"] = r["generated"] / r["handwritten"]
         r["gen_over_torch"] = r["generated"] / r["torch"]
+        if "bytes" in r:  # memory-bound: achieved bandwidth as a fraction of the copy's
+            r["generated_gbs"] = r["bytes"] / r["generated"] / 1e6
+            r["fraction_of_copy"] = r["generated_gbs"] / copy_gbs
         print(f"{r['kernel']:<11} {r['dtype']:<14} {str(r['size']):<15} {r['generated']:>13.4f} "
-              f"{r['handwritten']:>9.4f} {r['torch']:>9.4f} {r['gen_over_hand']:>9.3f} {r['gen_over_torch']:>9.3f}")
+              f"{r['handwritten']:>9.4f} {r['torch']:>9.4f} {r['gen_over_hand']:>9.3f} {r['gen_over_torch']:>9.3f}"
+              + (f"  {r['generated_gbs']:.1f} GB/s = {r['fraction_of_copy']:.2f} of copy" if "bytes" in r else ""))
     if opts.json:
         Path(opts.json).write_text(json.dumps({"backend": backend, "triton": triton.__version__,
-                                               "results": results}, indent=2))
+                                               "copy_gbs": copy_gbs, "results": results}, indent=2))
 
 
 if __name__ == "__main__":

@@ -18,3 +18,5 @@ $PY -m rs2triton run kernels_rs/softmax.rs softmax_forward --grid 37 -c BLOCK_SI
   -a x_ptr=37x100 -a y_ptr=37x100 -a n_rows=37 -a n_cols=100 -a stride=100 --dtype f16 \
   --expect "y_ptr=torch.softmax(x_ptr, dim=1)" 2>&1 | tee "$OUT/demo.txt"
 $PY -W ignore benchmarks/bench_kernels.py --json "$OUT/bench.json" 2>&1 | tee "$OUT/bench.txt"
+# Static figures: TTGIR ops and PTX instructions, generated vs hand-written, for sm_90.
+$PY -W ignore benchmarks/compare_handwritten.py --json "$OUT/compare_sm90.json" 2>&1 | tee "$OUT/compare_sm90.txt"

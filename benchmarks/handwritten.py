@@ -72,3 +72,19 @@ def layer_norm(x_ptr, y_ptr, w_ptr, b_ptr, mean_ptr, rstd_ptr, n_cols, stride, e
         w = tl.load(w_ptr + off + cols, mask=m).to(tl.float32)
         b = tl.load(b_ptr + off + cols, mask=m).to(tl.float32)
         tl.store(y_ptr + off + cols, ((x - mean) * rstd * w + b).to(y_ptr.dtype.element_ty), mask=m)
+
+
+@triton.jit
+def relu_forward(x_ptr, y_ptr, n, BLOCK_SIZE: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    mask = offs < n
+    tl.store(y_ptr + offs, tl.maximum(tl.load(x_ptr + offs, mask=mask), 0.0), mask=mask)
+
+
+@triton.jit
+def relu_backward(dy_ptr, y_ptr, dx_ptr, n, BLOCK_SIZE: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    mask = offs < n
+    dy = tl.load(dy_ptr + offs, mask=mask)
+    y = tl.load(y_ptr + offs, mask=mask)
+    tl.store(dx_ptr + offs, tl.where(y > 0, dy, 0.0), mask=mask)

@@ -122,7 +122,7 @@ def run(file, kernel, grid, consts, args, dtype, expects, seed, interpret) -> No
 
     Runs on CUDA or ROCm when torch sees a GPU, else on Triton's CPU interpreter.
     """
-    from rs2triton.loader import BackendError
+    from rs2triton.loader import BackendError, MissingExtraError
     from rs2triton.runner import RunError, check_expectations, parse_grid, parse_kv, summarize
     from rs2triton.runner import run as run_kernel
 
@@ -133,7 +133,7 @@ def run(file, kernel, grid, consts, args, dtype, expects, seed, interpret) -> No
         failures = check_expectations(report, parse_kv(expects, "--expect"))
     except TranspileError as e:
         _fail(e, "the kernel did not run")
-    except (RunError, BackendError) as e:
+    except (RunError, BackendError, MissingExtraError) as e:
         click.echo(f"error: {e}", err=True)
         sys.exit(1)
     for f in failures:

@@ -20,11 +20,28 @@ from types import ModuleType
 from .cache import cache_dir
 from .pipeline import transpile_file
 
+# Transpiling needs none of these; running kernels needs all three (the `run` extra).
+RUN_PACKAGES = ("triton", "torch", "numpy")
+RUN_EXTRA = "pip install 'rs2triton[run]'"
+
+
+class MissingExtraError(ImportError):
+    """Running kernels needs packages that the light install of rs2triton leaves out."""
+
+
+def require_run_extra(what: str) -> None:
+    """Raise :class:`MissingExtraError`, naming the extra, unless triton, torch and numpy are installed."""
+    missing = [m for m in RUN_PACKAGES if importlib.util.find_spec(m) is None]
+    if missing:
+        raise MissingExtraError(
+            f"{what} needs {', '.join(missing)}, which the light install of rs2triton (transpile, check, "
+            f"show) leaves out; install the `run` extra: {RUN_EXTRA}")
+
 
 def gpu_available() -> bool:
     try:
         import torch
-    except ImportError:  # pragma: no cover - torch is a dependency
+    except ImportError:
         return False
     return bool(torch.cuda.is_available())
 
@@ -93,6 +110,7 @@ def _import_file(py: Path, mod_name: str) -> ModuleType:
 
 
 def load(path: str | os.PathLike, *, interpret: bool | None = None) -> ModuleType:
+    require_run_extra("rs2triton.load")
     p = Path(path)
     interp = use_interpreter(interpret)
     ensure_mode(interp)

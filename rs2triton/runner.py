@@ -146,8 +146,10 @@ def build_args(kernel: Kernel, specs: dict[str, str], dtype: str | None, device:
 def run(path: str, kernel_name: str, grid: tuple[int, ...], consts: dict[str, str],
         specs: dict[str, str], dtype: str | None = None, seed: int = 0,
         interpret: bool | None = None) -> RunReport:
+    from .loader import load, require_run_extra
+
+    require_run_extra("rs2triton run")
     backend = detect_backend(interpret)
-    from .loader import load
 
     module = load(path, interpret=backend.kind == "interpreter")
     kernels = getattr(module, "__rs2triton_kernels__", {})
