@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import difflib
 import os
+import pickle
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -132,6 +133,82 @@ def _display(p: Path) -> str:
     return p.as_posix()
 
 
+def transpile_many(sources: list[tuple[bytes, str]], jobs: int = 1) -> list[Result | TranspileError]:
+    """Transpile each (source, display path): a finished :class:`Result` or the file's errors.
+
+    With ``jobs`` > 1 and enough files, the files are split between this process and
+    ``jobs - 1`` forked ones (where ``os.fork`` exists); each lowers its share and
+    formats it with one ruff call. The results are the same as with ``jobs=1``,
+    except that results from other processes carry no ``kernels`` or ``functions``.
+    """
+    jobs = min(jobs, len(sources) // _MIN_FILES_PER_JOB)
+    if jobs <= 1 or not hasattr(os, "fork"):
+        return _transpile_share(sources)
+    order = sorted(range(len(sources)), key=lambda i: -len(sources[i][0]))  # big files first, dealt out
+    shares = [order[j::jobs] for j in range(jobs)]
+    children = []
+    for share in shares[1:]:
+        read_end, write_end = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # the child: transpile its share, send it back, leave without cleanup
+            os.close(read_end)
+            try:
+                done = _transpile_share([sources[i] for i in share])
+                payload = ("ok", [(r.text, r.warnings) if isinstance(r, Result) else r.diagnostics for r in done])
+            except BaseException:  # noqa: BLE001 - reported by the parent
+                import traceback
+
+                payload = ("crash", traceback.format_exc())
+            with os.fdopen(write_end, "wb") as f:
+                pickle.dump(payload, f)
+            os._exit(0)
+        os.close(write_end)
+        children.append((pid, read_end, share))
+    outcomes: list = [None] * len(sources)
+    for i, r in zip(shares[0], _transpile_share([sources[i] for i in shares[0]]), strict=True):
+        outcomes[i] = r
+    crash = None
+    for pid, read_end, share in children:
+        with os.fdopen(read_end, "rb") as f:
+            data = f.read()
+        os.waitpid(pid, 0)
+        status, payload = pickle.loads(data) if data else ("crash", "a worker process died")
+        if status != "ok":
+            crash = payload
+            continue
+        for i, item in zip(share, payload, strict=True):
+            outcomes[i] = (Result(sources[i][1], item[0], [], item[1]) if isinstance(item, tuple)
+                           else TranspileError(item))
+    if crash is not None:  # pragma: no cover - a bug in rs2triton
+        raise RuntimeError(f"rs2triton failed in a worker process:\n{crash}")
+    return outcomes
+
+
+_MIN_FILES_PER_JOB = 8  # below this, starting a process costs more than it saves
+
+
+def _transpile_share(sources: list[tuple[bytes, str]]) -> list[Result | TranspileError]:
+    out: list[Result | TranspileError] = []
+    for data, display in sources:
+        try:
+            out.append(lower_source(data, display))
+        except TranspileError as e:
+            out.append(e)
+    if not any(isinstance(r, TranspileError) for r in out):  # with errors, nothing will be written
+        finish([r for r in out if isinstance(r, Result)])
+    return out
+
+
+def default_jobs() -> int:
+    """Processes for a command-line run: one per available core (at most 8), 1 if threads are running."""
+    import threading
+
+    if threading.active_count() > 1:  # forking a threaded process is unsafe
+        return 1
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return max(1, min(cores, 8))
+
+
 def discover_sources(srcs: list[str]) -> list[tuple[Path, Path]]:
     """(source file, output path relative to OUTDIR) for every input.
 
@@ -150,41 +227,44 @@ def discover_sources(srcs: list[str]) -> list[tuple[Path, Path]]:
 
 
 def plan(srcs: list[str], outdir: str | os.PathLike, warnings: list[Diagnostic] | None = None,
-         cache: Cache | None = None) -> dict[Path, str]:
+         cache: Cache | None = None, jobs: int = 1) -> dict[Path, str]:
     """All output files and their text; raises TranspileError (with every file's errors).
 
     Warnings (items skipped on purpose) are appended to ``warnings`` when given. With a
     ``cache``, inputs whose generated text is cached are not lowered again, and what is
-    generated now is stored.
+    generated now is stored. ``jobs`` > 1 lowers files in that many processes.
     """
     out = Path(outdir)
     files: dict[Path, str] = {}
     errors: list[Diagnostic] = []
     packages: set[Path] = set()
     dir_inputs = {Path(s) for s in srcs if Path(s).is_dir()}
-    results: list[tuple[Path, Path, Result]] = []
-    fresh: list[tuple[str | None, Result]] = []
+    # One entry per input, in input order: (src, rel, Result or TranspileError or None until lowered)
+    entries: list[list] = []
+    todo: list[tuple[int, bytes, str, str | None]] = []
     for src, rel in discover_sources(srcs):
+        display = _display(src)
         try:
             data = _read(src)
-            key = cache.key(data, _display(src)) if cache is not None else None
-            hit = cache.get(key) if key is not None else None
-            if hit is not None:
-                res = Result(_display(src), hit[0], [], hit[1])
-            else:
-                res = lower_source(data, _display(src))
-                fresh.append((key, res))
         except TranspileError as e:
-            errors.extend(e.diagnostics)
+            entries.append([src, rel, e])
             continue
-        results.append((src, rel, res))
-    if errors:
+        key = cache.key(data, display) if cache is not None else None
+        hit = cache.get(key) if key is not None else None
+        entries.append([src, rel, Result(display, hit[0], [], hit[1]) if hit is not None else None])
+        if hit is None:
+            todo.append((len(entries) - 1, data, display, key))
+    for (i, *_), outcome in zip(todo, transpile_many([(d, disp) for _, d, disp, _ in todo], jobs), strict=True):
+        entries[i][2] = outcome
+    for _, _, outcome in entries:
+        if isinstance(outcome, TranspileError):
+            errors.extend(outcome.diagnostics)
+    if errors:  # (only now is every fresh result finished, and so fit to cache)
         raise TranspileError(errors)
-    finish([res for _, res in fresh])
     if cache is not None:
-        for key, res in fresh:
-            cache.put(key, res.text, res.warnings)
-    for src, rel, res in results:
+        for i, _, _, key in todo:
+            cache.put(key, entries[i][2].text, entries[i][2].warnings)
+    for src, rel, res in entries:
         if warnings is not None:
             warnings.extend(res.warnings)
         if res.text is None:

@@ -141,3 +141,34 @@ def test_no_cache_switch(src, tmp_path, monkeypatch):
     monkeypatch.delenv("RS2TRITON_NO_CACHE")
     assert CliRunner().invoke(main, ["check", "src", "-o", "out"]).exit_code == 0
     assert len(list((tmp_path / "cache").rglob("*.json"))) == 6
+
+
+def test_files_lowered_in_several_processes_give_the_same_result(tmp_path, monkeypatch):
+    """--jobs: the work is split between processes; outputs, warnings and errors are unchanged."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from gen_corpus import generate
+
+    generate(tmp_path / "src", files=24, seed=1)
+    shutil.copy(ROOT / "tests" / "kernels" / "semantics.rs", tmp_path / "src" / "semantics.rs")
+    (tmp_path / "src" / "warn.rs").write_text("#[tiled_kernel]\npub fn t<T: Triton>(x: T::Pointer<f32>) {}\n")
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "RS2TRITON_NO_CACHE": "1"}
+
+    def run(jobs, out):
+        return subprocess.run([sys.executable, "-m", "rs2triton", "transpile", "-j", str(jobs), "src", "-o", out],
+                              cwd=tmp_path, env=env, capture_output=True, text=True)
+
+    one, three = run(1, "out1"), run(3, "out3")
+    assert one.returncode == three.returncode == 0, one.stderr + three.stderr
+    assert one.stderr == three.stderr and "W0001" in one.stderr
+    files1 = {p.relative_to(tmp_path / "out1"): p.read_bytes() for p in (tmp_path / "out1").rglob("*.py")}
+    files3 = {p.relative_to(tmp_path / "out3"): p.read_bytes() for p in (tmp_path / "out3").rglob("*.py")}
+    assert files1 == files3 and len(files1) > 20
+
+    # Errors in files lowered by different processes are all reported, in input order.
+    for name in ("a_bad.rs", "z_bad.rs"):
+        (tmp_path / "src" / name).write_text("#[kernel]\npub fn k<T: Triton>(n: i32) { let v = match n { _ => 1 }; }\n")
+    bad1, bad3 = run(1, "bad1"), run(3, "bad3")
+    assert bad1.returncode == bad3.returncode == 1
+    assert bad1.stderr == bad3.stderr and "src/a_bad.rs" in bad3.stderr and "src/z_bad.rs" in bad3.stderr
+    assert bad3.stderr.index("src/a_bad.rs") < bad3.stderr.index("src/z_bad.rs")
+    assert not (tmp_path / "bad3").exists()
