@@ -23,6 +23,7 @@ CODES = {
     "E0009": "no kernels found",
     "E0010": "I/O error",
     "E0011": "Triton rejected the generated kernel",
+    "E0012": "Rust rejects this constant",
     "W0001": "item not translated",
 }
 

@@ -384,9 +384,13 @@ class FunctionLowerer:
         op_text = text(node.child_by_field_name("operator"))[:-1]
         b = self._target(left)
         rhs = self.expr(right)
-        lhs = Val(name(b.py), b.ty)
-        op = self._arith_op(op_text, lhs, rhs, node)
-        self.emit(ast.AugAssign(target=ast.Name(id=b.py, ctx=ast.Store()), op=op, value=rhs.expr), node)
+        # `x op= y` is `x = x op y`, with every rule of `op` (truncation, fmod...).
+        v = self.binop(op_text, Val(name(b.py), b.ty), rhs, node)
+        e = v.expr
+        if isinstance(e, ast.BinOp) and isinstance(e.left, ast.Name) and e.left.id == b.py and e.right is rhs.expr:
+            self.emit(ast.AugAssign(target=ast.Name(id=b.py, ctx=ast.Store()), op=e.op, value=e.right), node)
+        else:
+            self.emit(ast.Assign(targets=[ast.Name(id=b.py, ctx=ast.Store())], value=e), node)
 
     # --------------------------------------------------------------- control flow
     def _simple_if(self, node: Node) -> bool:
@@ -550,14 +554,24 @@ class FunctionLowerer:
     def expr_parenthesized_expression(self, node: Node) -> Val:
         return self.expr(named_children(node)[0])
 
-    def expr_integer_literal(self, node: Node) -> Val:
+    def expr_integer_literal(self, node: Node, negated: bool = False) -> Val:
         parsed = semantics.parse_int_literal(text(node))
         if parsed is None:
             raise self.err(node, "E0002", f"unsupported integer literal `{text(node)}`")
         value, suffix = parsed
         if suffix in ("f32", "f64"):
-            return Val(ast.Constant(float(value)), Ty("const", suffix))
-        return Val(ast.Constant(value), Ty("const", suffix or "i32"))
+            return Val(const(-float(value) if negated else float(value)), Ty("const", suffix))
+        with self.rust_rules(node):
+            semantics.check_int_literal(value, suffix, negated)
+        return Val(const(-value if negated else value), Ty("const", suffix or "i32"), weak=suffix is None)
+
+    @contextlib.contextmanager
+    def rust_rules(self, node: Node):
+        """What rustc rejects at compile time (see semantics.ConstError) is an E0012 at ``node``."""
+        try:
+            yield
+        except semantics.ConstError as e:
+            raise self.err(node, "E0012", e.message, e.hint) from None
 
     def expr_float_literal(self, node: Node) -> Val:
         raw = text(node).replace("_", "")
@@ -565,7 +579,7 @@ class FunctionLowerer:
         for s in ("f32", "f64", "f16"):
             if raw.endswith(s):
                 raw, suffix = raw[: -len(s)], s
-        return Val(ast.Constant(float(raw)), Ty("const", suffix or "f32"))
+        return Val(ast.Constant(float(raw)), Ty("const", suffix or "f32"), weak=suffix is None)
 
     def expr_boolean_literal(self, node: Node) -> Val:
         return Val(ast.Constant(text(node) == "true"), Ty("const", "bool"))
@@ -608,12 +622,22 @@ class FunctionLowerer:
 
     def expr_unary_expression(self, node: Node) -> Val:
         op = text(node.children[0])
-        v = self.expr(named_children(node)[0])
+        operand = named_children(node)[0]
+        if op == "-" and operand.type == "integer_literal":
+            return self.expr_integer_literal(operand, negated=True)  # `-128i8` is in range
+        v = self.expr(operand)
         if op == "-":
             if isinstance(v.expr, ast.Constant) and isinstance(v.expr.value, (int, float)):
-                return Val(const(-v.expr.value), v.ty)
-            return Val(ast.UnaryOp(op=ast.USub(), operand=v.expr), v.ty)
+                return Val(const(-v.expr.value), v.ty, weak=v.weak)
+            return Val(ast.UnaryOp(op=ast.USub(), operand=v.expr), v.ty, weak=v.weak)
         if op == "!":
+            lit = literal_value(v.expr)
+            if v.ty.kind == "const" and v.ty.elem in INT_TYPES:
+                if isinstance(lit, int):
+                    return Val(const(semantics.bitwise_not(lit, v.ty.elem)), v.ty, weak=v.weak)
+                lo, hi = semantics.int_limits(v.ty.elem)
+                if lo == 0:  # Python's `~` is signed: flip the bits of an unsigned value with `^ MAX`
+                    return Val(ast.BinOp(left=v.expr, op=ast.BitXor(), right=const(hi)), v.ty)
             pyop = ast.Not() if semantics.not_is_logical(v.ty) else ast.Invert()
             return Val(ast.UnaryOp(op=pyop, operand=v.expr), v.ty)
         raise self.err(node, "E0002", f"unsupported unary operator `{op}`",
@@ -653,11 +677,17 @@ class FunctionLowerer:
             if literal_value(right.expr) == 0:
                 return Val(left.expr, Ty(left.ty.kind, left.ty.elem))
             return Val(ast.BinOp(left=left.expr, op=pyop, right=right.expr), Ty("ptrs", left.ty.elem))
-        elem = semantics.result_elem(left.ty, right.ty, op, self.is_float)
-        folded = semantics.fold(op, literal_value(left.expr), literal_value(right.expr))
+        elem = semantics.result_elem(left.ty, right.ty, op, self.is_float, left.weak, right.weak)
+        # Rust knows the type of a suffixed literal; an unsuffixed one takes its type from the use.
+        weak = left.weak if op in ("<<", ">>") else left.weak and right.weak
+        with self.rust_rules(node):
+            folded = semantics.fold(op, literal_value(left.expr), literal_value(right.expr),
+                                    None if weak else elem)
         if folded is not None:
-            return Val(const(folded), Ty("const", elem))
-        if (isinstance(pyop, (ast.FloorDiv, ast.Mod)) and kind == "const" and self.is_float(left.ty) is False
+            return Val(const(folded), Ty("const", elem), weak=weak)
+        left_float = self.is_float(left.ty)
+        if (kind == "const" and (isinstance(pyop, ast.FloorDiv) and left_float is False
+                                 or isinstance(pyop, ast.Mod) and left_float is not None)
                 and semantics.const_div_needs_trunc(left.expr, right.expr)):
             # Compile-time values use Python's floor semantics; Rust truncates toward zero.
             quotient = call("int", [ast.BinOp(left=left.expr, op=ast.Div(), right=right.expr)])
@@ -666,7 +696,12 @@ class FunctionLowerer:
             rem = ast.BinOp(left=left.expr, op=ast.Sub(),
                             right=ast.BinOp(left=right.expr, op=ast.Mult(), right=quotient))
             return Val(rem, Ty("const", elem))
-        return Val(ast.BinOp(left=left.expr, op=pyop, right=right.expr), Ty(kind, elem))
+        lhs = left.expr
+        if isinstance(pyop, ast.Mod) and kind == "scalar" and left_float:
+            # Triton's float `%` is fmod, as Rust's; but the interpreter passes float arguments
+            # as Python floats, whose `%` floors: make the dividend a Triton scalar.
+            lhs = call("tl.cast", [lhs, self.dtype_expr(left.ty.elem, node)])
+        return Val(ast.BinOp(left=lhs, op=pyop, right=right.expr), Ty(kind, elem))
 
     def expr_type_cast_expression(self, node: Node) -> Val:
         target = text(node.child_by_field_name("type"))
@@ -677,13 +712,25 @@ class FunctionLowerer:
         return self.cast_value(v, target, node)
 
     def cast_value(self, v: Val, target: str, node: Node) -> Val:
-        if isinstance(v.expr, ast.Constant) and isinstance(v.expr.value, (int, float, bool)):
-            return Val(ast.Constant(semantics.cast_constant(v.expr.value, target)), Ty("const", target))
+        lit = literal_value(v.expr)
+        if isinstance(v.expr, ast.Constant) and isinstance(v.expr.value, bool):
+            lit = v.expr.value
+        if isinstance(lit, int) and v.weak:
+            lit = semantics.wrap_int(lit, "i32")  # `as` does not infer its operand's type: it is i32
+        if lit is not None:
+            return Val(const(semantics.cast_constant(lit, target)), Ty("const", target))
         if v.ty.elem == target:
             return v
-        same_class = self.is_float(v.ty) == (target in FLOAT_TYPES) and target not in ("bool",)
-        if v.ty.kind == "const" and same_class and target in INT_TYPES and self.is_float(v.ty) is False:
-            return Val(v.expr, Ty("const", target))
+        if v.ty.kind == "const" and target in INT_TYPES and v.ty.elem in INT_TYPES:
+            if semantics.int_cast_keeps_value(v.ty.elem, target, not semantics.may_be_negative(v.expr)):
+                return Val(v.expr, Ty("const", target))
+            # A compile-time value that may not fit: wrap it as Rust does (Python ints never wrap).
+            offset, modulus = semantics.wrap_terms(target)
+            shifted = ast.BinOp(left=v.expr, op=ast.Add(), right=const(offset)) if offset else v.expr
+            wrapped: ast.expr = ast.BinOp(left=shifted, op=ast.Mod(), right=const(modulus))
+            if offset:
+                wrapped = ast.BinOp(left=wrapped, op=ast.Sub(), right=const(offset))
+            return Val(wrapped, Ty("const", target))
         return self.convert(v, target, node)
 
     def convert(self, v: Val, target: str, node: Node) -> Val:

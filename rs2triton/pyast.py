@@ -77,6 +77,7 @@ class Val:
     expr: ast.expr
     ty: Ty = UNKNOWN
     static_choice: bool = False  # `if CONST { a } else { b }` with a compile-time branch
+    weak: bool = False  # an unsuffixed literal (or arithmetic on them): Rust infers its type from the use
     block_ptr: BlockPtr | None = None
 
 

@@ -21,10 +21,22 @@ the obvious Python differs:
 from __future__ import annotations
 
 import ast
+import math
 import re
 
 from .ops import FLOAT_TYPES, INT_BITS
 from .pyast import Ty, literal_value
+
+
+class ConstError(Exception):
+    """Rust rejects this at compile time (rustc's deny-by-default lints): overflow in a
+    constant, a literal out of its type's range, a division by a literal zero."""
+
+    def __init__(self, message: str, hint: str | None = None):
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+
 
 # ------------------------------------------------------------------- integers
 
@@ -38,6 +50,21 @@ def int_limits(elem: str) -> tuple[int, int]:
     """``elem::MIN`` and ``elem::MAX`` of a Rust integer type."""
     bits, signed = int_info(elem)
     return (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if signed else (0, (1 << bits) - 1)
+
+
+def check_int_literal(value: int, elem: str | None, negated: bool = False) -> None:
+    """A suffixed literal (``300u8``, ``-129i8``) must fit its type, as rustc insists.
+
+    An unsuffixed literal's type is inferred in Rust (``let x: i64 = 5_000_000_000;``),
+    so it is not checked here.
+    """
+    if elem not in INT_BITS:
+        return
+    lo, hi = int_limits(elem)
+    v = -value if negated else value
+    if not lo <= v <= hi:
+        raise ConstError(f"literal out of range for `{elem}`",
+                         f"the literal `{v}` does not fit into the type `{elem}` whose range is `{lo}..={hi}`")
 
 
 def parse_int_literal(raw: str) -> tuple[int, str | None] | None:
@@ -67,22 +94,58 @@ def trunc_rem(a: int, b: int) -> int:
     return a - b * trunc_div(a, b)
 
 
-def fold(op: str, a, b):
-    """Rust arithmetic on two literal values, done now; None when it is not folded."""
+_INT_FOLDS = {
+    "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
+    "/": trunc_div, "%": trunc_rem,
+    "&": lambda a, b: a & b, "|": lambda a, b: a | b, "^": lambda a, b: a ^ b,
+    "<<": lambda a, b: a << b, ">>": lambda a, b: a >> b,
+}
+
+
+def fold(op: str, a, b, elem: str | None = None):
+    """Rust arithmetic on two literal values, done now; None when it is left to Python.
+
+    ``elem`` is the integer type of the result when Rust knows it (a suffixed or cast
+    literal; None for unsuffixed literals, whose type Rust infers from their use):
+    ``<<`` then wraps to the type (bits shifted out are lost, as in Rust) and any other
+    result outside the type's range is rustc's "this arithmetic operation will overflow".
+    Float ``%`` is C's ``fmod`` (the sign of ``a``), as in Rust; other float arithmetic
+    is left to Python.
+    """
     if a is None or b is None:
         return None
     if isinstance(a, int) and isinstance(b, int):
         if op in ("/", "%") and b == 0:
+            raise ConstError("this operation will panic at runtime",
+                             "attempt to divide by zero" if op == "/"
+                             else "attempt to calculate the remainder with a divisor of zero")
+        if op not in _INT_FOLDS:
             return None
-        ops = {"+": a + b, "-": a - b, "*": a * b, "&": a & b, "|": a | b, "^": a ^ b}
-        if op == "/":
-            return trunc_div(a, b)
-        if op == "%":
-            return trunc_rem(a, b)
-        if op in ("<<", ">>") and 0 <= b < 64:
-            return a << b if op == "<<" else a >> b
-        return ops.get(op)
+        if op in ("<<", ">>"):
+            bits = int_info(elem)[0] if elem in INT_BITS else 64
+            if not 0 <= b < bits:
+                if elem in INT_BITS:
+                    raise ConstError("this arithmetic operation will overflow",
+                                     f"attempt to shift {'left' if op == '<<' else 'right'} by `{b}`, "
+                                     f"which would overflow `{elem}`")
+                return None
+            if op == "<<" and elem in INT_BITS:
+                return wrap_int(a << b, elem)
+        value = _INT_FOLDS[op](a, b)
+        if elem in INT_BITS:
+            lo, hi = int_limits(elem)
+            if not lo <= value <= hi:
+                raise ConstError("this arithmetic operation will overflow",
+                                 f"`{a} {op} {b}` is {value}, outside `{elem}`'s range `{lo}..={hi}`")
+        return value
+    if op == "%" and isinstance(a, float | int) and isinstance(b, float | int) and b != 0:
+        return math.fmod(a, b)
     return None
+
+
+def bitwise_not(value: int, elem: str) -> int:
+    """Rust's ``!`` on an integer literal of type ``elem`` (``!5u32`` is 4294967290, not -6)."""
+    return wrap_int(~value, elem)
 
 
 def may_be_negative(e: ast.expr) -> bool:
@@ -135,13 +198,64 @@ def bool_op_is_bitwise(kind: str) -> bool:
 # ------------------------------------------------------------------- casts
 
 
+def float_to_int(value: float, elem: str) -> int:
+    """Rust's ``f as int``: rounded toward zero, saturated at the type's limits, NaN is 0."""
+    if math.isnan(value):
+        return 0
+    lo, hi = int_limits(elem)
+    if math.isinf(value):
+        return hi if value > 0 else lo
+    return min(max(math.trunc(value), lo), hi)
+
+
+# IEEE formats: (significand bits including the implicit one, largest exponent, smallest normal exponent)
+_FLOAT_FORMATS = {"f32": (24, 127, -126), "f16": (11, 15, -14), "bf16": (8, 127, -126)}
+
+
+def round_float(value: float, elem: str) -> float:
+    """``value`` rounded to the float type ``elem`` (to nearest, ties to even; too large: infinity)."""
+    if elem not in _FLOAT_FORMATS or value == 0 or not math.isfinite(value):
+        return value
+    digits, emax, emin = _FLOAT_FORMATS[elem]
+    exponent = max(math.frexp(abs(value))[1] - 1, emin)  # subnormals share the smallest exponent
+    quantum = 2.0 ** (exponent - digits + 1)
+    rounded = round(abs(value) / quantum) * quantum  # round(): ties to even
+    if rounded >= 2.0 ** (emax + 1):
+        rounded = math.inf
+    return math.copysign(rounded, value)
+
+
 def cast_constant(value, target: str):
-    """A literal ``value as target``, computed now."""
+    """A literal ``value as target``, computed now with Rust's rules.
+
+    int -> int wraps (two's complement); float -> int rounds toward zero and saturates
+    (NaN is 0); int/float -> float rounds to the target type; bool -> int is 0 or 1.
+    """
     if target in FLOAT_TYPES:
-        return float(value)
+        return round_float(float(value), target)
     if target == "bool":
         return bool(value)
+    if isinstance(value, float):
+        return float_to_int(value, target)
     return wrap_int(int(value), target)
+
+
+def int_cast_keeps_value(src: str, dst: str, non_negative: bool) -> bool:
+    """Whether every value of ``src`` (a non-negative one, if so known) survives ``as dst``."""
+    if src not in INT_BITS or dst not in INT_BITS:
+        return False
+    (sbits, ssigned), (dbits, dsigned) = int_info(src), int_info(dst)
+    if ssigned == dsigned:
+        return dbits >= sbits
+    if ssigned:  # signed -> unsigned: negative values wrap
+        return non_negative and dbits >= sbits - 1
+    return dbits > sbits  # unsigned -> signed needs a spare bit
+
+
+def wrap_terms(elem: str) -> tuple[int, int]:
+    """(offset, modulus) with ``wrap_int(x) == (x + offset) % modulus - offset`` (Python's floor ``%``)."""
+    bits, signed = int_info(elem)
+    return (1 << (bits - 1) if signed else 0), 1 << bits
 
 
 # ------------------------------------------------------------ result types
@@ -169,8 +283,11 @@ def join_kind(*tys: Ty) -> str:
     return "unknown"
 
 
-def result_elem(a: Ty, b: Ty, op: str, is_float) -> str | None:
-    """The element type of ``a op b``; ``is_float(ty)`` says True/False/None (unknown)."""
+def result_elem(a: Ty, b: Ty, op: str, is_float, a_weak: bool = False, b_weak: bool = False) -> str | None:
+    """The element type of ``a op b``; ``is_float(ty)`` says True/False/None (unknown).
+
+    ``*_weak``: an unsuffixed literal, whose type Rust infers from the other operand.
+    """
     if op in ("<<", ">>"):
         return a.elem
     # A runtime operand's type wins over a compile-time one (weak literals).
@@ -182,6 +299,8 @@ def result_elem(a: Ty, b: Ty, op: str, is_float) -> str | None:
         if is_float(a) and is_float(b) is False:
             return a.elem
         return b.elem
+    if a_weak != b_weak:
+        return b.elem if a_weak else a.elem
     if a.elem == b.elem:
         return a.elem
     if a.elem is None or b.elem is None:

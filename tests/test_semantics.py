@@ -319,3 +319,81 @@ def test_umulhi_assume_and_prints(mod, capfd):
     assert out.cpu().to(torch.int64).tolist() == want
     printed = capfd.readouterr()
     assert "hi: " in printed.out + printed.err
+
+
+def wrap(v, bits, signed):
+    v &= (1 << bits) - 1
+    return v - (1 << bits) if signed and v >= 1 << (bits - 1) else v
+
+
+@pytest.mark.parametrize("a,b", [(-7, 2), (7, -2), (-7, -2), (300, 7), (-1, 5), (2**31 - 1, -3)])
+def test_int_rules_where_python_differs(mod, a, b):
+    """Each slot is written out by hand from Rust's rules (C = 9), not computed by rs2triton."""
+    C = 9
+    out = torch.zeros(39, dtype=torch.int64, device=DEVICE)
+    mod.int_rules[(1,)](out, a, b, C=C)
+    u32 = wrap(a, 32, False)
+    want = {
+        0: -3, 1: -1, 2: -3, 3: 1, 4: 3, 5: -1,  # Python: -4, 1, -4, -1, 3, -1
+        6: -1, 7: -1, 8: -1, 9: 1,  # (C-14)/4, (C-14)%4, (14-C)/-4, (14-C)%-4; Python floors: -2, 3, -2, -3
+        10: rdiv(a, b), 11: rrem(a, b),
+        12: -(2**31), 13: 224, 14: -4,
+        15: a >> 2,  # arithmetic
+        16: u32 >> 28,  # logical
+        17: wrap(a, 8, False), 18: wrap(a, 8, True), 19: u32,
+        20: 2**32 - 5, 21: 900 % 256, 22: 255, 23: 44,
+        24: 0, 25: 2**31 - 1, 26: -2,
+        27: int(u32 > 5), 28: 1, 29: 2**32 - 1 - 5, 30: 2**32 - 1 - C, 31: 2**32 - 1 - u32, 32: -a - 1,
+        33: -128, 34: 255, 35: -(2**31), 36: 16777216,
+        37: int(a > 0 and b > 0) + 2 * int(a > 0 or b > 0) + 4 * int((a > 0) != (b > 0)) + 8 * int(not (a > 0 and b > 0)),
+        38: 1 + 2,
+    }
+    got = out.cpu().tolist()
+    wrong = {k: (got[k], v) for k, v in want.items() if got[k] != v}
+    assert not wrong, f"slot: (got, Rust) {wrong}"
+
+
+def _numpy_cast(x, dtype):
+    import numpy as np
+
+    with np.errstate(invalid="ignore", over="ignore"):
+        return int(np.array([x], dtype=np.float32).astype(dtype)[0])
+
+
+def rust_float_to_int(x, bits, signed):
+    lo, hi = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if signed else (0, (1 << bits) - 1)
+    if math.isnan(x):
+        return 0
+    if math.isinf(x):
+        return hi if x > 0 else lo
+    return min(max(math.trunc(x), lo), hi)
+
+
+@pytest.mark.parametrize("x", [2.9, -2.9, -0.5, 255.9, 300.7, -1.5, 3e10, -3e10, float("nan"), float("inf")])
+def test_float_rules_and_runtime_float_to_int_casts(mod, x):
+    """Float `%` is fmod; runtime float -> int casts truncate toward zero. Out of range (and
+    NaN), Rust saturates (NaN -> 0): so does the GPU (PTX `cvt.rzi`); the interpreter does what
+    NumPy's `astype` does on the host (see docs/translation.md)."""
+    import numpy as np
+
+    out = torch.zeros(4, device=DEVICE)
+    iout = torch.zeros(5, dtype=torch.int64, device=DEVICE)
+    mod.float_rules[(1,)](out, iout, x, -2.0)
+    got = out.cpu().tolist()
+    assert got[0] == -1.5 and got[2] == math.inf
+    xf = float(np.float32(x))
+    want_rem = math.fmod(xf, -2.0) if math.isfinite(xf) else math.nan
+    assert got[1] == pytest.approx(want_rem, nan_ok=True), "x % -2.0 keeps the sign of x"
+    targets = [(32, True, np.int32), (8, False, np.uint8), (8, True, np.int8), (32, False, np.uint32),
+               (64, True, np.int64)]
+    rust = [rust_float_to_int(xf, bits, signed) for bits, signed, _ in targets]
+    gi = iout.cpu().tolist()
+    in_range = [math.isfinite(xf) and lo <= math.trunc(xf) <= hi
+                for lo, hi in ((-(2**31), 2**31 - 1), (0, 255), (-128, 127), (0, 2**32 - 1), (-(2**63), 2**63 - 1))]
+    for i, (bits, signed, np_type) in enumerate(targets):
+        if in_range[i] or DEVICE != "cpu":
+            assert gi[i] == rust[i], f"x as {'i' if signed else 'u'}{bits}"
+        else:
+            assert gi[i] == _numpy_cast(xf, np_type), f"x as {'i' if signed else 'u'}{bits} (interpreter)"
+    if in_range[0]:
+        assert got[3] == float(math.trunc(xf))

@@ -376,3 +376,75 @@ pub fn scaled_dot<T: Triton, D: Dtype, const M: i32, const N: i32, const K: i32>
     let c = T::dot_scaled::<D, u8, f32>(a, sa, DotFormat::E4M3, b, sb, DotFormat::E4M3, None, false);
     T::store(c_ptr.add_offsets(T::expand_dims(rm, 1) * N + T::expand_dims(rn, 0)), c, None, &[], None, None);
 }
+
+/// Rust's integer rules where Python's differ: `/` and `%` in folded and compile-time values,
+/// shifts, wrapping casts, unsigned comparisons and `!` (C = 9 in the tests).
+#[kernel]
+pub fn int_rules<T: Triton, const C: i32>(out: T::Pointer<i64>, a: i32, b: i32) {
+    // folded literals: every sign combination
+    T::store(out.add_offsets(0), (-7 / 2) as i64, None, &[], None, None);
+    T::store(out.add_offsets(1), (-7 % 2) as i64, None, &[], None, None);
+    T::store(out.add_offsets(2), (7 / -2) as i64, None, &[], None, None);
+    T::store(out.add_offsets(3), (7 % -2) as i64, None, &[], None, None);
+    T::store(out.add_offsets(4), (-7 / -2) as i64, None, &[], None, None);
+    T::store(out.add_offsets(5), (-7 % -2) as i64, None, &[], None, None);
+    // compile-time values that may be negative: C - 14 = -5, 14 - C = 5
+    T::store(out.add_offsets(6), ((C - 14) / 4) as i64, None, &[], None, None);
+    T::store(out.add_offsets(7), ((C - 14) % 4) as i64, None, &[], None, None);
+    T::store(out.add_offsets(8), ((14 - C) / -4) as i64, None, &[], None, None);
+    T::store(out.add_offsets(9), ((14 - C) % -4) as i64, None, &[], None, None);
+    // runtime values
+    T::store(out.add_offsets(10), (a / b) as i64, None, &[], None, None);
+    T::store(out.add_offsets(11), (a % b) as i64, None, &[], None, None);
+    // shifts: bits shifted out of a typed literal are lost; `>>` is arithmetic on signed
+    // values and logical on unsigned ones
+    T::store(out.add_offsets(12), (1i32 << 31) as i64, None, &[], None, None);
+    T::store(out.add_offsets(13), (0x0Fu8 << 5) as i64, None, &[], None, None);
+    T::store(out.add_offsets(14), (-8 >> 1) as i64, None, &[], None, None);
+    T::store(out.add_offsets(15), (a >> 2) as i64, None, &[], None, None);
+    T::store(out.add_offsets(16), ((a as u32) >> 28) as i64, None, &[], None, None);
+    // casts between integers wrap
+    T::store(out.add_offsets(17), (a as u8) as i64, None, &[], None, None);
+    T::store(out.add_offsets(18), (a as i8) as i64, None, &[], None, None);
+    T::store(out.add_offsets(19), (a as u32) as i64, None, &[], None, None);
+    T::store(out.add_offsets(20), ((C - 14) as u32) as i64, None, &[], None, None);
+    T::store(out.add_offsets(21), ((C * 100) as u8) as i64, None, &[], None, None);
+    T::store(out.add_offsets(22), (-1i32 as u8) as i64, None, &[], None, None);
+    T::store(out.add_offsets(23), (300i32 as i8) as i64, None, &[], None, None);
+    // float -> int casts of constants saturate, NaN is 0
+    T::store(out.add_offsets(24), (-1.5f32 as u8) as i64, None, &[], None, None);
+    T::store(out.add_offsets(25), (3.9e10f64 as i32) as i64, None, &[], None, None);
+    T::store(out.add_offsets(26), (-2.9f32 as i32) as i64, None, &[], None, None);
+    // unsigned comparisons and `!`
+    T::store(out.add_offsets(27), ((a as u32) > 5u32) as i64, None, &[], None, None);
+    T::store(out.add_offsets(28), (((C - 14) as u32) > 5u32) as i64, None, &[], None, None);
+    T::store(out.add_offsets(29), (!5u32) as i64, None, &[], None, None);
+    T::store(out.add_offsets(30), (!(C as u32)) as i64, None, &[], None, None);
+    T::store(out.add_offsets(31), (!(a as u32)) as i64, None, &[], None, None);
+    T::store(out.add_offsets(32), (!a) as i64, None, &[], None, None);
+    T::store(out.add_offsets(33), (-128i8) as i64, None, &[], None, None);
+    T::store(out.add_offsets(34), (!0u8) as i64, None, &[], None, None);
+    // an unsuffixed literal under `as` is an i32
+    T::store(out.add_offsets(35), (1 << 31) as i64, None, &[], None, None);
+    T::store(out.add_offsets(36), ((16777217 as f32) as i32) as i64, None, &[], None, None);
+    // bool operators
+    let both = a > 0 && b > 0;
+    let either = a > 0 || b > 0;
+    T::store(out.add_offsets(37), both as i64 + 2 * (either as i64) + 4 * ((a > 0) ^ (b > 0)) as i64 + 8 * (!both) as i64, None, &[], None, None);
+    T::store(out.add_offsets(38), (C > 3 && !(C > 10)) as i64 + 2 * (C < 3 || C == 9) as i64, None, &[], None, None);
+}
+
+/// Float `%` is C's fmod (the sign of the dividend), float -> int casts of runtime values,
+/// and constants rounded to their float type.
+#[kernel]
+pub fn float_rules<T: Triton>(out: T::Pointer<f32>, iout: T::Pointer<i64>, x: f32, y: f32) {
+    T::store(out.add_offsets(0), -7.5f32 % 2.0f32, None, &[], None, None);
+    T::store(out.add_offsets(1), x % y, None, &[], None, None);
+    T::store(out.add_offsets(2), 1e40f64 as f32, None, &[], None, None);
+    T::store(out.add_offsets(3), (x as i32) as f32, None, &[], None, None);
+    T::store(iout.add_offsets(0), (x as i32) as i64, None, &[], None, None);
+    T::store(iout.add_offsets(1), (x as u8) as i64, None, &[], None, None);
+    T::store(iout.add_offsets(2), (x as i8) as i64, None, &[], None, None);
+    T::store(iout.add_offsets(3), (x as u32) as i64, None, &[], None, None);
+    T::store(iout.add_offsets(4), x as i64, None, &[], None, None);
+}
