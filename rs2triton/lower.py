@@ -632,11 +632,13 @@ class FunctionLowerer:
             return Val(ast.UnaryOp(op=ast.USub(), operand=v.expr), v.ty, weak=v.weak)
         if op == "!":
             lit = literal_value(v.expr)
-            if v.ty.kind == "const" and v.ty.elem in INT_TYPES:
+            if v.ty.elem in INT_TYPES:
                 if isinstance(lit, int):
                     return Val(const(semantics.bitwise_not(lit, v.ty.elem)), v.ty, weak=v.weak)
                 lo, hi = semantics.int_limits(v.ty.elem)
-                if lo == 0:  # Python's `~` is signed: flip the bits of an unsigned value with `^ MAX`
+                if lo == 0:
+                    # Python's `~` is signed, and Triton 3.6's interpreter cannot `~` an unsigned
+                    # tensor: flip the bits of an unsigned value with `^ MAX`.
                     return Val(ast.BinOp(left=v.expr, op=ast.BitXor(), right=const(hi)), v.ty)
             pyop = ast.Not() if semantics.not_is_logical(v.ty) else ast.Invert()
             return Val(ast.UnaryOp(op=pyop, operand=v.expr), v.ty)

@@ -170,12 +170,12 @@ def test_block_scaled_fp8_dot(mod):
 
 
 def test_semantics_kernels_compile_for_gpus():
-    scalar_kernels = ["int_div_rem", "shadowing", "loops", "if_values", "literals"]
+    scalar_kernels = ["int_div_rem", "shadowing", "loops", "if_values", "literals", "int_rules", "float_rules"]
     reqs = []
     for target in ("cuda:90", "hip:gfx942"):
         for k in scalar_kernels:
             reqs.append({"file": SRC, "kernel": k, "target": target, "dtypes": {},
-                         "consts": {"C": 9} if k == "int_div_rem" else {}})
+                         "consts": {"C": 9} if k in ("int_div_rem", "int_rules") else {}})
         for dt in ("f32", "f16"):
             reqs.append({"file": SRC, "kernel": "core_ops", "target": target, "dtypes": {"D": dt},
                          "consts": {"BLOCK": 16}})
