@@ -6,8 +6,8 @@ Writes OUTDIR/<family>/<name>.rs. Files look like a kernel library's: a licence
 header, `use` lines, forward/backward kernel pairs and other kernel families
 (element-wise maths, binary ops with scalars, row reductions, norms, tiled matmul
 with epilogues, strided 2-D copies, scans, atomics), module-level consts, combine
-functions, then host-side structs, `impl` blocks and tests that are parsed but not
-translated. Some files hold no kernel at all. Each kernel is assembled from random
+functions, then host-side glue (a runtime-op `impl` for most kernels, structs,
+`impl` blocks, tests) that is parsed but not translated. Some files hold no kernel at all. Each kernel is assembled from random
 choices (formulas, parameters, block sizes, masks, loops), so no two are copies.
 Deterministic for a given seed; `bench_transpile.py` calls :func:`generate`.
 """
@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import random
+import re
 from pathlib import Path
 
 HEADER = """\
@@ -177,8 +178,6 @@ def _tiles(block: str, names: set[str]) -> str:
 
 
 def _used(expr: str) -> set[str]:
-    import re
-
     return set(re.findall(r"\b(zero|one|half|three|inv_sqrt2|slope)\b", expr))
 
 
@@ -529,6 +528,54 @@ mod tests {{
 """
 
 
+_SIGNATURE = re.compile(r"pub fn (\w+)<(.*?)>\(\n(.*?)\n\)", re.S)
+
+
+def runtime_op(kernel: str) -> str:
+    """Host glue for one kernel, the way a kernel library registers it with its runtime:
+    which arguments come from activations, how they are packed, the launch grid."""
+    m = _SIGNATURE.search(kernel)
+    fn, generics, params = m.group(1), m.group(2), m.group(3)
+    struct = "".join(w.title() for w in fn.split("_"))
+    names = [p.strip().split(":")[0] for p in params.split(",") if p.strip()]
+    ptrs = [n for n in names if n.endswith("_ptr")]
+    lines = []
+    for n in names:
+        if n in ptrs:
+            source = f"inputs[{ptrs.index(n)}].0" if ptrs.index(n) < len(ptrs) - 1 else "output"
+            lines.append(f"        visitor.visit_ptr({source});")
+        elif n in ("eps", "alpha", "slope_v", "factor"):
+            lines.append(f"        visitor.visit_f32(self.{n});")
+        else:
+            lines.append(f"        visitor.visit_i32(dims.{n} as i32);")
+    generic = "<D: Float + Send + Sync + 'static>" if "D:" in generics else ""
+    args = "<D>" if generic else ""
+    return f"""\
+impl{generic} teeny_core::model::RuntimeOp for {struct}{args} {{
+    fn n_activation_inputs(&self) -> usize {{
+        {max(len(ptrs) - 1, 1)}
+    }}
+
+    fn pack_args(
+        &self,
+        inputs: &[(teeny_core::model::RawPtr, &[usize])],
+        _params: &[teeny_core::model::RawPtr],
+        output: teeny_core::model::RawPtr,
+        output_shape: &[usize],
+        visitor: &mut dyn teeny_core::device::program::ArgVisitor,
+    ) {{
+        let dims = Dims::from_shape(output_shape);
+{chr(10).join(lines)}
+    }}
+
+    fn grid(&self, output_shape: &[usize]) -> [u32; 3] {{
+        let n: usize = output_shape.iter().product();
+        [((n + 1023) / 1024) as u32, 1, 1]
+    }}
+}}
+"""
+
+
 def generate(out: Path, files: int = 100, seed: int = 0) -> tuple[int, int]:
     """Write the corpus; returns (files, kernels)."""
     r = random.Random(seed)
@@ -547,6 +594,7 @@ def generate(out: Path, files: int = 100, seed: int = 0) -> tuple[int, int]:
                 n_kernels += sum(k.count("#[kernel") for k in kernels)
                 parts.append(f"// ── {family} {j} " + "─" * 60 + "\n")
                 parts.extend(kernels)
+                parts.extend(runtime_op(k) for k in kernels if r.random() < 0.7)
         name = "".join(w.title() for w in stem.split("_"))
         parts.append(HOST.format(name=name, snake=stem, cap=r.choice([1024, 4096, 8192])))
         path = out / family / f"{stem}.rs"
