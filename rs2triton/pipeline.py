@@ -144,6 +144,7 @@ def transpile_many(sources: list[tuple[bytes, str]], jobs: int = 1) -> list[Resu
     jobs = min(jobs, len(sources) // _MIN_FILES_PER_JOB)
     if jobs <= 1 or not hasattr(os, "fork"):
         return _transpile_share(sources)
+    _load_stages()  # once, here, rather than once in every process
     order = sorted(range(len(sources)), key=lambda i: -len(sources[i][0]))  # big files first, dealt out
     shares = [order[j::jobs] for j in range(jobs)]
     children = []
@@ -185,6 +186,17 @@ def transpile_many(sources: list[tuple[bytes, str]], jobs: int = 1) -> list[Resu
 
 
 _MIN_FILES_PER_JOB = 8  # below this, starting a process costs more than it saves
+
+
+def _load_stages() -> None:
+    """Import the lowering stages and build the parser and the template environment."""
+    from . import lower  # noqa: F401 - imported for its side effect: loaded before forking
+    from .parse import _parser
+    from .render import _env, ruff_binary
+
+    _parser()
+    _env()
+    ruff_binary()
 
 
 def _transpile_share(sources: list[tuple[bytes, str]]) -> list[Result | TranspileError]:
