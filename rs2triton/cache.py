@@ -13,7 +13,8 @@ An entry is keyed by everything that decides a module's text:
 Entries live under ``$RS2TRITON_CACHE_DIR`` (default ``~/.cache/rs2triton``) in
 ``transpile/``; ``RS2TRITON_NO_CACHE=1`` (or ``--no-cache``) turns the cache off. A
 missing, unreadable or corrupt entry is simply a miss. Only files that transpiled
-without errors are stored, with their warnings.
+without errors are stored, with their warnings and, when ``rs2triton.load`` stored
+them, the generated-line -> Rust-line map.
 """
 
 from __future__ import annotations
@@ -96,16 +97,20 @@ class Cache:
     def _path(self, key: str) -> Path:
         return self.root / key[:2] / f"{key}.json"
 
-    def get(self, key: str) -> tuple[str, list[Diagnostic]] | None:
+    def get(self, key: str) -> tuple[str | None, list[Diagnostic], dict[int, int] | None] | None:
+        """(text, warnings, line map or None if it was not stored), or None on a miss."""
         try:
             entry = json.loads(self._path(key).read_bytes())
-            return entry["text"], [Diagnostic(**w) for w in entry["warnings"]]
-        except (OSError, ValueError, TypeError, KeyError):
+            line_map = entry.get("line_map")
+            return (entry["text"], [Diagnostic(**w) for w in entry["warnings"]],
+                    None if line_map is None else {int(k): v for k, v in line_map.items()})
+        except (OSError, ValueError, TypeError, KeyError, AttributeError):
             return None
 
-    def put(self, key: str, text: str, warnings: list[Diagnostic]) -> None:
+    def put(self, key: str, text: str | None, warnings: list[Diagnostic],
+            line_map: dict[int, int] | None = None) -> None:
         path = self._path(key)
-        entry = {"text": text, "warnings": [vars(w) for w in warnings]}
+        entry = {"text": text, "warnings": [vars(w) for w in warnings], "line_map": line_map}
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")

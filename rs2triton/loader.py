@@ -17,8 +17,9 @@ import tempfile
 from pathlib import Path
 from types import ModuleType
 
+from . import cache
 from .cache import cache_dir
-from .pipeline import transpile_file
+from .pipeline import transpile_file, transpile_file_cached
 
 # Transpiling needs none of these; running kernels needs all three (the `run` extra).
 RUN_PACKAGES = ("triton", "torch", "numpy")
@@ -116,7 +117,9 @@ def load(path: str | os.PathLike, *, interpret: bool | None = None) -> ModuleTyp
     ensure_mode(interp)
     if p.suffix == ".py":
         return _import_file(p.resolve(), f"rs2triton_generated_{_ident(p.stem)}")
-    result = transpile_file(p)
+    # An unchanged source is served from the transpile cache (text and line map), and
+    # only parsed again for its kernels' signatures.
+    result = transpile_file_cached(p, cache.Cache()) if cache.enabled() else transpile_file(p)
     if result.text is None:
         raise ValueError(f"{p} defines no #[kernel] functions")
     digest = hashlib.sha256(result.text.encode()).hexdigest()[:16]

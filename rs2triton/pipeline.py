@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .diagnostics import Diagnostic, TranspileError
+from .diagnostics import Diagnostic, SourceMap, TranspileError
 from .render import HEADER_PREFIX
 
 if TYPE_CHECKING:
@@ -52,7 +52,6 @@ class Result:
 
 def lower_source(source: bytes | str, path: str = "<string>") -> Result:
     """Parse, lower and print one file; ``text`` is valid Python but not yet formatted."""
-    from .diagnostics import SourceMap
     from .discover import collect
     from .lower import ModuleContext, lower_kernel
     from .parse import parse
@@ -113,6 +112,29 @@ def finish(results: list[Result]) -> None:
 def transpile_source(source: bytes | str, path: str = "<string>") -> Result:
     res = lower_source(source, path)
     finish([res])
+    return res
+
+
+def find_kernels(source: bytes, path: str) -> list[Kernel]:
+    """The kernels a file defines (their signatures), without lowering them."""
+    from .discover import collect
+    from .parse import parse
+
+    smap = SourceMap(path, source)
+    return collect(parse(source, smap).root_node, smap).kernels
+
+
+def transpile_file_cached(path: str | os.PathLike, cache: Cache) -> Result:
+    """:func:`transpile_file`, with the text and line map served from ``cache`` when the source is unchanged."""
+    p = Path(path)
+    data, display = _read(p), _display(p)
+    key = cache.key(data, display)
+    hit = cache.get(key)
+    if hit is not None and (hit[0] is None or hit[2] is not None):
+        kernels = find_kernels(data, display) if hit[0] is not None else []
+        return Result(display, hit[0], kernels, hit[1], _line_map=hit[2])
+    res = transpile_source(data, display)
+    cache.put(key, res.text, res.warnings, res.line_map)
     return res
 
 

@@ -172,3 +172,28 @@ def test_files_lowered_in_several_processes_give_the_same_result(tmp_path, monke
     assert bad1.stderr == bad3.stderr and "src/a_bad.rs" in bad3.stderr and "src/z_bad.rs" in bad3.stderr
     assert bad3.stderr.index("src/a_bad.rs") < bad3.stderr.index("src/z_bad.rs")
     assert not (tmp_path / "bad3").exists()
+
+
+def test_load_serves_an_unchanged_source_from_the_cache(tmp_path, monkeypatch, counted):
+    """rs2triton.load: text and line map from the cache; kernels re-read; a changed source regenerated."""
+    from rs2triton.pipeline import transpile_file_cached
+
+    src = tmp_path / "relu.rs"
+    shutil.copy(ROOT / "kernels_rs" / "relu.rs", src)
+    c = cache.Cache(root=tmp_path / "cache")
+    first = transpile_file_cached(src, c)
+    again = transpile_file_cached(src, c)
+    assert len(counted) == 1, "an unchanged source was lowered again"
+    assert again.text == first.text and again.line_map == first.line_map and first.line_map
+    assert [k.name for k in again.kernels] == [k.name for k in first.kernels] == ["relu_forward", "relu_backward"]
+    assert again.kernels[0].params == first.kernels[0].params
+
+    # An entry written by `transpile` has no line map: load lowers once more and completes it.
+    plan_c = cache.Cache(root=tmp_path / "cache2")
+    pipeline.plan([str(src)], tmp_path / "out", cache=plan_c)
+    assert transpile_file_cached(src, plan_c).line_map == first.line_map and len(counted) == 3
+    assert transpile_file_cached(src, plan_c).line_map == first.line_map and len(counted) == 3
+
+    src.write_text(src.read_text().replace("pub fn relu_forward", "pub fn relu_fwd"))
+    changed = transpile_file_cached(src, c)
+    assert len(counted) == 4 and "def relu_fwd(" in changed.text
