@@ -54,7 +54,7 @@ def lower_helper(ctx: ModuleContext, fn_name: str, triton: str, use: Node,
         if c.id == real[-1].id:
             break
         lw.lower_stmt(c)
-    value = lw.expr(real[-1])
+    value = lw.narrow(lw.expr(real[-1]), real[-1])
     lw.bodies.pop()
     body.append(ast.Return(value=value.expr))
     ctx.helpers[fn_name] = ast.FunctionDef(

@@ -24,10 +24,12 @@ from tree_sitter import Node
 from . import semantics
 from .diagnostics import SourceMap, TranspileError
 from .discover import Kernel
+from .loops import CountedLoop, counted_loops
 from .ops import (
     BOUND_IS_FLOAT,
     DTYPES,
     ENUMS,
+    F32_MATH,
     FLOAT_LIMITS,
     FLOAT_TYPES,
     INT_BITS,
@@ -134,6 +136,10 @@ class FunctionLowerer:
         self.expected_elem: str | None = None
         self.loop_depth = 0
         self.block_ptrs: dict[str, BlockPtr] = {}  # Python name of a bound block pointer -> its parts
+        # Counted `while` loops lowered as `for` (see loops.py): by `while` node id, and
+        # the statements they absorb (the counter's `let`, the step) by node id.
+        self.counted: dict[int, CountedLoop] = {}
+        self.absorbed: set[int] = set()
 
     # ------------------------------------------------------------------ helpers
     def err(self, node: Node, code: str, msg: str, hint: str | None = None) -> TranspileError:
@@ -148,6 +154,16 @@ class FunctionLowerer:
         if ty.elem is not None and ty.elem in self.dtype_bounds:
             return BOUND_IS_FLOAT.get(self.dtype_bounds[ty.elem])
         return is_float_elem(ty.elem, self.kernel)
+
+    def narrow(self, v: Val, node: Node) -> Val:
+        """A value computed in f32 for f32-only math, rounded once to its Rust type here,
+        where it meets that type again (a store, an operand of a non-math op, a branch
+        merge, a mutable binding). Arithmetic and f32 math keep it in f32 (docs/translation.md)."""
+        if not v.ty.wide:
+            return v
+        dtype = self.dtype_expr(v.ty.elem, node)
+        return Val(call(ast.Attribute(value=v.expr, attr="to", ctx=ast.Load()), [dtype]),
+                   Ty(v.ty.kind, v.ty.elem), v.static_choice, v.block_ptr)
 
     def dtype_expr(self, rust_ty: str, node: Node) -> ast.expr:
         if rust_ty in DTYPES:
@@ -167,8 +183,10 @@ class FunctionLowerer:
         """Lower a `{ ... }` block's statements into ``body``; returns the names it bound."""
         with self.names.scope() if scoped else contextlib.nullcontext():
             self.bodies.append(body)
+            children = named_children_with_comments(block)
+            self.find_counted_loops(children)
             try:
-                for child in named_children_with_comments(block):
+                for child in children:
                     self.lower_stmt(child)
             finally:
                 self.bodies.pop()
@@ -177,7 +195,14 @@ class FunctionLowerer:
             body.append(ast.Pass())
         return defined
 
+    def find_counted_loops(self, children: list[Node]) -> None:
+        for loop_id, info in counted_loops(children).items():
+            self.counted[loop_id] = info
+            self.absorbed |= {info.let.id, info.step_stmt.id}
+
     def lower_stmt(self, node: Node) -> None:
+        if node.id in self.absorbed:
+            return
         kind = node.type
         if kind in ("line_comment", "block_comment"):
             self.emit_comment(node)
@@ -310,6 +335,13 @@ class FunctionLowerer:
             self.emit(ast.AnnAssign(target=ast.Name(id=py, ctx=ast.Store()), annotation=attr_path("tl.constexpr"),
                                     value=v.expr, simple=1), node)
             return
+        if mutable:
+            v = self.narrow(v, value)  # a `let mut` may be loop-carried: keep its Rust type
+            ty = v.ty
+            if ty.kind == "const":
+                # `let mut i = 0;` is a runtime value from here on (it may change in a loop):
+                # nothing computed from it may be treated as compile-time.
+                ty = Ty("scalar", ty.elem)
         py = self.names.declare(rust, ty)
         self.emit(ast.Assign(targets=[ast.Name(id=py, ctx=ast.Store())], value=v.expr), node)
 
@@ -346,7 +378,7 @@ class FunctionLowerer:
             stmt, _ = self.lower_if_value(right, b.py)
             self.emit(stmt, node)
             return
-        v = self.expr(right)
+        v = self.narrow(self.expr(right), right)
         if v.block_ptr is not None or b.py in self.block_ptrs:
             if v.block_ptr is None or b.py not in self.block_ptrs:
                 raise self.err(node, "E0002", "a block pointer can only be assigned to a block pointer")
@@ -383,7 +415,7 @@ class FunctionLowerer:
         left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
         op_text = text(node.child_by_field_name("operator"))[:-1]
         b = self._target(left)
-        rhs = self.expr(right)
+        rhs = self.narrow(self.expr(right), right)
         # `x op= y` is `x = x op y`, with every rule of `op` (truncation, fmod...).
         v = self.binop(op_text, Val(name(b.py), b.ty), rhs, node)
         e = v.expr
@@ -459,7 +491,7 @@ class FunctionLowerer:
                     if c is tail or c.id == tail.id:
                         break
                     self.lower_stmt(c)
-                v = self.expr(tail)
+                v = self.narrow(self.expr(tail), tail)
                 self.emit(ast.Assign(targets=[ast.Name(id=target, ctx=ast.Store())], value=v.expr), tail)
             finally:
                 self.bodies.pop()
@@ -470,15 +502,19 @@ class FunctionLowerer:
         if pattern.type != "identifier":
             raise self.err(pattern, "E0002", "only a plain loop variable is supported")
         it = self.range_args(node.child_by_field_name("value"))
+        self.emit_range_for(text(pattern), "i32", it, node)
+
+    def emit_range_for(self, rust_var: str, elem: str, range_args: list[ast.expr], node: Node) -> None:
+        """`for var in range(...)` with the loop's Rust body."""
         body: list[ast.stmt] = []
         with self.names.scope():
-            var = self.names.declare(text(pattern), Ty("index", "i32"))
+            var = self.names.declare(rust_var, Ty("index", elem))
             self.loop_depth += 1
             try:
                 self.lower_block_into(node.child_by_field_name("body"), body)
             finally:
                 self.loop_depth -= 1
-        loop = ast.For(target=ast.Name(id=var, ctx=ast.Store()), iter=call("range", it), body=body, orelse=[])
+        loop = ast.For(target=ast.Name(id=var, ctx=ast.Store()), iter=call("range", range_args), body=body, orelse=[])
         self.emit(loop, node)
 
     def range_args(self, node: Node) -> list[ast.expr]:
@@ -532,7 +568,37 @@ class FunctionLowerer:
         neg = ast.UnaryOp(op=ast.USub(), operand=step.expr) if step is not None else const(-1)
         return [start, stop, neg]
 
+    def stmt_counted_while(self, node: Node, info: CountedLoop) -> bool:
+        """`let mut i = a; while i < b { ..; i += s; }` as `for i in range(a, b, s)` (see loops.py)."""
+        stop, step = self.expr(info.bound), self.expr(info.step)
+        if self.is_float(stop.ty) is not False or step.ty.kind != "const" or self.is_float(step.ty) is not False:
+            return False  # a float bound, or a runtime step of unknown sign: keep the while
+        start = self.expr(info.start)
+        if self.is_float(start.ty) is not False:
+            py = self.names.declare(info.counter, start.ty)
+            self.emit(ast.Assign(targets=[ast.Name(id=py, ctx=ast.Store())], value=start.expr), info.let)
+            self.absorbed.discard(info.let.id)
+            return False
+        if info.inclusive:
+            stop = Val(_plus(stop.expr, -1 if info.descending else 1), stop.ty)
+        step_expr = step.expr
+        if info.descending:
+            step_expr = const(-literal_value(step_expr)) if literal_value(step_expr) is not None \
+                else ast.UnaryOp(op=ast.USub(), operand=step_expr)
+        args = [stop.expr] if literal_value(start.expr) == 0 and literal_value(step_expr) == 1 \
+            else [start.expr, stop.expr] + ([] if literal_value(step_expr) == 1 else [step_expr])
+        self.emit_range_for(info.counter, start.ty.elem or "i32", args, node)
+        return True
+
     def stmt_while(self, node: Node) -> None:
+        info = self.counted.get(node.id)
+        if info is not None and self.stmt_counted_while(node, info):
+            return
+        if info is not None:  # not a range after all: the counter's `let` and step come back
+            self.absorbed.discard(info.step_stmt.id)
+            if info.let.id in self.absorbed:
+                self.absorbed.discard(info.let.id)
+                self.lower_stmt(info.let)
         cond = self.expr(node.child_by_field_name("condition"))
         body: list[ast.stmt] = []
         self.loop_depth += 1
@@ -665,6 +731,8 @@ class FunctionLowerer:
         if left.block_ptr is not None or right.block_ptr is not None:
             raise self.err(node, "E0008", "block pointers have no arithmetic",
                            "move a block pointer with `T::advance(ptr, &[..])`")
+        if op in _CMPOPS or op in _BOOLOPS:
+            left, right = self.narrow(left, node), self.narrow(right, node)
         kind = semantics.join_kind(left.ty, right.ty)
         if op in _CMPOPS:
             return Val(ast.Compare(left=left.expr, ops=[_CMPOPS[op]()], comparators=[right.expr]),
@@ -703,7 +771,9 @@ class FunctionLowerer:
             # Triton's float `%` is fmod, as Rust's; but the interpreter passes float arguments
             # as Python floats, whose `%` floors: make the dividend a Triton scalar.
             lhs = call("tl.cast", [lhs, self.dtype_expr(left.ty.elem, node)])
-        return Val(ast.BinOp(left=lhs, op=pyop, right=right.expr), Ty(kind, elem))
+        # f32 arithmetic on a value held in f32 (Triton promotes a half operand) stays in f32.
+        wide = (left.ty.wide or right.ty.wide) and elem in (left.ty.elem, right.ty.elem)
+        return Val(ast.BinOp(left=lhs, op=pyop, right=right.expr), Ty(kind, elem, wide=wide))
 
     def expr_type_cast_expression(self, node: Node) -> Val:
         target = text(node.child_by_field_name("type"))
@@ -741,13 +811,17 @@ class FunctionLowerer:
         Scalars may be plain Python numbers (compile-time values; loop indices and float
         arguments in the interpreter): ``tl.cast`` takes them all, ``.to`` does not.
         """
+        if v.ty.wide and target == "f32" and v.ty.elem in ("f16", "bf16"):
+            return Val(v.expr, Ty(v.ty.kind, target))  # already computed in f32
+        if v.ty.wide and target not in ("f32", "f64"):
+            v = self.narrow(v, node)
         dtype = self.dtype_expr(target, node)
         if v.ty.kind in ("tensor", "ptrs"):
             return Val(call(ast.Attribute(value=v.expr, attr="to", ctx=ast.Load()), [dtype]), Ty(v.ty.kind, target))
         return Val(call("tl.cast", [v.expr, dtype]), Ty("scalar", target))
 
     def expr_tuple_expression(self, node: Node) -> Val:
-        vals = [self.expr(c) for c in named_children(node)]
+        vals = [self.narrow(self.expr(c), c) for c in named_children(node)]
         return Val(ast.Tuple(elts=[v.expr for v in vals], ctx=ast.Load()),
                    Ty("tuple", None, tuple(v.ty for v in vals)))
 
@@ -779,9 +853,9 @@ class FunctionLowerer:
     def expr_if_expression(self, node: Node) -> Val:
         if self._simple_if(node):
             cond = self.expr(node.child_by_field_name("condition"))
-            body = self.expr(named_children(node.child_by_field_name("consequence"))[0])
+            body = self.narrow(self.expr(named_children(node.child_by_field_name("consequence"))[0]), node)
             other = named_children(node.child_by_field_name("alternative"))[0]
-            orelse = self.expr(other if other.type == "if_expression" else named_children(other)[0])
+            orelse = self.narrow(self.expr(other if other.type == "if_expression" else named_children(other)[0]), node)
             elem = body.ty.elem or orelse.ty.elem
             if cond.ty.kind == body.ty.kind == orelse.ty.kind == "const":
                 ty = Ty("const", elem)
@@ -876,7 +950,7 @@ class FunctionLowerer:
                 return self.expr(args[0])
             if fname in self.ctx.functions:
                 ref = self.helper_ref(fname, func)
-                vals = [self.expr(a) for a in args]
+                vals = [self.narrow(self.expr(a), a) for a in args]
                 return Val(call(ref.expr, [v.expr for v in vals]), UNKNOWN)
             raise self.err(func, "E0003", f"cannot call `{fname}`",
                            "kernels call DSL methods (`T::load`, ...) and combine functions defined in the same file")
@@ -924,7 +998,7 @@ class FunctionLowerer:
         if meth in ("clone", "into") and not args:
             return recv
         if meth in ("min", "max") and len(args) == 1:
-            other = self.expr(args[0])
+            recv, other = self.narrow(recv, recv_node), self.narrow(self.expr(args[0]), args[0])
             if recv.ty.kind == "const" and other.ty.kind == "const":
                 return Val(call(meth, [recv.expr, other.expr]), recv.ty)
             fn = "tl.minimum" if meth == "min" else "tl.maximum"
@@ -959,6 +1033,8 @@ class FunctionLowerer:
         out = []
         for i, (p, a) in enumerate(zip(op.params, arg_nodes, strict=True)):
             v = self.arg(a)
+            if v is not OMIT and op.name not in F32_MATH and not (op.rule == "cast" and i == 0):
+                v = self.narrow(v, a)  # an operand of a non-math op meets its Rust type again
             if v is OMIT and p.default is REQUIRED:
                 raise self.err(a, "E0008", f"`{op.name}` needs a value for `{p.name}`",
                                "`None` only stands for optional arguments")
@@ -1014,6 +1090,13 @@ class FunctionLowerer:
                 return Ty(runtime_kind, text(generics[i]))
             return Ty(runtime_kind)
         return UNKNOWN
+
+
+def _plus(e: ast.expr, k: int) -> ast.expr:
+    v = literal_value(e)
+    if isinstance(v, int):
+        return const(v + k)
+    return ast.BinOp(left=e, op=ast.Add() if k > 0 else ast.Sub(), right=ast.Constant(abs(k)))
 
 
 def _minus_one(e: ast.expr) -> ast.expr:

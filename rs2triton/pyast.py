@@ -39,12 +39,15 @@ class Ty:
     ``scalar``/``tensor`` (runtime values), ``ptr`` (a pointer parameter),
     ``ptrs`` (a block of pointers), ``desc``, ``tuple``, ``dtype``, ``none`` or
     ``unknown``. ``elem`` is a Rust element type (``i32``, ``f32``, ``bool``) or
-    a dtype parameter's name, or None when unknown.
+    a dtype parameter's name, or None when unknown. ``wide``: a half-precision value
+    (``elem`` f16/bf16 or a dtype parameter) still held in f32 after f32-only math;
+    lowering rounds it to ``elem`` where it meets ``elem`` again (see ``FunctionLowerer.narrow``).
     """
 
     kind: str
     elem: str | None = None
     items: tuple[Ty, ...] = ()
+    wide: bool = False
 
     @property
     def runtime(self) -> bool:

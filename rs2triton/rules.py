@@ -59,9 +59,12 @@ def use_helper(ctx, helper: str) -> str:
 
 
 def _f32_math(lw, lowered, node) -> tuple[list, str | None]:
-    """Promote a half-precision first argument; returns the args and the dtype to round back to."""
+    """Promote a half-precision first argument; returns the args and the dtype the result
+    is a value of (held in f32 until it meets that dtype again: ``lw.narrow``)."""
     p, x, a = lowered[0]
     elem = x.ty.elem if x is not OMIT else None
+    if x is not OMIT and x.ty.wide:
+        return lowered, elem  # already in f32: a chain of f32 math
     if elem is None or elem in ("f32", "f64") or x.ty.kind == "const" or lw.is_float(x.ty) is False:
         return lowered, None
     if elem in ("f16", "bf16"):
@@ -87,7 +90,7 @@ def rule_call(lw, op: Op, arg_nodes, generics, node) -> Val:
         use_helper(lw.ctx, op.target)
     result = Val(lw.build_call(op.target, lowered, kws), lw.result_ty(op, lowered, generics))
     if round_to is not None:
-        result = lw.convert(Val(result.expr, Ty("tensor", "f32")), round_to, node)
+        result = Val(result.expr, Ty(result.ty.kind if result.ty.kind != "unknown" else "tensor", round_to, wide=True))
     return result
 
 
@@ -143,9 +146,13 @@ def rule_cast(lw, op: Op, arg_nodes, generics, node) -> Val:
     dst = text(generics[1]) if len(generics) >= 2 else lw.expected_elem
     lowered = lw.lower_args(op, arg_nodes)
     x = lowered[0][1]
-    dtype = lw.dtype_expr(dst, generics[1] if len(generics) >= 2 else node)
     rest = lowered[1:]
     kws = [(p.keyword, v.expr) for p, v, _ in rest if v is not OMIT and not is_default(v, p)]
+    if x.ty.wide and not kws and dst == "f32" and x.ty.elem in ("f16", "bf16"):
+        return Val(x.expr, Ty(x.ty.kind, "f32"))  # computed in f32 already: no round trip
+    if x.ty.wide and (kws or dst not in ("f32", "f64")):
+        x = lw.narrow(x, arg_nodes[0])
+    dtype = lw.dtype_expr(dst, generics[1] if len(generics) >= 2 else node)
     if x.ty.kind not in ("tensor", "ptrs"):  # scalars may be plain Python numbers: no `.to`
         return Val(call("tl.cast", [x.expr, dtype], kws), Ty("scalar" if x.ty.kind != "unknown" else "tensor", dst))
     return Val(call(ast.Attribute(value=x.expr, attr="to", ctx=ast.Load()), [dtype], kws), Ty(x.ty.kind, dst))

@@ -222,6 +222,72 @@ def _layernorm_ref(args: Args) -> dict[str, torch.Tensor]:
     return {"y_ptr": expected.to(y.dtype), "mean_ptr": mean, "rstd_ptr": rstd}
 
 
+# ── linear (a counted `while` over K, lowered to a pipelinable `for`) ──────────
+
+_LINEAR_CONSTS = {"BLOCK_M": 32, "BLOCK_N": 32, "BLOCK_K": 16}
+
+
+def _linear_args(dtype: torch.dtype, gen: torch.Generator) -> Args:
+    M, N, K = 70, 50, 45
+    return {
+        "x_ptr": _randn((M, K), dtype, gen),
+        "w_ptr": _randn((N, K), dtype, gen),
+        "b_ptr": _randn((N,), dtype, gen),
+        "y_ptr": torch.empty(M, N, dtype=dtype),
+        "M": M,
+        "N": N,
+        "K": K,
+    }
+
+
+def _linear_ref(args: Args) -> dict[str, torch.Tensor]:
+    x, w, b, y = args["x_ptr"], args["w_ptr"], args["b_ptr"], args["y_ptr"]
+    return {"y_ptr": (x.float() @ w.float().T + b.float()).to(y.dtype)}
+
+
+# ── activations over [-30, 30], against torch's own result in the same dtype ──
+
+_ACT_CONSTS = {"BLOCK_SIZE": 256}
+WIDE_RANGE = (-30.0, 30.0)
+
+
+def _act_args(**scalars: float) -> Callable[[torch.dtype, torch.Generator], Args]:
+    def make(dtype: torch.dtype, gen: torch.Generator) -> Args:
+        n = 4096
+        return {"x_ptr": torch.linspace(*WIDE_RANGE, n, dtype=torch.float32).to(dtype),
+                "y_ptr": torch.empty(n, dtype=dtype), "n_elements": n, **scalars}
+    return make
+
+
+def _act_ref(fn: Callable[..., torch.Tensor], *scalar_names: str) -> Callable[[Args], dict[str, torch.Tensor]]:
+    # torch computes f16/bf16 activations in f32 and rounds once: the behaviour to match.
+    return lambda args: {"y_ptr": fn(args["x_ptr"], *(args[k] for k in scalar_names))}
+
+
+def _activation(id: str, fn, *scalar_names: str, **scalars: float) -> KernelCase:
+    return KernelCase(
+        id=id, file="kernels_rs/activations.rs", kernel=id, consts=_ACT_CONSTS,
+        dtypes=(torch.float32, torch.float16), make_args=_act_args(**scalars),
+        grid=_grid_1d(_ACT_CONSTS, "BLOCK_SIZE"), reference=_act_ref(fn, *scalar_names),
+        # one f16 rounding apart at most; f32 within a few ulp of |y| up to 30
+        atol={torch.float32: 1e-5, torch.float16: 1e-3},
+        rtol={torch.float32: 1e-5, torch.float16: 2e-3},
+    )
+
+
+def _torch_activations() -> list[KernelCase]:
+    import torch.nn.functional as F
+
+    return [
+        _activation("softplus_forward", lambda x, beta: F.softplus(x, beta=beta), "beta", beta=1.5),
+        _activation("logsigmoid_forward", F.logsigmoid),
+        _activation("mish_forward", F.mish),
+        _activation("gelu_tanh_forward", lambda x: F.gelu(x, approximate="tanh")),
+        _activation("elu_forward", lambda x, alpha: F.elu(x, alpha=alpha), "alpha", alpha=1.25),
+        _activation("celu_forward", lambda x, alpha: F.celu(x, alpha=alpha), "alpha", alpha=1.5),
+    ]
+
+
 # ── the table ────────────────────────────────────────────────────────────────
 
 CASES: list[KernelCase] = [
@@ -300,6 +366,19 @@ CASES: list[KernelCase] = [
         atol={torch.float32: 1e-4, torch.float16: 1e-2, torch.bfloat16: 5e-2},
         rtol={torch.float32: 1e-4, torch.float16: 1e-2, torch.bfloat16: 2e-2},
     ),
+    KernelCase(
+        id="linear_forward",
+        file="kernels_rs/linear.rs",
+        kernel="linear_forward",
+        consts=_LINEAR_CONSTS,
+        dtypes=(torch.float32, torch.float16),
+        make_args=_linear_args,
+        grid=lambda args: (_cdiv(int(args["M"]), 32), _cdiv(int(args["N"]), 32)),
+        reference=_linear_ref,
+        atol={torch.float32: 1e-4, torch.float16: 1e-2},
+        rtol={torch.float32: 1e-4, torch.float16: 1e-2},
+    ),
+    *_torch_activations(),
 ]
 
 _BY_ID = {c.id: c for c in CASES}

@@ -26,7 +26,46 @@ def test_matches_torch(case, dtype):
     for name, want in expected.items():
         got = dev_args[name].cpu()
         assert got.dtype == want.dtype, name
+        if got.is_floating_point():
+            assert_no_spurious_inf_or_zero(got, want, name)
         torch.testing.assert_close(got, want, atol=case.atol[dtype], rtol=case.rtol[dtype], msg=name)
+
+
+def spurious(got: torch.Tensor, want: torch.Tensor) -> tuple[int, int]:
+    """(non-finite where torch is finite, zero where torch is at least the dtype's eps)."""
+    bad_inf = (~torch.isfinite(got) & torch.isfinite(want)).sum().item()
+    # Below eps, `1 + t` is 1 in any formula without log1p: a zero there is not an error.
+    bad_zero = ((got == 0) & (want.abs() >= torch.finfo(want.dtype).eps)).sum().item()
+    return bad_inf, bad_zero
+
+
+def assert_no_spurious_inf_or_zero(got: torch.Tensor, want: torch.Tensor, name: str) -> None:
+    bad_inf, bad_zero = spurious(got, want)
+    assert bad_inf == 0, f"{name}: {bad_inf} values are inf/nan where torch's are finite"
+    assert bad_zero == 0, f"{name}: {bad_zero} values are 0 where torch's are not"
+
+
+WIDE = [pytest.param(c, id=c.id) for c in CASES
+        if torch.float16 in c.dtypes and c.file != "kernels_rs/activations.rs"]  # those span [-30, 30] already
+
+
+@pytest.mark.parametrize("case", WIDE)
+def test_f16_inputs_spanning_30_match_torch(case):
+    """Every float kernel in f16 with its float inputs stretched over [-30, 30]."""
+    args = case.make_args(torch.float16, torch.Generator().manual_seed(7))
+    outputs = set(case.reference(args))
+    for key, v in args.items():
+        if isinstance(v, torch.Tensor) and v.is_floating_point() and key not in outputs:
+            args[key] = (v.float() * (30.0 / v.float().abs().max())).to(v.dtype)
+    module = rs2triton.load(case.file)
+    dev_args = {k: v.to(DEVICE) if isinstance(v, torch.Tensor) else v for k, v in args.items()}
+    getattr(module, case.kernel)[case.grid(args)](*dev_args.values(), **case.consts)
+    for name, want in case.reference(args).items():
+        got = dev_args[name].cpu()
+        assert_no_spurious_inf_or_zero(got, want, name)
+        scale = max(1.0, want.float().abs().max().item())  # the tolerances were set for unit-sized data
+        torch.testing.assert_close(got.float(), want.float(), atol=case.atol[torch.float16] * scale,
+                                   rtol=case.rtol[torch.float16], msg=name)
 
 
 def _request(case, dtype, target):

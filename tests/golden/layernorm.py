@@ -39,11 +39,9 @@ def layer_norm_forward(
     # ── Pass 1: mean. Whole blocks unmasked, then the ragged tail masked. ──
     n_whole = n_cols - n_cols % BLOCK_N
     sum_acc = tl.zeros([BLOCK_N], dtype=tl.float32)
-    col = 0
-    while col < n_whole:
+    for col in range(0, n_whole, BLOCK_N):
         x = tl.load(x_ptr + (cols + (row_start + col)))
         sum_acc += x.to(tl.float32)
-        col += BLOCK_N
     if n_whole < n_cols:
         offs = cols + n_whole
         mask = offs < n_cols

@@ -1,0 +1,58 @@
+//! A fully connected layer, `y[M, N] = x[M, K] @ w[N, K]^T + b[N]`, all row-major
+//! and contiguous (the layout of a linear layer's weight).
+//!
+//! The reduction over `K` is a counted `while` loop, as teenygrad's kernels often
+//! write it; rs2triton turns it into a `for` over a range, which Triton can
+//! software-pipeline (`num_stages`).
+
+#![allow(non_snake_case)]
+
+use teeny_core::dtype::Num;
+use teeny_macros::kernel;
+use teeny_triton::triton::{
+    types::{AddOffsets, Comparison},
+    *,
+};
+
+/// `y = x @ w^T + b`, accumulated in `f32` and rounded to `D` once.
+///
+/// Grid: `[cdiv(M, BLOCK_M), cdiv(N, BLOCK_N)]`. `BLOCK_K` must be at least 16.
+#[kernel]
+pub fn linear_forward<T: Triton, D: Num, const BLOCK_M: i32, const BLOCK_N: i32, const BLOCK_K: i32>(
+    x_ptr: T::Pointer<D>,
+    w_ptr: T::Pointer<D>,
+    b_ptr: T::Pointer<D>,
+    y_ptr: T::Pointer<D>,
+    M: i32,
+    N: i32,
+    K: i32,
+) where
+    T::I32Tensor: types::Tensor<i32, 2>,
+    T::I32Tensor: Comparison<i32, BoolTensor = T::BoolTensor>,
+    T::Pointer<D>: AddOffsets<i32, 2, T::I32Tensor, Output = T::Tensor<T::Pointer<D>>>,
+{
+    let rows = T::expand_dims(T::program_id(Axis::X) * BLOCK_M + T::arange(0, BLOCK_M), 1);
+    let cols = T::expand_dims(T::program_id(Axis::Y) * BLOCK_N + T::arange(0, BLOCK_N), 0);
+    let ks = T::arange(0, BLOCK_K);
+    let x_k = T::expand_dims(ks, 0); // [1, BLOCK_K]
+    let w_k = T::expand_dims(ks, 1); // [BLOCK_K, 1]
+    let x_fill = T::zeros::<D>(&[BLOCK_M, BLOCK_K]); // masked lanes must add nothing to the dot
+    let w_fill = T::zeros::<D>(&[BLOCK_K, BLOCK_N]);
+
+    let mut acc = T::zeros::<f32>(&[BLOCK_M, BLOCK_N]);
+    let mut k = 0;
+    while k < K {
+        let x_mask = rows.lt(M) & (x_k + k).lt(K);
+        let w_mask = (w_k + k).lt(K) & cols.lt(N);
+        let x = T::load(x_ptr.add_offsets(rows * K + x_k + k), Some(x_mask), Some(x_fill), &[], None, None, None, false);
+        // w^T: element (k, n) of the tile is w[n, k].
+        let w = T::load(w_ptr.add_offsets(cols * K + w_k + k), Some(w_mask), Some(w_fill), &[], None, None, None, false);
+        acc = T::dot::<D, f32>(x, w, Some(acc), InputPrecision::IEEE, None);
+        k += BLOCK_K;
+    }
+
+    let bias = T::load(b_ptr.add_offsets(cols), Some(cols.lt(N)), None, &[], None, None, None, false);
+    let y = acc + T::cast::<D, f32>(bias, None, false);
+    let y_mask = rows.lt(M) & cols.lt(N);
+    T::store(y_ptr.add_offsets(rows * N + cols), T::cast::<f32, D>(y, None, false), Some(y_mask), &[], None, None);
+}
