@@ -10,6 +10,7 @@ process; the test-suite, which runs the interpreter in-process, uses that.
 from __future__ import annotations
 
 import json
+import re
 import sys
 
 from .discover import Kernel
@@ -37,18 +38,30 @@ def signature(kernel: Kernel, dtypes: dict[str, str]) -> dict[str, str]:
     return sig
 
 
-def compile_kernel(jit_fn, kernel: Kernel, target: str, dtypes: dict[str, str], consts: dict[str, object]):
+def compile_kernel(jit_fn, kernel: Kernel, target: str, dtypes: dict[str, str], consts: dict[str, object],
+                   options: dict[str, object] | None = None):
     import triton
     from triton.backends.compiler import GPUTarget
     from triton.compiler import ASTSource
 
     backend, arch, warp = TARGETS[target]
     src = ASTSource(fn=jit_fn, signature=signature(kernel, dtypes), constexprs=dict(consts))
-    return triton.compile(src, target=GPUTarget(backend, arch, warp))
+    return triton.compile(src, target=GPUTarget(backend, arch, warp), options=dict(options or {}))
+
+
+# An MLIR operation line: `%x = dialect.op ...`, `dialect.op ...` or `"dialect.op"(...)`.
+_MLIR_OP = re.compile(r'^\s*(?:%[\w#:, %]+ = )?"?([a-z_]+\.[a-z_.]+)', re.M)
+
+
+def ttir_ops(ttir: str) -> int:
+    """How many operations a TTIR module has (its size, for regression checks)."""
+    return sum(1 for m in _MLIR_OP.finditer(ttir) if m.group(1) not in ("module", "builtin.module"))
 
 
 def compile_batch(requests: list[dict]) -> list[dict]:
-    """Each request: {file, kernel, target, dtypes, consts}; each result adds ok/error/asm sizes."""
+    """Each request: {file, kernel, target, dtypes, consts, options?, count?}; each result adds
+    ok/error/asm sizes, ``ttir_ops``, and for ``count`` ({label: [stage, regex]}) the number
+    of matches of each regex in that stage's text (``ttgir``, ``ptx``, ...)."""
     from .loader import load
 
     results = []
@@ -59,9 +72,12 @@ def compile_batch(requests: list[dict]) -> list[dict]:
             module = load(req["file"], interpret=False)
             info = module.__rs2triton_kernels__[req["kernel"]]
             compiled = compile_kernel(getattr(module, req["kernel"]), info, req["target"],
-                                      req.get("dtypes", {}), req.get("consts", {}))
+                                      req.get("dtypes", {}), req.get("consts", {}), req.get("options"))
             res["ok"] = True
             res["asm"] = {k: len(v) for k, v in compiled.asm.items()}
+            res["ttir_ops"] = ttir_ops(compiled.asm["ttir"])
+            res["counts"] = {label: len(re.findall(rx, _text(compiled.asm.get(stage, ""))))
+                             for label, (stage, rx) in req.get("count", {}).items()}
             text = compiled.asm.get("ptx") or compiled.asm.get("amdgcn") or ""
             res["entry"] = req["kernel"] in text
         except Exception as e:  # reported to the caller, which decides
@@ -75,6 +91,10 @@ def compile_batch(requests: list[dict]) -> list[dict]:
                 res["diagnostic"] = diag.render()
         results.append(res)
     return results
+
+
+def _text(asm) -> str:
+    return asm if isinstance(asm, str) else ""
 
 
 def main() -> None:

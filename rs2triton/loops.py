@@ -85,19 +85,22 @@ def _analyse(loop: Node, before: list[Node], after: list[Node]) -> CountedLoop |
     if cond is None or cond.type != "binary_expression":
         return None
     op = text(cond.child_by_field_name("operator"))
-    left, right = _unparen(cond.child_by_field_name("left")), _unparen(cond.child_by_field_name("right"))
-    if left.type == "identifier" and op in _MIRROR:
-        counter, bound = text(left), right
-    elif right.type == "identifier" and op in _MIRROR:
-        counter, bound, op = text(right), left, _MIRROR[op]
-    else:
-        return None
-    if not _pure(bound) or counter in _identifiers(bound):
+    if op not in _MIRROR:
         return None
     body = named_children(loop.child_by_field_name("body"))
     if not body:
         return None
     step_stmt = body[-1]
+    counter = _assigned_name(step_stmt)
+    left, right = _unparen(cond.child_by_field_name("left")), _unparen(cond.child_by_field_name("right"))
+    if left.type == "identifier" and text(left) == counter:
+        bound = right
+    elif right.type == "identifier" and text(right) == counter:
+        bound, op = left, _MIRROR[op]
+    else:
+        return None
+    if not _pure(bound) or counter in _identifiers(bound):
+        return None
     step = _step_of(step_stmt, counter)
     if step is None:
         return None
@@ -156,6 +159,13 @@ def _identifiers(node: Node) -> set[str]:
     for c in node.named_children:
         out |= _identifiers(c)
     return out
+
+
+def _assigned_name(stmt: Node) -> str | None:
+    if stmt.type != "expression_statement":
+        return None
+    left = named_children(stmt)[0].child_by_field_name("left")
+    return text(left) if left is not None and left.type == "identifier" else None
 
 
 def _step_of(stmt: Node, counter: str) -> tuple[Node, int] | None:

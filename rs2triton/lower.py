@@ -975,7 +975,9 @@ class FunctionLowerer:
         if fname not in ("from_f64", "from_f32", "from_i32", "from", "new") or len(args) != 1:
             raise self.err(node, "E0003", f"unsupported dtype constructor `{dtype}::{fname}`",
                            f"use `{dtype}::from_f64(v)`")
-        v = self.expr(args[0])
+        v = self.without_f64(args[0]) if dtype in ("f16", "bf16", "f32") or (
+            dtype not in DTYPES and self.is_float(Ty("const", dtype))) else None
+        v = v or self.expr(args[0])
         if v.ty.kind == "const":
             # A compile-time value stays a (weakly typed) Python scalar: it takes D's type
             # where it meets a D tensor, without promoting f16 math to f32.
@@ -987,6 +989,33 @@ class FunctionLowerer:
                 return Val(call("tl.cast", [v.expr, self.dtype_expr(dtype, node)]), Ty("scalar", dtype))
             return Val(v.expr, Ty("const", dtype))
         return self.convert(v, dtype, node)
+
+    def without_f64(self, node: Node) -> Val | None:
+        """`D::from_f64(e)` where the f64 in ``e`` is only the constructor's signature: ``x as f64``
+        of an f32 (or narrower) value, or one `+ - * /` of such casts and literals exact in f32.
+        Computed in f32 and rounded to D it is the same number (f32 has more than 2p + 2 bits
+        for D = f16/bf16, so the two roundings are one), and the GPU never runs f64 code."""
+        node = _unparen(node)
+        if node.type == "type_cast_expression":
+            inner = _unparen(node.child_by_field_name("value"))
+            if text(node.child_by_field_name("type")) != "f64" or inner.type != "identifier":
+                return None
+            v = self.expr(inner)
+            narrow = ("f32", "f16", "bf16", "i8", "i16", "i32", "u8", "u16", "u32")
+            return v if v.ty.elem in narrow and v.ty.kind in ("scalar", "const", "index") else None
+        if node.type == "binary_expression" and text(node.child_by_field_name("operator")) in ("+", "-", "*", "/"):
+            sides = []
+            for side in (node.child_by_field_name("left"), node.child_by_field_name("right")):
+                side = _unparen(side)
+                if side.type == "float_literal" and _exact_in_f32(self.expr(side).expr):
+                    sides.append(Val(self.expr(side).expr, Ty("const", "f32")))
+                    continue
+                v = self.without_f64(side) if side.type == "type_cast_expression" else None
+                if v is None or v.ty.elem not in ("f32", "f16", "bf16"):
+                    return None
+                sides.append(v)
+            return self.binop(text(node.child_by_field_name("operator")), sides[0], sides[1], node)
+        return None
 
     def method_call(self, func: Node, args: list[Node], node: Node) -> Val:
         meth = text(func.child_by_field_name("field"))
@@ -1090,6 +1119,19 @@ class FunctionLowerer:
                 return Ty(runtime_kind, text(generics[i]))
             return Ty(runtime_kind)
         return UNKNOWN
+
+
+def _unparen(node: Node) -> Node:
+    while node.type == "parenthesized_expression":
+        node = named_children(node)[0]
+    return node
+
+
+def _exact_in_f32(e: ast.expr) -> bool:
+    import struct
+
+    v = literal_value(e)
+    return isinstance(v, float) and struct.unpack("f", struct.pack("f", v))[0] == v
 
 
 def _plus(e: ast.expr, k: int) -> ast.expr:

@@ -1,5 +1,9 @@
 """Every bundled kernel: numerics under the interpreter, and compilation for sm_90 and gfx942."""
 
+import json
+import os
+from pathlib import Path
+
 import pytest
 import torch
 
@@ -90,3 +94,25 @@ def test_compiles_for_gpu(compiled, case, dtype, target):
     assert res["entry"], "the kernel's entry point is missing from the assembly"
     binary = "cubin" if target.startswith("cuda") else "hsaco"
     assert res["asm"][binary] > 0
+
+
+TTIR_BASELINE = Path(__file__).parent / "ttir_ops.json"
+
+
+def test_ttir_op_counts_do_not_grow(compiled):
+    """The TTIR of every bundled kernel (sm_90) is no bigger than recorded in tests/ttir_ops.json
+    for this Triton version. After an intended change: RS2TRITON_UPDATE_GOLDEN=1, review the diff."""
+    import triton
+
+    version = ".".join(triton.__version__.split(".")[:2])
+    counts = {f"{c.id}-{DTYPE_NAMES[dt]}": compiled[(c.id, DTYPE_NAMES[dt], "cuda:90")]["ttir_ops"]
+              for c in CASES for dt in c.dtypes}
+    recorded = json.loads(TTIR_BASELINE.read_text()) if TTIR_BASELINE.exists() else {}
+    if os.environ.get("RS2TRITON_UPDATE_GOLDEN") == "1":
+        recorded[version] = counts
+        TTIR_BASELINE.write_text(json.dumps(recorded, indent=1, sort_keys=True) + "\n")
+    baseline = recorded.get(version)
+    assert baseline is not None, f"no TTIR op counts recorded for Triton {version}"
+    grown = {k: (baseline[k], n) for k, n in counts.items() if k in baseline and n > baseline[k]}
+    assert not grown, f"TTIR grew (recorded, now): {grown}"
+    assert set(counts) <= set(baseline), f"kernels without recorded counts: {sorted(set(counts) - set(baseline))}"

@@ -1,0 +1,79 @@
+//! Kernels that pin down the code-quality rules: counted `while` loops as ranges,
+//! `let mut` values that stay runtime. tests/test_codegen.py checks their output
+//! and runs them against Python.
+
+use teeny_macros::kernel;
+use teeny_triton::triton::{types::{AddOffsets, Comparison}, *};
+
+/// Counted loops: ascending by a const generic, descending by a literal, inclusive;
+/// each folds the visited counters like `acc * 3 + i`.
+#[kernel]
+pub fn counted<T: Triton, const STEP: i32>(out: T::Pointer<i32>, lo: i32, hi: i32) {
+    let mut a = 0;
+    let mut i = lo;
+    while i < hi {
+        a = a * 3 + i;
+        i += STEP;
+    }
+    T::store(out.add_offsets(0), a, None, &[], None, None);
+    let mut b = 0;
+    let mut j = hi;
+    while j >= lo {
+        b = b * 3 + j;
+        j -= 2;
+    }
+    T::store(out.add_offsets(1), b, None, &[], None, None);
+    let mut c = 0;
+    let mut k = lo;
+    while hi >= k {
+        c = c * 3 + k;
+        k = k + 1;
+    }
+    T::store(out.add_offsets(2), c, None, &[], None, None);
+}
+
+/// Loops that are not ranges stay `while`: a runtime step, a counter read after the
+/// loop, a bound the body changes.
+#[kernel]
+pub fn not_counted<T: Triton>(out: T::Pointer<i32>, lo: i32, hi: i32, step: i32) {
+    let mut a = 0;
+    let mut i = lo;
+    while i < hi {
+        a = a * 3 + i;
+        i += step;
+    }
+    T::store(out.add_offsets(0), a, None, &[], None, None);
+    let mut j = lo;
+    while j < hi {
+        j += 2;
+    }
+    T::store(out.add_offsets(1), j, None, &[], None, None);
+    let mut c = 0;
+    let mut k = lo;
+    let mut end = hi;
+    while k < end {
+        c = c * 3 + k;
+        end -= 1;
+        k += 1;
+    }
+    T::store(out.add_offsets(2), c, None, &[], None, None);
+}
+
+/// A `let mut` from a literal that a loop changes is runtime: what is computed from
+/// it is not a `tl.constexpr`, in a branch or as a value.
+#[kernel]
+pub fn runtime_counter<T: Triton, const KW: i32>(out: T::Pointer<i32>, n: i32) {
+    let mut iter = 0;
+    for _t in 0..n {
+        iter += 1;
+    }
+    let kw_idx = iter % KW;
+    if kw_idx == 1 {
+        T::store(out.add_offsets(0), 10, None, &[], None, None);
+    } else {
+        T::store(out.add_offsets(0), 20, None, &[], None, None);
+    }
+    T::store(out.add_offsets(1), kw_idx, None, &[], None, None);
+    let pick = if kw_idx == 1 { 30 } else { 40 };
+    T::store(out.add_offsets(2), pick, None, &[], None, None);
+}
