@@ -20,6 +20,7 @@ use teeny_triton::triton::{
 #[kernel]
 pub fn linear_forward<T: Triton, D: Num, const BLOCK_M: i32, const BLOCK_N: i32, const BLOCK_K: i32>(
     x_ptr: T::Pointer<D>,
+    // the layer's weight, [N, K]
     w_ptr: T::Pointer<D>,
     b_ptr: T::Pointer<D>,
     y_ptr: T::Pointer<D>,
@@ -41,7 +42,7 @@ pub fn linear_forward<T: Triton, D: Num, const BLOCK_M: i32, const BLOCK_N: i32,
 
     let mut acc = T::zeros::<f32>(&[BLOCK_M, BLOCK_N]);
     let mut k = 0;
-    while k < K {
+    while k < K { // one BLOCK_K-wide slice of the reduction per iteration
         let x_mask = rows.lt(M) & (x_k + k).lt(K);
         let w_mask = (w_k + k).lt(K) & cols.lt(N);
         let x = T::load(x_ptr.add_offsets(rows * K + x_k + k), Some(x_mask), Some(x_fill), &[], None, None, None, false);
@@ -54,5 +55,12 @@ pub fn linear_forward<T: Triton, D: Num, const BLOCK_M: i32, const BLOCK_N: i32,
     let bias = T::load(b_ptr.add_offsets(cols), Some(cols.lt(N)), None, &[], None, None, None, false);
     let y = acc + T::cast::<D, f32>(bias, None, false);
     let y_mask = rows.lt(M) & cols.lt(N);
-    T::store(y_ptr.add_offsets(rows * N + cols), T::cast::<f32, D>(y, None, false), Some(y_mask), &[], None, None);
+    T::store(
+        y_ptr.add_offsets(rows * N + cols),
+        T::cast::<f32, D>(y, None, false), // rounded to D once
+        Some(y_mask),
+        &[],
+        None,
+        None,
+    );
 }

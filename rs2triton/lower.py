@@ -44,7 +44,6 @@ from .ops import (
 )
 from .parse import named_children, text
 from .pyast import (
-    COMMENT_CALL,
     NONE_TY,
     OMIT,
     UNKNOWN,
@@ -54,6 +53,8 @@ from .pyast import (
     _Omit,
     attr_path,
     call,
+    comment_lines,
+    comment_marker,
     const,
     is_comment_marker,
     is_default,
@@ -186,14 +187,28 @@ class FunctionLowerer:
             children = named_children_with_comments(block)
             self.find_counted_loops(children)
             try:
-                for child in children:
-                    self.lower_stmt(child)
+                self.lower_stmts(children, block)
             finally:
                 self.bodies.pop()
             defined = self.names.bindings()
         if not any(not is_comment_marker(s) for s in body):
             body.append(ast.Pass())
         return defined
+
+    def lower_stmts(self, children: list[Node], block: Node, stop: Node | None = None) -> None:
+        """A block's statements up to ``stop``; `stmt; // note` (or `{ // note`) keeps the
+        note at the end of that statement's (or the header's) line when it has one."""
+        line_end, emitted = block.start_point[0], True
+        body = self.bodies[-1]
+        for child in children:
+            if stop is not None and child.id == stop.id:
+                break
+            if child.type in ("line_comment", "block_comment") and child.start_point[0] == line_end:
+                self.emit_comment(child, trailing=emitted)
+                continue
+            before = len(body)
+            self.lower_stmt(child)
+            line_end, emitted = child.end_point[0], len(body) > before
 
     def find_counted_loops(self, children: list[Node]) -> None:
         for loop_id, info in counted_loops(children).items():
@@ -202,11 +217,13 @@ class FunctionLowerer:
 
     def lower_stmt(self, node: Node) -> None:
         if node.id in self.absorbed:
+            self.emit_inner_comments(node)
             return
         kind = node.type
         if kind in ("line_comment", "block_comment"):
             self.emit_comment(node)
             return
+        self.emit_inner_comments(node)
         if kind == "expression_statement":
             inner = named_children(node)[0]
             self.lower_expr_stmt(inner)
@@ -220,18 +237,20 @@ class FunctionLowerer:
         # A block's tail expression (no `;`) in statement position.
         self.lower_expr_stmt(node)
 
-    def emit_comment(self, node: Node) -> None:
-        raw = text(node)
-        if raw.startswith("///") or raw.startswith("//!"):
-            raw = raw[3:]
-        elif raw.startswith("//"):
-            raw = raw[2:]
-        elif raw.startswith("/*"):
-            raw = raw[2:-2]
-        for line in raw.strip("\n").split("\n"):
-            line = line.rstrip()
-            line = line[1:] if line.startswith(" ") else line
-            self.emit(ast.Expr(call(COMMENT_CALL, [ast.Constant(line)])), node)
+    def emit_comment(self, node: Node, trailing: bool = False) -> None:
+        """A comment on lines of its own, or (``trailing``) at the end of the line before it."""
+        lines = comment_lines(text(node))
+        for line in lines:
+            self.emit(comment_marker(line, trailing and len(lines) == 1), node)
+
+    def emit_inner_comments(self, node: Node) -> None:
+        """Comments inside a statement (between call arguments, ...) go above it: Python
+        has no place for them inside an expression. Comments of nested blocks stay there."""
+        for c in node.children:
+            if c.type in ("line_comment", "block_comment"):
+                self.emit_comment(c)
+            elif c.type != "block":
+                self.emit_inner_comments(c)
 
     def lower_expr_stmt(self, node: Node) -> None:
         kind = node.type
@@ -244,8 +263,7 @@ class FunctionLowerer:
         elif kind == "block":
             # A nested block: its own Rust scope, but no Python block.
             with self.names.scope(python_block=False):
-                for child in named_children_with_comments(node):
-                    self.lower_stmt(child)
+                self.lower_stmts(named_children_with_comments(node), node)
         elif kind == "return_expression":
             self.stmt_return_expression(node)
         elif kind == "assignment_expression":
@@ -487,10 +505,8 @@ class FunctionLowerer:
         with self.names.scope():
             self.bodies.append(body)
             try:
-                for c in children:
-                    if c is tail or c.id == tail.id:
-                        break
-                    self.lower_stmt(c)
+                self.lower_stmts(children, block, stop=tail)
+                self.emit_inner_comments(tail)
                 v = self.narrow(self.expr(tail), tail)
                 self.emit(ast.Assign(targets=[ast.Name(id=target, ctx=ast.Store())], value=v.expr), tail)
             finally:
@@ -844,10 +860,8 @@ class FunctionLowerer:
             raise self.err(node, "E0002", "this block has no value",
                            "end the block with an expression (no trailing `;`)")
         with self.names.scope(python_block=False):
-            for c in children:
-                if c.id == real[-1].id:
-                    break
-                self.lower_stmt(c)
+            self.lower_stmts(children, node, stop=real[-1])
+            self.emit_inner_comments(real[-1])
             return self.expr(real[-1])
 
     def expr_if_expression(self, node: Node) -> Val:
@@ -1170,9 +1184,11 @@ def lower_kernel(ctx: ModuleContext, kernel: Kernel) -> ast.FunctionDef:
     fn = kernel.node
     lw = FunctionLowerer(ctx, kernel, fn, kernel.triton)
     args: list[ast.arg] = []
+    notes = _parameter_comments(fn.child_by_field_name("parameters"))
     for p in kernel.params:
         ty = Ty("ptr", p.elem) if p.kind == "pointer" else Ty("scalar", p.elem)
         args.append(ast.arg(arg=lw.names.declare(p.name, ty)))
+        args[-1].rs_comments = notes.get(p.name)  # rendered by render.unparse
     for c in kernel.consts:
         args.append(ast.arg(arg=lw.names.declare(c.name, Ty("const", c.rust_type)),
                             annotation=attr_path("tl.constexpr")))
@@ -1196,6 +1212,26 @@ def lower_kernel(ctx: ModuleContext, kernel: Kernel) -> ast.FunctionDef:
         body=prelude + body, decorator_list=[attr_path("triton.jit")], returns=None, type_params=[])
     func.rs_line = fn_line
     return func
+
+
+def _parameter_comments(params: Node) -> dict[str, tuple[list[str], str | None]]:
+    """{parameter: (comment lines above it, the comment ending its line)}."""
+    out: dict[str, tuple[list[str], str | None]] = {}
+    above: list[str] = []
+    last: Node | None = None
+    for c in params.named_children:
+        if c.type == "parameter":
+            last = c
+            out[text(c.child_by_field_name("pattern")).removeprefix("mut").strip()] = (above, None)
+            above = []
+        elif c.type in ("line_comment", "block_comment"):
+            lines = comment_lines(text(c))
+            if last is not None and c.start_point[0] == last.end_point[0] and len(lines) == 1:
+                key = text(last.child_by_field_name("pattern")).removeprefix("mut").strip()
+                out[key] = (out[key][0], lines[0])
+            else:
+                above.extend(lines)
+    return {k: v for k, v in out.items() if v[0] or v[1] is not None}
 
 
 def _docstring(doc: str) -> str:

@@ -17,12 +17,33 @@ PY_RESERVED = frozenset(
 )
 
 COMMENT_CALL = "__rs2triton_comment__"
+TRAILING_CALL = "__rs2triton_trailing__"  # a comment that ends the line before it
 
 
 def is_comment_marker(stmt: ast.stmt) -> bool:
     """A `# comment` carried through the AST as a marker call (rendered back by render.py)."""
     return (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)
-            and isinstance(stmt.value.func, ast.Name) and stmt.value.func.id == COMMENT_CALL)
+            and isinstance(stmt.value.func, ast.Name) and stmt.value.func.id in (COMMENT_CALL, TRAILING_CALL))
+
+
+def comment_marker(line: str, trailing: bool = False) -> ast.stmt:
+    return ast.Expr(ast.Call(func=ast.Name(id=TRAILING_CALL if trailing else COMMENT_CALL, ctx=ast.Load()),
+                             args=[ast.Constant(line)], keywords=[]))
+
+
+def comment_lines(raw: str) -> list[str]:
+    """The text lines of a Rust comment (`// x`, `/// x`, `/* x */`), markers stripped."""
+    if raw.startswith("///") or raw.startswith("//!"):
+        raw = raw[3:]
+    elif raw.startswith("//"):
+        raw = raw[2:]
+    elif raw.startswith("/*"):
+        raw = raw[2:-2]
+    out = []
+    for line in raw.strip("\n").split("\n"):
+        line = line.rstrip()
+        out.append(line[1:] if line.startswith(" ") else line)
+    return out
 
 class _Omit:
     """An argument left out of the generated call (`None`, or a Triton default)."""

@@ -55,15 +55,55 @@ def _give_statements_lines(stmts: list) -> None:
             _give_statements_lines(s.body)
 
 
+def _comment(body: str) -> str:
+    return f"# {body}".rstrip() if body else "#"
+
+
 def unparse(node: ast.AST) -> str:
     _give_statements_lines([node])
     src = ast.unparse(node)
+    if isinstance(node, ast.FunctionDef) and any(getattr(a, "rs_comments", None) for a in node.args.args):
+        src = _commented_signature(node, src)
+    src = _comment_re().sub(lambda m: m.group(1) + _comment(ast.literal_eval(m.group(2))), src)
+    return _place_trailing(src)
 
-    def repl(m: re.Match) -> str:
-        body = ast.literal_eval(m.group(2))
-        return f"{m.group(1)}# {body}".rstrip() if body else f"{m.group(1)}#"
 
-    return _comment_re().sub(repl, src)
+LINE_LENGTH = 88  # ruff format's default, which lays the module out
+
+
+def _place_trailing(src: str) -> str:
+    """A trailing comment ends the line before it (its statement's, or a block header's);
+    when that line would grow too long, it goes on its own line just above instead."""
+    from .pyast import TRAILING_CALL
+
+    if TRAILING_CALL not in src:
+        return src
+    out: list[str] = []
+    for line in src.split("\n"):
+        m = re.fullmatch(rf"\s*{TRAILING_CALL}\((.*)\)", line)
+        if m is None or not out:
+            out.append(line)
+            continue
+        note = _comment(ast.literal_eval(m.group(1)))
+        prev = out[-1]
+        if len(prev) + 2 + len(note) <= LINE_LENGTH:
+            out[-1] = f"{prev}  {note}"
+        else:
+            out.insert(len(out) - 1, prev[: len(prev) - len(prev.lstrip())] + note)
+    return "\n".join(out)
+
+
+def _commented_signature(fn: ast.FunctionDef, src: str) -> str:
+    """One parameter a line, with the comments the Rust parameters had (``arg.rs_comments``:
+    the lines above it, and the one at the end of its line)."""
+    lines = [f"def {fn.name}("]
+    for a in fn.args.args:
+        above, after = getattr(a, "rs_comments", None) or ([], None)
+        lines += [f"    {_comment(c)}" for c in above]
+        lines.append(f"    {ast.unparse(a)},{'  ' + _comment(after) if after is not None else ''}")
+    lines.append("):")
+    header = re.compile(rf"^def {re.escape(fn.name)}\(.*\):$", re.M)
+    return header.sub(lambda _: "\n".join(lines), src, count=1)
 
 
 def render_module(source: str, doc: str | None, imports: list[str], consts: list[str],

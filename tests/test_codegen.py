@@ -90,6 +90,21 @@ def test_runtime_counter_branches_at_run_time(mod, n):
     assert out.cpu().tolist() == [10 if kw == 1 else 20, kw, 30 if kw == 1 else 40]
 
 
+def test_comments_stay_where_they_were(generated):
+    assert generated["comments"].split('"""')[2] == """
+    x: tl.constexpr = 2.5  # a trailing note
+    if n > 0:  # on the header line
+        # inside the call: moved above it
+        tl.store(out, x)
+"""
+    assert generated["comments"].split('"""')[0].endswith("""def comments(
+    # where the result goes
+    out,  # one element
+    n,
+):
+    """)
+
+
 # ── GPU compilation (sm_90, no GPU needed) ────────────────────────────────────
 
 ASYNC_COPIES = {"ttgir_async": ["ttgir", r"async_copy_global_to_local"], "ptx_cp_async": ["ptx", r"cp\.async\.(?:ca|cg)"]}

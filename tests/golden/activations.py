@@ -19,17 +19,21 @@ def _upcast_f16(x):
 
 
 @triton.jit
-def softplus_forward(x_ptr, y_ptr, n_elements, beta, BLOCK_SIZE: tl.constexpr):
+def softplus_forward(
+    x_ptr,
+    y_ptr,
+    n_elements,
+    beta,  # sharpness; 1.0 is torch's default
+    BLOCK_SIZE: tl.constexpr,
+):
     """Softplus: `y = log(1 + exp(beta * x)) / beta`."""
     D = x_ptr.dtype.element_ty
     offsets = tl.arange(0, BLOCK_SIZE) + tl.program_id(0) * BLOCK_SIZE
     mask = offsets < n_elements
     x = tl.load(x_ptr + offsets, mask=mask)
     one = tl.full([BLOCK_SIZE], 1.0, dtype=D)
-    beta_t = tl.full([BLOCK_SIZE], tl.cast(tl.cast(beta, tl.float64), D), dtype=D)
-    inv_beta = tl.full(
-        [BLOCK_SIZE], tl.cast(1.0 / tl.cast(beta, tl.float64), D), dtype=D
-    )
+    beta_t = tl.full([BLOCK_SIZE], tl.cast(beta, D), dtype=D)
+    inv_beta = tl.full([BLOCK_SIZE], tl.cast(1.0 / beta, D), dtype=D)
     y = tl.log(one + tl.exp(_upcast_f16(x * beta_t))) * inv_beta
     tl.store(y_ptr + offsets, y.to(D), mask=mask)
 
@@ -75,8 +79,7 @@ def gelu_tanh_forward(x_ptr, y_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
     mask = offsets < n_elements
     x = tl.load(x_ptr + offsets, mask=mask)
     c = tl.full([BLOCK_SIZE], 0.044715, dtype=D)
-    k = tl.full([BLOCK_SIZE], 1.5957691216057308, dtype=D)
-    # 2 * sqrt(2 / pi)
+    k = tl.full([BLOCK_SIZE], 1.5957691216057308, dtype=D)  # 2 * sqrt(2 / pi)
     u = (x + c * x * x * x) * k
     y = x * tl.sigmoid(_upcast_f16(u))
     tl.store(y_ptr + offsets, y.to(D), mask=mask)
@@ -90,7 +93,7 @@ def elu_forward(x_ptr, y_ptr, n_elements, alpha, BLOCK_SIZE: tl.constexpr):
     mask = offsets < n_elements
     x = tl.load(x_ptr + offsets, mask=mask)
     one = tl.full([BLOCK_SIZE], 1.0, dtype=D)
-    alpha_t = tl.full([BLOCK_SIZE], tl.cast(tl.cast(alpha, tl.float64), D), dtype=D)
+    alpha_t = tl.full([BLOCK_SIZE], tl.cast(alpha, D), dtype=D)
     positive = x > tl.zeros_like(x)
     y = tl.where(positive, x, (alpha_t * (tl.exp(_upcast_f16(x)) - one)).to(D))
     tl.store(y_ptr + offsets, y, mask=mask)
@@ -105,10 +108,8 @@ def celu_forward(x_ptr, y_ptr, n_elements, alpha, BLOCK_SIZE: tl.constexpr):
     x = tl.load(x_ptr + offsets, mask=mask)
     zero = tl.zeros_like(x)
     one = tl.full([BLOCK_SIZE], 1.0, dtype=D)
-    alpha_t = tl.full([BLOCK_SIZE], tl.cast(tl.cast(alpha, tl.float64), D), dtype=D)
-    inv_alpha = tl.full(
-        [BLOCK_SIZE], tl.cast(1.0 / tl.cast(alpha, tl.float64), D), dtype=D
-    )
+    alpha_t = tl.full([BLOCK_SIZE], tl.cast(alpha, D), dtype=D)
+    inv_alpha = tl.full([BLOCK_SIZE], tl.cast(1.0 / alpha, D), dtype=D)
     negative_part = alpha_t * (tl.exp(_upcast_f16(x * inv_alpha)) - one)
     y = tl.maximum(zero, x) + tl.minimum(zero, negative_part.to(D))
     tl.store(y_ptr + offsets, y, mask=mask)

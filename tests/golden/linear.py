@@ -14,6 +14,7 @@ import triton.language as tl
 @triton.jit
 def linear_forward(
     x_ptr,
+    # the layer's weight, [N, K]
     w_ptr,
     b_ptr,
     y_ptr,
@@ -32,14 +33,13 @@ def linear_forward(
     rows = tl.expand_dims(tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M), 1)
     cols = tl.expand_dims(tl.program_id(1) * BLOCK_N + tl.arange(0, BLOCK_N), 0)
     ks = tl.arange(0, BLOCK_K)
-    x_k = tl.expand_dims(ks, 0)
-    # [1, BLOCK_K]
-    w_k = tl.expand_dims(ks, 1)
-    # [BLOCK_K, 1]
-    x_fill = tl.zeros([BLOCK_M, BLOCK_K], dtype=D)
+    x_k = tl.expand_dims(ks, 0)  # [1, BLOCK_K]
+    w_k = tl.expand_dims(ks, 1)  # [BLOCK_K, 1]
     # masked lanes must add nothing to the dot
+    x_fill = tl.zeros([BLOCK_M, BLOCK_K], dtype=D)
     w_fill = tl.zeros([BLOCK_K, BLOCK_N], dtype=D)
     acc = tl.zeros([BLOCK_M, BLOCK_N], dtype=tl.float32)
+    # one BLOCK_K-wide slice of the reduction per iteration
     for k in range(0, K, BLOCK_K):
         x_mask = (rows < M) & (x_k + k < K)
         w_mask = (w_k + k < K) & (cols < N)
@@ -50,4 +50,5 @@ def linear_forward(
     bias = tl.load(b_ptr + cols, mask=cols < N)
     y = acc + bias.to(tl.float32)
     y_mask = (rows < M) & (cols < N)
+    # rounded to D once
     tl.store(y_ptr + (rows * N + cols), y.to(D), mask=y_mask)

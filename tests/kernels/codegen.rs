@@ -77,3 +77,23 @@ pub fn runtime_counter<T: Triton, const KW: i32>(out: T::Pointer<i32>, n: i32) {
     let pick = if kw_idx == 1 { 30 } else { 40 };
     T::store(out.add_offsets(2), pick, None, &[], None, None);
 }
+
+/// Comments stay where they were.
+#[kernel]
+pub fn comments<T: Triton>(
+    // where the result goes
+    out: T::Pointer<f32>, // one element
+    n: i32,
+) {
+    let x = 2.5f32; // a trailing note
+    if n > 0 { // on the header line
+        T::store(
+            out.add_offsets(0),
+            x, // inside the call: moved above it
+            None,
+            &[],
+            None,
+            None,
+        );
+    }
+}
