@@ -25,6 +25,10 @@ def counted(monkeypatch):
     return calls
 
 
+# Every kernels_rs/ file, plus the one `src` adds.
+N_INPUTS = len(list((ROOT / "kernels_rs").glob("*.rs"))) + 1
+
+
 @pytest.fixture
 def src(tmp_path, monkeypatch):
     shutil.copytree(ROOT / "kernels_rs", tmp_path / "src")
@@ -42,9 +46,9 @@ def test_unchanged_inputs_are_not_lowered_again(src, tmp_path, counted):
     c = cache.Cache(root=tmp_path / "cache")
     cold_warnings, warm_warnings = [], []
     cold = _plan(c, cold_warnings)
-    assert len(counted) == 6
+    assert len(counted) == N_INPUTS
     warm = _plan(cache.Cache(root=tmp_path / "cache"), warm_warnings)
-    assert len(counted) == 6, "a warm run lowered a file again"
+    assert len(counted) == N_INPUTS, "a warm run lowered a file again"
     assert warm == cold
     assert warm == pipeline.plan(["src"], "out")  # the same bytes as without any cache
     assert warm_warnings == cold_warnings and cold_warnings  # warnings are kept with the text
@@ -56,7 +60,7 @@ def test_a_changed_file_is_regenerated(src, tmp_path, counted):
     relu = src / "src" / "relu.rs"
     relu.write_text(relu.read_text().replace("pub fn relu_forward", "pub fn relu_fwd"))
     after = _plan(c)
-    assert counted.count("src/relu.rs") == 2 and len(counted) == 7
+    assert counted.count("src/relu.rs") == 2 and len(counted) == N_INPUTS + 1
     assert "def relu_fwd(" in after[src.joinpath("out", "relu.py").relative_to(src)]
     assert {k: v for k, v in after.items() if k.name != "relu.py"} == {
         k: v for k, v in before.items() if k.name != "relu.py"}
@@ -75,7 +79,7 @@ def test_a_corrupt_entry_is_a_miss(src, tmp_path, counted):
     cold = _plan(c)
     for entry in (tmp_path / "cache").rglob("*.json"):
         entry.write_text("{not json")
-    assert _plan(c) == cold and len(counted) == 12
+    assert _plan(c) == cold and len(counted) == 2 * N_INPUTS
 
 
 def _package_copy(tmp_path):
@@ -97,23 +101,23 @@ def _transpile(pkg, workdir, cache_dir):
 def test_a_changed_template_or_version_is_regenerated(src, tmp_path):
     pkg = _package_copy(tmp_path)
     cache_dir = tmp_path / "cache"
-    assert _transpile(pkg, src, cache_dir) == 6
+    assert _transpile(pkg, src, cache_dir) == N_INPUTS
     relu_py = src / "out" / "relu.py"
     original = relu_py.read_text()
-    assert _transpile(pkg, src, cache_dir) == 6  # nothing changed: nothing new cached
+    assert _transpile(pkg, src, cache_dir) == N_INPUTS  # nothing changed: nothing new cached
 
     template = pkg / "rs2triton" / "templates" / "module.py.j2"
     template.write_text(template.read_text().replace("import triton\n", "import triton  # edited template\n", 1))
-    assert _transpile(pkg, src, cache_dir) == 12
+    assert _transpile(pkg, src, cache_dir) == 2 * N_INPUTS
     assert "import triton  # edited template\n" in relu_py.read_text()
 
     init = pkg / "rs2triton" / "__init__.py"
     init.write_text(init.read_text().replace('__version__ = "', '__version__ = "99.', 1))
-    assert _transpile(pkg, src, cache_dir) == 18  # a new version: every file lowered again
+    assert _transpile(pkg, src, cache_dir) == 3 * N_INPUTS  # a new version: every file lowered again
 
     template.write_text(template.read_text().replace("  # edited template", ""))
     init.write_text(init.read_text().replace('__version__ = "99.', '__version__ = "', 1))
-    assert _transpile(pkg, src, cache_dir) == 18  # back to the original: its entries are reused
+    assert _transpile(pkg, src, cache_dir) == 3 * N_INPUTS  # back to the original: its entries are reused
     assert relu_py.read_text() == original
 
 
@@ -140,7 +144,7 @@ def test_no_cache_switch(src, tmp_path, monkeypatch):
     assert not (tmp_path / "cache").exists()
     monkeypatch.delenv("RS2TRITON_NO_CACHE")
     assert CliRunner().invoke(main, ["check", "src", "-o", "out"]).exit_code == 0
-    assert len(list((tmp_path / "cache").rglob("*.json"))) == 6
+    assert len(list((tmp_path / "cache").rglob("*.json"))) == N_INPUTS
 
 
 def test_files_lowered_in_several_processes_give_the_same_result(tmp_path, monkeypatch):
