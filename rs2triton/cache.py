@@ -45,6 +45,16 @@ def enabled() -> bool:
     return os.environ.get("RS2TRITON_NO_CACHE", "") in ("", "0")
 
 
+def default() -> Cache | None:
+    """The cache for this run: None when turned off or when there is nowhere to keep it."""
+    if not enabled():
+        return None
+    try:
+        return Cache()
+    except (OSError, RuntimeError, KeyError):  # no home folder, no ruff binary to identify: run uncached
+        return None
+
+
 PACKAGE_ROOT = Path(__file__).resolve().parent
 
 

@@ -29,7 +29,7 @@ def _plan(srcs: tuple[str, ...], outdir: str, use_cache: bool, jobs: int) -> dic
 
     warnings: list = []
     try:
-        files = plan(list(srcs), outdir, warnings, cache.Cache() if use_cache and cache.enabled() else None,
+        files = plan(list(srcs), outdir, warnings, cache.default() if use_cache else None,
                      jobs or default_jobs())
     except TranspileError as e:
         _fail(e)

@@ -119,7 +119,8 @@ def load(path: str | os.PathLike, *, interpret: bool | None = None) -> ModuleTyp
         return _import_file(p.resolve(), f"rs2triton_generated_{_ident(p.stem)}")
     # An unchanged source is served from the transpile cache (text and line map), and
     # only parsed again for its kernels' signatures.
-    result = transpile_file_cached(p, cache.Cache()) if cache.enabled() else transpile_file(p)
+    tcache = cache.default()
+    result = transpile_file_cached(p, tcache) if tcache is not None else transpile_file(p)
     if result.text is None:
         raise ValueError(f"{p} defines no #[kernel] functions")
     digest = hashlib.sha256(result.text.encode()).hexdigest()[:16]

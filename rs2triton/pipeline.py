@@ -173,18 +173,8 @@ def transpile_many(sources: list[tuple[bytes, str]], jobs: int = 1) -> list[Resu
     for share in shares[1:]:
         read_end, write_end = os.pipe()
         pid = os.fork()
-        if pid == 0:  # the child: transpile its share, send it back, leave without cleanup
-            os.close(read_end)
-            try:
-                done = _transpile_share([sources[i] for i in share])
-                payload = ("ok", [(r.text, r.warnings) if isinstance(r, Result) else r.diagnostics for r in done])
-            except BaseException:  # noqa: BLE001 - reported by the parent
-                import traceback
-
-                payload = ("crash", traceback.format_exc())
-            with os.fdopen(write_end, "wb") as f:
-                pickle.dump(payload, f)
-            os._exit(0)
+        if pid == 0:  # the child: transpile its share, send it back, and never return
+            _child(read_end, write_end, [sources[i] for i in share])
         os.close(write_end)
         children.append((pid, read_end, share))
     outcomes: list = [None] * len(sources)
@@ -208,6 +198,25 @@ def transpile_many(sources: list[tuple[bytes, str]], jobs: int = 1) -> list[Resu
 
 
 _MIN_FILES_PER_JOB = 8  # below this, starting a process costs more than it saves
+
+
+def _child(read_end: int, write_end: int, sources: list[tuple[bytes, str]]) -> None:
+    """A forked worker: whatever happens (an error, a closed pipe, Ctrl-C), it exits here."""
+    status = 1
+    try:
+        os.close(read_end)
+        try:
+            done = _transpile_share(sources)
+            payload = ("ok", [(r.text, r.warnings) if isinstance(r, Result) else r.diagnostics for r in done])
+        except Exception:  # reported by the parent
+            import traceback
+
+            payload = ("crash", traceback.format_exc())
+        with os.fdopen(write_end, "wb") as f:
+            pickle.dump(payload, f)
+        status = 0
+    finally:
+        os._exit(status)
 
 
 def _load_stages() -> None:
