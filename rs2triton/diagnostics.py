@@ -8,6 +8,10 @@ a Python traceback for them.
 
 from __future__ import annotations
 
+import os
+import traceback
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 # Stable codes; docs/diagnostics.md documents each one.
@@ -24,8 +28,11 @@ CODES = {
     "E0010": "I/O error",
     "E0011": "Triton rejected the generated kernel",
     "E0012": "Rust rejects this constant",
+    "E0999": "internal error in rs2triton",
     "W0001": "item not translated",
 }
+# An unexpected exception inside rs2triton (rustc's ICE): always a bug, never the user's.
+ICE_CODE = "E0999"
 
 
 @dataclass(frozen=True)
@@ -39,6 +46,7 @@ class Diagnostic:
     hint: str | None = None
     source_line: str | None = None
     severity: str = "error"  # or "warning": printed, but nothing fails
+    notes: tuple[str, ...] = ()  # extra `= note:` lines (an internal error's traceback)
 
     def render(self) -> str:
         title = f"{self.severity}[{self.code}]: {self.message}"
@@ -59,6 +67,8 @@ class Diagnostic:
         if self.hint:
             pad = " " * len(str(self.line)) if self.source_line is not None else " "
             out.append(f"{pad} = help: {self.hint}")
+        pad = " " * len(str(self.line)) if self.source_line is not None else " "
+        out.extend(f"{pad} = note: {n}" for n in self.notes)
         return "\n".join(out)
 
 
@@ -76,11 +86,14 @@ class SourceMap:
     def __init__(self, path: str, source: bytes):
         self.path = path
         self.source = source
-        self.lines = source.decode("utf-8", errors="replace").splitlines()
+        # Rows as tree-sitter counts them: only `\n` ends a line (a lone `\r`, a form feed
+        # or U+2028 do not, whatever str.splitlines thinks).
+        self.byte_lines = [ln.removesuffix(b"\r") for ln in source.split(b"\n")]
+        self.lines = [ln.decode("utf-8", errors="replace") for ln in self.byte_lines]
 
     def diag(self, node, code: str, message: str, hint: str | None = None, severity: str = "error") -> Diagnostic:
         row, byte_col = node.start_point
-        line_bytes = self.source.splitlines()[row] if row < len(self.lines) else b""
+        line_bytes = self.byte_lines[row] if row < len(self.byte_lines) else b""
         col = len(line_bytes[:byte_col].decode("utf-8", errors="replace")) + 1
         if node.start_point[0] == node.end_point[0]:
             length = len(line_bytes[byte_col:node.end_point[1]].decode("utf-8", errors="replace"))
@@ -91,3 +104,49 @@ class SourceMap:
 
     def error(self, node, code: str, message: str, hint: str | None = None) -> TranspileError:
         return TranspileError([self.diag(node, code, message, hint)])
+
+    def line_diag(self, line: int, col: int, code: str, message: str, hint: str | None = None) -> Diagnostic:
+        """A diagnostic at a 1-based line and character column, with that line's text."""
+        src = self.lines[line - 1] if 0 < line <= len(self.lines) else None
+        return Diagnostic(code, message, self.path, line, col, 1, hint, src)
+
+    @contextmanager
+    def guard(self, node, what: str) -> Iterator[None]:
+        """Turn an unexpected exception inside the block into an internal error at ``node``.
+
+        ``node`` is a tree-sitter node, or None for the file as a whole; ``what`` says
+        what was being done ("lowering", "rendering the module"). Diagnostics pass through.
+        """
+        try:
+            yield
+        except TranspileError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - the safety net: never a bare traceback
+            raise TranspileError([self.ice(node, what, exc)]) from exc
+
+    def ice(self, node, what: str, exc: BaseException) -> Diagnostic:
+        """The internal-error diagnostic for ``exc``, raised while ``what`` (-ing) ``node``."""
+        if node is not None:
+            d = self.diag(node, ICE_CODE, "")
+            snippet = " ".join(d.source_line[d.col - 1:d.col - 1 + d.length].split()) if d.source_line else ""
+            kind = node.type.replace("_", " ")
+            subject = f"{kind} `{snippet[:40]}{'...' if len(snippet) > 40 else ''}`" if snippet else kind
+            where = (d.line, d.col, d.length, d.source_line)
+        else:
+            subject, where = "this file", (1, 1, 1, self.lines[0] if self.lines else None)
+        return internal_error(self.path, where, f"{what} {subject}", exc)
+
+
+def internal_error(path: str, where: tuple[int, int, int, str | None], doing: str,
+                   exc: BaseException) -> Diagnostic:
+    """rustc's ICE as a diagnostic: where it happened, what rs2triton was doing, "please report"."""
+    line, col, length, source_line = where
+    detail = f"{type(exc).__name__}: {exc}".strip().splitlines()[0][:200]
+    notes = ["this is a bug in rs2triton, not in your code; please report it with this input file",
+             f"unexpected {detail}"]
+    if os.environ.get("RS2TRITON_DEBUG") == "1":
+        notes.append("Python traceback:\n" + "".join(traceback.format_exception(exc)).rstrip())
+    else:
+        notes.append("run with RS2TRITON_DEBUG=1 to see the Python traceback")
+    return Diagnostic(ICE_CODE, f"internal error in rs2triton while {doing}", path, line, col, length,
+                      None, source_line, notes=tuple(notes))

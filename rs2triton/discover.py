@@ -194,7 +194,14 @@ def _signature(fn: Node, doc: str | None, attr_args: Node | None, smap: SourceMa
     dtype_params: list[DtypeParam] = []
     consts: list[ConstParam] = []
     tparams = fn.child_by_field_name("type_parameters")
+    generic_names: set[str] = set()
     for tp in named_children(tparams) if tparams is not None else []:
+        gname = tp.child_by_field_name("name")
+        if tp.type in ("type_parameter", "const_parameter") and gname is not None:
+            if text(gname) in generic_names:
+                raise smap.error(gname, "E0007", f"the name `{text(gname)}` is already used for a generic "
+                                 "parameter of this kernel", "rename one of them")
+            generic_names.add(text(gname))
         if tp.type == "type_parameter":
             pname = text(tp.child_by_field_name("name"))
             bound = _bound_name(tp.child_by_field_name("bounds"))
@@ -219,16 +226,44 @@ def _signature(fn: Node, doc: str | None, attr_args: Node | None, smap: SourceMa
                          "declare it as `fn " + name + "<T: Triton, ...>(...)`")
     dtype_names = {d.name for d in dtype_params}
     params: list[KernelParam] = []
+    seen_params: set[str] = set()
     for p in named_children(fn.child_by_field_name("parameters")):
         if p.type == "attribute_item":  # `#[allow(unused)] x: ...`: no runtime meaning
             continue
         if p.type != "parameter":
             raise smap.error(p, "E0007", "unsupported kernel parameter",
                              "kernel parameters are `name: T::Pointer<D>` or scalars such as `n: i32`")
-        pname = text(p.child_by_field_name("pattern")).removeprefix("mut ").strip()
+        pattern = p.child_by_field_name("pattern")
+        pname = _param_name(pattern, smap)
+        if pname in seen_params:
+            raise smap.error(pattern, "E0007", f"identifier `{pname}` is bound more than once in this "
+                             "parameter list", "rename one of the parameters")
+        if pname in generic_names:
+            raise smap.error(pattern, "E0007", f"parameter `{pname}` has the name of a generic parameter "
+                             "of this kernel", "rename the parameter")
+        if pname != "_":
+            seen_params.add(pname)
         params.append(_param(pname, p.child_by_field_name("type"), triton, dtype_names, smap))
+    # `_: i32` is valid Rust, any number of times; in Python each needs a name of its own.
+    taken = seen_params | generic_names
+    for i, prm in enumerate(params):
+        if prm.name == "_":
+            prm.name = next(n for n in (f"_{i}", *(f"_{i}_{j}" for j in range(1, len(params) + 2)))
+                            if n not in taken)
+            taken.add(prm.name)
     attr_dtypes, backward = _parse_kernel_args(attr_args)
     return Kernel(name, doc, triton, dtype_params, consts, params, attr_dtypes, backward, fn)
+
+
+def _param_name(pattern: Node, smap: SourceMap) -> str:
+    """The name a parameter binds: `x`, `mut x` or `_`; destructuring is not supported."""
+    node = pattern
+    if node.type == "mut_pattern":
+        node = named_children(node)[-1]
+    if node.type == "identifier" or (node.type == "_" or text(node) == "_"):
+        return text(node)
+    raise smap.error(pattern, "E0007", f"unsupported parameter pattern `{text(pattern)}`",
+                     "kernel parameters are plain names: `x: T::Pointer<f32>`, `n: i32` or `mut n: i32`")
 
 
 def _param(name: str, ty: Node, triton: str, dtype_names: set[str], smap: SourceMap) -> KernelParam:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import functools
 import re
 from dataclasses import dataclass, field
 
@@ -121,6 +122,15 @@ _BOOLOPS = {"&&": ast.And, "||": ast.Or}
 BLOCK_PTR_OPS = frozenset({"load", "store", "advance"})
 
 
+def _guarded(method):
+    """An unexpected exception while lowering ``node`` becomes an internal error located there."""
+    @functools.wraps(method)
+    def lower(self, node: Node):
+        with self.smap.guard(node, "lowering"):
+            return method(self, node)
+    return lower
+
+
 class FunctionLowerer:
     """Lowers one ``#[kernel]`` fn (or one combine helper) to an ``ast.FunctionDef``."""
 
@@ -215,6 +225,7 @@ class FunctionLowerer:
             self.counted[loop_id] = info
             self.absorbed |= {info.let.id, info.step_stmt.id}
 
+    @_guarded
     def lower_stmt(self, node: Node) -> None:
         if node.id in self.absorbed:
             self.emit_inner_comments(node)
@@ -625,6 +636,7 @@ class FunctionLowerer:
         self.emit(ast.While(test=cond.expr, body=body, orelse=[]), node)
 
     # ---------------------------------------------------------------- expressions
+    @_guarded
     def expr(self, node: Node) -> Val:
         method = getattr(self, f"expr_{node.type}", None)
         if method is None:

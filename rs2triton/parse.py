@@ -53,8 +53,48 @@ def blank_tile_attributes(source: bytes) -> bytes:
     return bytes(out)
 
 
+def check_utf8(source: bytes, smap: SourceMap) -> None:
+    """Rust source must be UTF-8: report the first bad byte where it is, as rustc does."""
+    try:
+        source.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line_start = source.rfind(b"\n", 0, e.start) + 1
+        line = source.count(b"\n", 0, e.start) + 1
+        col = len(source[line_start:e.start].decode("utf-8")) + 1
+        raise TranspileError([smap.line_diag(
+            line, col, "E0010",
+            f"stream did not contain valid UTF-8 (byte 0x{source[e.start]:02x} at offset {e.start})",
+            "Rust source files are UTF-8; re-save this file as UTF-8")]) from None
+
+
+# Deeper syntax trees are refused: lowering recurses once per level (a few Python frames
+# each), and real kernels stay under 30 levels.
+MAX_DEPTH = 128
+
+
+def _too_deep(root: Node) -> Node | None:
+    """The first node nested deeper than MAX_DEPTH, if any (an iterative walk)."""
+    cursor = root.walk()
+    depth = 1
+    while True:
+        if depth > MAX_DEPTH:
+            return cursor.node
+        if cursor.goto_first_child():
+            depth += 1
+            continue
+        while not cursor.goto_next_sibling():
+            if not cursor.goto_parent():
+                return None
+            depth -= 1
+
+
 def parse(source: bytes, smap: SourceMap) -> Tree:
+    check_utf8(source, smap)
     tree = _parser().parse(blank_tile_attributes(source))
+    deep = _too_deep(tree.root_node)
+    if deep is not None:
+        raise smap.error(deep, "E0002", f"unsupported construct: nesting deeper than {MAX_DEPTH} levels",
+                         "split the expression with `let` bindings or flatten the blocks")
     if tree.root_node.has_error:
         bad = _first_error(tree.root_node)
         if bad.is_missing:

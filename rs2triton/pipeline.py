@@ -11,6 +11,7 @@ run served entirely from the cache never loads them.
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import os
 import pickle
@@ -39,6 +40,8 @@ class Result:
     # The lowered functions (statements tagged with their Rust line), for `line_map`.
     functions: list[ast.FunctionDef] = field(default_factory=list, repr=False)
     _line_map: dict[int, int] | None = field(default=None, repr=False)
+    # The source, to place an internal error found after lowering (None from the cache).
+    smap: SourceMap | None = field(default=None, repr=False, compare=False)
 
     @property
     def line_map(self) -> dict[int, int]:
@@ -51,17 +54,22 @@ class Result:
 
 
 def lower_source(source: bytes | str, path: str = "<string>") -> Result:
-    """Parse, lower and print one file; ``text`` is valid Python but not yet formatted."""
+    """Parse, lower and print one file; ``text`` is Python but not yet formatted nor compiled.
+
+    Every failure is a :class:`TranspileError`: a user error where it is, and an
+    unexpected exception an internal error (E0999) at the node being lowered.
+    """
     from .discover import collect
     from .lower import ModuleContext, lower_kernel
     from .parse import parse
     from .render import render_unformatted, unparse
 
-    if isinstance(source, str):
-        source = source.encode("utf-8")
+    if isinstance(source, str):  # lone surrogates survive, to be reported as invalid UTF-8
+        source = source.encode("utf-8", errors="surrogatepass")
     smap = SourceMap(path, source)
-    tree = parse(source, smap)
-    items = collect(tree.root_node, smap)
+    with smap.guard(None, "parsing"):
+        tree = parse(source, smap)
+        items = collect(tree.root_node, smap)
     if not items.kernels:
         return Result(path, None, [], items.warnings)
     ctx = ModuleContext(smap, items.functions, items.consts)
@@ -75,17 +83,19 @@ def lower_source(source: bytes | str, path: str = "<string>") -> Result:
             continue
         seen[k.name] = k
         try:
-            kernel_defs.append(lower_kernel(ctx, k))
+            with smap.guard(k.node, "lowering"):
+                kernel_defs.append(lower_kernel(ctx, k))
         except TranspileError as e:  # keep going: report every kernel's first error
             errors.extend(e.diagnostics)
     if errors:
         raise TranspileError(errors)
-    helpers = [unparse(h) for h in ctx.helpers.values()]
-    functions = list(ctx.helpers.values()) + kernel_defs
-    consts = [unparse(c) for c in ctx.used_consts.values()]
-    text = render_unformatted(path, items.doc, sorted(ctx.imports), consts,
-                              helpers + [unparse(f) for f in kernel_defs])
-    return Result(path, text, items.kernels, items.warnings, functions)
+    with smap.guard(None, "rendering the module for"):
+        helpers = [unparse(h) for h in ctx.helpers.values()]
+        functions = list(ctx.helpers.values()) + kernel_defs
+        consts = [unparse(c) for c in ctx.used_consts.values()]
+        text = render_unformatted(path, items.doc, sorted(ctx.imports), consts,
+                                  helpers + [unparse(f) for f in kernel_defs])
+    return Result(path, text, items.kernels, items.warnings, functions, smap=smap)
 
 
 def finish(results: list[Result]) -> None:
@@ -97,16 +107,52 @@ def finish(results: list[Result]) -> None:
     from .render import format_batch
 
     todo = [r for r in results if r.text is not None]
+    bad: list[Diagnostic] = []  # internal errors: generated code that does not compile
 
     def compile_all() -> None:
         for r in todo:
             try:
                 compile(r.text, r.source_path, "exec", dont_inherit=True)
-            except SyntaxError as e:  # pragma: no cover - a bug in rs2triton, never a user error
-                raise RuntimeError(f"rs2triton generated invalid Python for {r.source_path}: {e}\n{r.text}") from e
+            except (SyntaxError, ValueError) as e:  # a bug in rs2triton, never a user error
+                bad.append(_internal_error(r, "generating Python for", e))
 
-    for r, text in zip(todo, format_batch([r.text for r in todo], while_waiting=compile_all), strict=True):
+    try:
+        texts = format_batch([r.text for r in todo], while_waiting=compile_all)
+    except Exception as e:  # noqa: BLE001 - ruff failed: a bug in rs2triton; say for which file
+        if not bad:
+            bad = [_internal_error(r, "formatting the module for", e) for r in _unformattable(todo)]
+        raise TranspileError(bad) from e
+    if bad:
+        raise TranspileError(bad)
+    for r, text in zip(todo, texts, strict=True):
         r.text = text
+
+
+def _unformattable(results: list[Result]) -> list[Result]:
+    """The modules ruff cannot format on their own (all of them if each one can)."""
+    from .render import format_code
+
+    failing = []
+    for r in results:
+        try:
+            format_code(r.text)
+        except Exception:  # noqa: BLE001
+            failing.append(r)
+    return failing or results
+
+
+def _internal_error(r: Result, doing: str, exc: BaseException) -> Diagnostic:
+    """An internal error after lowering, at the kernel whose generated line failed (or the file)."""
+    smap = r.smap or SourceMap(r.source_path, b"")
+    node = None
+    bad_line = getattr(exc, "lineno", None) or 0
+    for line in (r.text or "").splitlines()[:bad_line]:
+        for k in r.kernels:
+            if line.startswith(f"def {k.name}("):
+                node = k.node
+    if node is None and doing.startswith("generating") and r.kernels:
+        node = r.kernels[0].node
+    return smap.ice(node, doing, exc)
 
 
 def transpile_source(source: bytes | str, path: str = "<string>") -> Result:
@@ -333,18 +379,32 @@ def plan(srcs: list[str], outdir: str | os.PathLike, warnings: list[Diagnostic] 
 
 
 def write(files: dict[Path, str]) -> list[Path]:
-    """Write every file atomically (temp file + rename); returns the files that changed."""
-    changed = []
-    for path, text in sorted(files.items()):
-        if path.exists() and path.read_text(encoding="utf-8") == text:
-            continue
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".rs2triton-", suffix=".tmp")
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
-            f.write(text)
-        os.replace(tmp, path)
-        changed.append(path)
-    return changed
+    """Write every file atomically; returns the files that changed.
+
+    Every new text goes to a temp file beside its target first; only when all of
+    them are written are they renamed into place, so a full disk or a read-only
+    folder leaves nothing half-written (E0010).
+    """
+    staged: list[tuple[str, Path]] = []
+    try:
+        for path, text in sorted(files.items()):
+            if path.is_file() and path.read_text(encoding="utf-8", errors="replace") == text:
+                continue
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".rs2triton-", suffix=".tmp")
+            staged.append((tmp, path))
+            with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
+                f.write(text)
+        for tmp, path in staged:
+            os.replace(tmp, path)
+    except OSError as e:
+        for tmp, _ in staged:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+        where = e.filename or (staged[-1][1] if staged else "the output folder")
+        raise TranspileError([Diagnostic("E0010", f"cannot write {where}: {e.strerror or e}", str(where), 1, 1,
+                                         hint="check that the output folder is writable and not a file")]) from e
+    return [path for _, path in staged]
 
 
 def orphans(files: dict[Path, str], outdir: str | os.PathLike) -> list[Path]:

@@ -255,7 +255,7 @@ def _block_ptr_access(lw, op: Op, lowered, node) -> Val:
         ptr = ast.BinOp(left=ptr, op=ast.Add(), right=term)
     checks = args["boundary_check"]
     dims = [] if checks is OMIT else [literal_value(e) for e in getattr(checks.expr, "elts", [])]
-    if any(d is None or not 0 <= d < rank for d in dims):
+    if any(type(d) is not int or not 0 <= d < rank for d in dims):
         raise lw.err(node, "E0008", "`boundary_check` must list literal dimensions of the block pointer")
     terms: list[ast.expr] = []
     for d in sorted(set(dims)):  # Triton's boundary check: 0 <= index < shape
