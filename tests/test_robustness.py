@@ -1,47 +1,213 @@
-"""Property: no input crashes the transpiler. Any mutation of a valid kernel file either
-transpiles to Python that parses, or is rejected with located diagnostics - never a traceback."""
+"""No input crashes the transpiler: every byte string either transpiles or is rejected with
+located diagnostics, and an unexpected exception inside rs2triton is an internal error (E0999)
+located at what was being lowered - never a bare traceback.
+
+The mutation fuzzer lives in tests/fuzz.py (``python -m tests.fuzz --help``); fixed crashers
+are kept in tests/fuzz_corpus/ and replayed here."""
 
 import ast
-import re
+import os
+import sys
+from pathlib import Path
 
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+import pytest
+from click.testing import CliRunner
 
-from rs2triton import TranspileError, transpile_source
+from rs2triton import TranspileError, render, transpile_source
+from rs2triton.cli import main
+from rs2triton.diagnostics import ICE_CODE
+from rs2triton.lower import FunctionLowerer
+from rs2triton.parse import MAX_DEPTH
+from tests import fuzz
 from tests.conftest import ROOT
 
-SOURCES = [p.read_text() for p in sorted((ROOT / "kernels_rs").glob("*.rs"))] + [
-    p.read_text() for p in sorted((ROOT / "tests" / "kernels").glob("*.rs"))]
-TOKENS = [re.findall(r"\w+|[^\w\s]|\s+", s) for s in SOURCES]
+VECTOR_ADD = (ROOT / "kernels_rs" / "vector_add.rs").read_bytes()
+
+# ------------------------------------------------------------------ fuzzing
+SEED = int(os.environ.get("RS2TRITON_FUZZ_SEED", "20261201"))
+COUNT = int(os.environ.get("RS2TRITON_FUZZ_COUNT", "2400"))
+CHUNKS = 4  # spread over the xdist workers
+CRASH_DIR = Path(os.environ.get("RS2TRITON_FUZZ_CRASH_DIR", ROOT / "build" / "fuzz-crashes"))
 
 
-@st.composite
-def mutated_sources(draw):
-    toks = list(draw(st.sampled_from(TOKENS)))
-    for _ in range(draw(st.integers(1, 4))):
-        i = draw(st.integers(0, len(toks) - 1))
-        action = draw(st.sampled_from(["delete", "duplicate", "replace"]))
-        other = toks[draw(st.integers(0, len(toks) - 1))]
-        if action == "delete":
-            del toks[i]
-        elif action == "duplicate":
-            toks.insert(i, other)
-        else:
-            toks[i] = other
-    return "".join(toks)
+@pytest.mark.parametrize("chunk", range(CHUNKS))
+def test_fuzzed_kernels_never_crash_the_transpiler(chunk):
+    size = -(-COUNT // CHUNKS)
+    report = fuzz.fuzz(SEED, min(size, COUNT - chunk * size), CRASH_DIR, format_sample=5, start=chunk * size)
+    assert report.outcomes["ok"] > 0 and report.outcomes["rejected"] > 0, report.summary()
+    assert report.formatted > 0, "no transpiled mutant was formatted"
+    crashes = "\n\n".join(f"input {i} ({'+'.join(applied)}), saved as {saved}:\n{problem}"
+                          for i, applied, problem, saved in report.crashes[:5])
+    assert not report.crashes, (f"{report.summary()}\nreplay with: python -m tests.fuzz --replay "
+                                f"{CRASH_DIR}/crash-*.rs\n\n{crashes}")
 
 
-@settings(max_examples=300, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
-@given(mutated_sources())
-def test_mutated_kernels_never_crash_the_transpiler(src):
+def test_mutants_are_reproducible_from_the_seed():
+    sources = fuzz.seed_sources()
+    assert [fuzz.mutant(7, i, sources) for i in range(50)] == [fuzz.mutant(7, i, sources) for i in range(50)]
+    assert fuzz.mutant(7, 1, sources) != fuzz.mutant(8, 1, sources)
+
+
+def test_every_mutation_kind_is_used():
+    sources = fuzz.seed_sources()
+    used = {name for i in range(400) for name in fuzz.mutant(SEED, i, sources)[1]}
+    assert used == {m.__name__[2:] for m in fuzz.BYTE_MUTATORS + fuzz.TOKEN_MUTATORS}
+
+
+def test_the_fuzzer_catches_and_saves_a_crash(tmp_path, monkeypatch):
+    def boom(self, node):
+        raise ZeroDivisionError("planted")
+    monkeypatch.setattr(FunctionLowerer, "expr_binary_expression", boom)
+    report = fuzz.fuzz(3, 30, tmp_path)
+    assert report.crashes
+    saved = report.crashes[0][3]
+    assert saved.read_bytes() == fuzz.mutant(3, report.crashes[0][0], fuzz.seed_sources())[0]
+    assert "internal error" in report.crashes[0][2]
+    assert fuzz.main(["--replay", str(saved)]) == 1
+
+
+CORPUS = sorted(fuzz.CORPUS.glob("*.rs"))
+
+
+def test_the_corpus_holds_the_known_crashers():
+    assert len(CORPUS) >= 8
+
+
+@pytest.mark.parametrize("path", CORPUS, ids=[p.name for p in CORPUS])
+def test_saved_crashers_stay_fixed(path):
+    outcome, problem, _ = fuzz.check(path.read_bytes())
+    assert outcome != "crash", problem
+
+
+# ------------------------------------------------------------------ the known crashes, as rustc reports them
+def rejected(source, path="bad.rs"):
+    with pytest.raises(TranspileError) as info:
+        transpile_source(source, path)
+    return info.value.diagnostics
+
+
+@pytest.mark.parametrize("source, line, col, byte", [
+    (b"\xff" + VECTOR_ADD, 1, 1, "0xff"),
+    (VECTOR_ADD.replace(b"let offsets", b"let o\xc3ffsets"), 34, 10, "0xc3"),
+    (VECTOR_ADD.replace(b"//! Element", b"//! \xc3\xa9l\xc3\xa9ment \xe2\x82"), 1, 13, "0xe2"),
+])
+def test_invalid_utf8_is_located_at_the_first_bad_byte(source, line, col, byte):
+    [d] = rejected(source)
+    assert (d.code, d.line, d.col) == ("E0010", line, col)
+    assert d.message.startswith("stream did not contain valid UTF-8") and byte in d.message
+    assert f"bad.rs:{line}:{col}" in d.render() and "UTF-8" in d.hint
+
+
+def test_a_str_with_a_lone_surrogate_is_invalid_utf8():
+    [d] = rejected("// \ud800\n" + VECTOR_ADD.decode())
+    assert (d.code, d.line, d.col) == ("E0010", 1, 4)
+
+
+@pytest.mark.parametrize("signature, message, caret", [
+    ("fn k<T: Triton>(x: i32, x: i32)", "identifier `x` is bound more than once", 25),
+    ("fn k<T: Triton>(x: i32, mut x: f32)", "identifier `x` is bound more than once", 29),
+    ("fn k<T: Triton, const B: i32, const B: i32>(x: i32)", "`B` is already used for a generic", 37),
+    ("fn k<T: Triton, D: Float, D: Float>(x: T::Pointer<D>)", "`D` is already used for a generic", 27),
+    ("fn k<T: Triton, const B: i32>(B: i32)", "has the name of a generic parameter", 31),
+    ("fn k<T: Triton>((a, b): (i32, i32))", "unsupported parameter pattern `(a, b)`", 17),
+])
+def test_bad_parameter_lists_are_diagnosed(signature, message, caret):
+    [d] = rejected(f"#[kernel]\n{signature} {{}}\n")
+    assert d.code == "E0007" and message in d.message and (d.line, d.col) == (2, caret), d.render()
+
+
+def test_underscore_parameters_each_get_a_python_name():
+    res = transpile_source("#[kernel]\nfn k<T: Triton>(_: i32, _: T::Pointer<f32>, _1: i32) {}\n")
+    assert "def k(_0, _1_1, _1):" in res.text
+    assert [p.name for p in res.kernels[0].params] == ["_0", "_1_1", "_1"]
+
+
+@pytest.mark.parametrize("expr", ["(" * 200 + "a" + ")" * 200, " + ".join(["a"] * 300),
+                                  "{" * 150 + "a" + "}" * 150, "T::abs(" * 60 + "a" + ")" * 60])
+def test_deep_nesting_is_refused_not_a_recursion_error(expr):
+    [d] = rejected(VECTOR_ADD.decode().replace("a + b", expr))
+    assert d.code == "E0002" and f"deeper than {MAX_DEPTH}" in d.message and d.line == 40
+
+
+def test_nesting_just_under_the_limit_transpiles_with_little_stack_left():
+    expr = "T::abs(" * 30 + "a" + ")" * 30  # about 4 tree levels a call
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(len(__import__("inspect").stack()) + 600)
     try:
-        result = transpile_source(src, "mutant.rs")
-    except TranspileError as err:
-        lines = src.splitlines() or [""]
-        for d in err.diagnostics:
-            assert d.code.startswith("E") and d.message
-            assert 1 <= d.line <= len(lines) + 1 and d.col >= 1
-            assert "mutant.rs" in d.render()
-        return
-    if result.text is not None:
-        ast.parse(result.text)
+        res = transpile_source(VECTOR_ADD.decode().replace("a + b", expr))
+    finally:
+        sys.setrecursionlimit(limit)
+    ast.parse(res.text)
+
+
+def test_float_boundary_check_is_a_diagnostic():
+    [d] = rejected((fuzz.CORPUS / "float_boundary_check.rs").read_bytes())
+    assert (d.code, d.line) == ("E0008", 4) and "boundary_check" in d.message
+
+
+# ------------------------------------------------------------------ the safety net
+@pytest.fixture
+def broken_binop(monkeypatch):
+    def boom(self, node):
+        raise KeyError("planted")
+    monkeypatch.setattr(FunctionLowerer, "expr_binary_expression", boom)
+
+
+def test_an_exception_while_lowering_is_an_internal_error_at_that_node(broken_binop, monkeypatch):
+    monkeypatch.delenv("RS2TRITON_DEBUG", raising=False)
+    [d] = rejected(VECTOR_ADD, "kernels_rs/vector_add.rs")
+    assert (d.code, d.line, d.col, d.length) == (ICE_CODE, 33, 23, 16)
+    assert d.message == "internal error in rs2triton while lowering binary expression `pid * BLOCK_SIZE`"
+    text = d.render()
+    assert "kernels_rs/vector_add.rs:33:23" in text and "^" * 16 in text
+    assert "please report" in text and "KeyError: 'planted'" in text and "RS2TRITON_DEBUG=1" in text
+    assert "Traceback" not in text
+
+
+def test_debug_switch_adds_the_python_traceback(broken_binop, monkeypatch):
+    monkeypatch.setenv("RS2TRITON_DEBUG", "1")
+    [d] = rejected(VECTOR_ADD)
+    assert "Traceback (most recent call last)" in d.render() and "in boom" in d.render()
+
+
+def test_cli_reports_an_internal_error_exit_1_and_writes_nothing(broken_binop, tmp_path):
+    res = CliRunner().invoke(main, ["transpile", str(ROOT / "kernels_rs"), "-o", str(tmp_path / "out")])
+    assert res.exit_code == 1
+    assert f"error[{ICE_CODE}]" in res.output and "Traceback" not in res.output
+    assert not (tmp_path / "out").exists()
+
+
+def test_load_reports_an_internal_error_as_a_transpile_error(broken_binop):
+    import rs2triton
+    with pytest.raises(TranspileError) as info:
+        rs2triton.load(ROOT / "kernels_rs" / "vector_add.rs")
+    assert info.value.diagnostics[0].code == ICE_CODE
+
+
+def test_a_formatting_failure_is_an_internal_error(monkeypatch):
+    def fail(text):
+        raise RuntimeError("ruff could not format generated code")
+    monkeypatch.setattr(render, "format_code", fail)
+    [d] = rejected(VECTOR_ADD)
+    assert d.code == ICE_CODE and "while rendering the module for this file" in d.message
+
+
+def test_invalid_generated_python_is_an_internal_error_at_its_kernel(monkeypatch):
+    monkeypatch.setattr(render, "format_code", lambda text: text.replace("tl.store(", "tl.store((", 1))
+    [d] = rejected(VECTOR_ADD)
+    assert d.code == ICE_CODE and "while generating Python for function item" in d.message and d.line == 22
+
+
+def test_an_unexpected_cli_failure_is_not_a_traceback(monkeypatch):
+    def fail(*args, **kwargs):
+        raise ValueError("planted")
+    monkeypatch.setattr("rs2triton.docs.ops_table", fail)
+    res = CliRunner().invoke(main, ["ops"])
+    assert res.exit_code == 1 and "internal error in rs2triton: ValueError: planted" in res.output
+
+
+def test_an_unwritable_output_is_a_diagnostic_and_nothing_is_written(tmp_path):
+    (tmp_path / "taken").write_text("a file, not a folder\n")
+    res = CliRunner().invoke(main, ["transpile", str(ROOT / "kernels_rs"), "-o", str(tmp_path / "taken" / "out")])
+    assert res.exit_code == 1 and "error[E0010]: cannot write" in res.output
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["taken"]

@@ -1,0 +1,3 @@
+ÿ#[kernel]
+pub fn k<T: Triton>(n: i32) {
+}

@@ -1,0 +1,4 @@
+//! í €
+#[kernel]
+pub fn k<T: Triton>(n: i32) {
+}
