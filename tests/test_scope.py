@@ -139,5 +139,7 @@ def test_a_row_marked_unsupported_is_an_error_where_it_is_used(monkeypatch):
 
 def test_a_row_whose_rule_vanished_fails_loudly_not_as_a_plain_call(monkeypatch):
     monkeypatch.setitem(ops.OPS, "exp", dataclasses.replace(ops.OPS["exp"], rule="nonexistent"))
-    with pytest.raises(KeyError):
+    with pytest.raises(TranspileError) as info:  # an internal error (E0999), never the plain call
         transpile_source(SRC, "k.rs")
+    [d] = info.value.diagnostics
+    assert d.code == "E0999" and any("KeyError" in n for n in d.notes)
