@@ -72,7 +72,8 @@ def parse_int_literal(raw: str) -> tuple[int, str | None] | None:
     m = re.fullmatch(r"(0x[0-9a-fA-F]+|0o[0-7]+|0b[01]+|[0-9]+)([iuf](?:8|16|32|64|size))?", raw.replace("_", ""))
     if m is None:
         return None
-    return int(m.group(1), 0), m.group(2)
+    digits = m.group(1)  # `007` is decimal in Rust (no octal without `0o`)
+    return int(digits, {"0x": 16, "0o": 8, "0b": 2}.get(digits[:2], 10)), m.group(2)
 
 
 def wrap_int(value: int, elem: str) -> int:

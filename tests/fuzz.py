@@ -15,9 +15,10 @@ the file - is a crash: the input is written to a ``crash-<hash>.rs`` file that
 ``python -m tests.fuzz --replay FILE`` replays; fixed crashers go into
 ``tests/fuzz_corpus/``, which the suite replays on every run.
 
-Fuzzing skips ``ruff format`` (one subprocess per module, the slow part);
-:func:`fuzz` formats a sample of the mutants that transpiled instead, so a
-module that transpiles but cannot be rendered is still caught.
+Each mutant is lowered and its module compiled in-process (``lower_source``);
+``ruff format`` (a subprocess) runs once per chunk, over a sample of the
+mutants that transpiled, so a module that transpiles but cannot be laid out is
+still caught.
 
     python -m tests.fuzz --count 20000 --seed 7     # a longer run
     python -m tests.fuzz --replay crash-0123abcd.rs # one saved input
@@ -26,7 +27,6 @@ module that transpiles but cannot be rendered is still caught.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import hashlib
 import random
 import re
@@ -41,9 +41,8 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from rs2triton import render  # noqa: E402
 from rs2triton.diagnostics import CODES, ICE_CODE, TranspileError  # noqa: E402
-from rs2triton.pipeline import transpile_source  # noqa: E402
+from rs2triton.pipeline import Result, finish, lower_source  # noqa: E402
 
 CORPUS = ROOT / "tests" / "fuzz_corpus"
 FUZZ_PATH = "fuzz.rs"  # the display path of every mutant
@@ -222,27 +221,18 @@ def mutant(seed: int, index: int, sources: list[bytes]) -> tuple[bytes, list[str
 
 
 # ----------------------------------------------------------------- checking
-@contextlib.contextmanager
-def unformatted():
-    """Skip ``ruff format`` inside the block (rendering is otherwise unchanged)."""
-    saved = render.format_code
-    render.format_code = lambda text: text
+def check(data: bytes, path: str = FUZZ_PATH) -> tuple[str, str | None, Result | None]:
+    """(outcome, problem, unformatted result): outcome is "ok", "rejected" or "crash"."""
     try:
-        yield
-    finally:
-        render.format_code = saved
-
-
-def check(data: bytes, path: str = FUZZ_PATH) -> tuple[str, str | None, str | None]:
-    """(outcome, problem, module text): outcome is "ok", "rejected" or "crash"."""
-    try:
-        result = transpile_source(data, path)
+        result = lower_source(data, path)
+        if result.text is not None:
+            compile(result.text, path, "exec", dont_inherit=True)
     except TranspileError as err:
         problem = diagnostics_problem(err, data, path)
         return ("crash", problem, None) if problem else ("rejected", None, None)
     except Exception:  # noqa: BLE001 - exactly what the fuzzer looks for
         return "crash", traceback.format_exc(), None
-    return "ok", None, result.text
+    return "ok", None, result
 
 
 def diagnostics_problem(err: TranspileError, data: bytes, path: str) -> str | None:
@@ -293,25 +283,29 @@ def fuzz(seed: int, count: int, crash_dir: Path | None = None, format_sample: in
     sources = seed_sources()
     report = Report(seed, count)
     t0 = time.perf_counter()
-    to_format: list[tuple[int, str]] = []
-    with unformatted():
-        for i in range(start, start + count):
-            data, applied = mutant(seed, i, sources)
-            outcome, problem, text = check(data)
-            report.outcomes[outcome] += 1
-            if outcome == "crash":
+    to_format: list[tuple[int, Result]] = []
+    for i in range(start, start + count):
+        data, applied = mutant(seed, i, sources)
+        outcome, problem, result = check(data)
+        report.outcomes[outcome] += 1
+        if outcome == "crash":
+            saved = save_crash(data, crash_dir) if crash_dir is not None else None
+            report.crashes.append((i, applied, problem, saved))
+        elif result is not None and result.text is not None and len(to_format) < format_sample and i % 5 == 0:
+            to_format.append((i, result))
+    try:  # what transpiled must also be laid out: one ruff call for the sample
+        finish([r for _, r in to_format])
+        report.formatted = len(to_format)
+    except Exception:  # noqa: BLE001
+        problem = f"formatting failed:\n{traceback.format_exc()}"
+        for i, _ in to_format:
+            outcome, _, result = check(mutant(seed, i, sources)[0])
+            try:
+                finish([result])
+            except Exception:  # noqa: BLE001
+                data, applied = mutant(seed, i, sources)
                 saved = save_crash(data, crash_dir) if crash_dir is not None else None
                 report.crashes.append((i, applied, problem, saved))
-            elif text is not None and len(to_format) < format_sample and i % 5 == 0:
-                to_format.append((i, text))
-    for i, text in to_format:  # what transpiled must also render
-        try:
-            render.format_code(text)
-            report.formatted += 1
-        except Exception:  # noqa: BLE001
-            data, applied = mutant(seed, i, sources)
-            saved = save_crash(data, crash_dir) if crash_dir is not None else None
-            report.crashes.append((i, applied, f"formatting failed:\n{traceback.format_exc()}", saved))
     report.seconds = time.perf_counter() - t0
     return report
 

@@ -10,6 +10,7 @@ import os
 import sys
 from pathlib import Path
 
+import jinja2
 import pytest
 from click.testing import CliRunner
 
@@ -70,7 +71,7 @@ CORPUS = sorted(fuzz.CORPUS.glob("*.rs"))
 
 
 def test_the_corpus_holds_the_known_crashers():
-    assert len(CORPUS) >= 8
+    assert len(CORPUS) >= 14
 
 
 @pytest.mark.parametrize("path", CORPUS, ids=[p.name for p in CORPUS])
@@ -184,16 +185,32 @@ def test_load_reports_an_internal_error_as_a_transpile_error(broken_binop):
     assert info.value.diagnostics[0].code == ICE_CODE
 
 
-def test_a_formatting_failure_is_an_internal_error(monkeypatch):
-    def fail(text):
-        raise RuntimeError("ruff could not format generated code")
-    monkeypatch.setattr(render, "format_code", fail)
+def test_a_rendering_failure_is_an_internal_error(monkeypatch):
+    def fail(*args):
+        raise jinja2.TemplateError("planted")
+    monkeypatch.setattr(render, "render_unformatted", fail)
     [d] = rejected(VECTOR_ADD)
-    assert d.code == ICE_CODE and "while rendering the module for this file" in d.message
+    assert d.code == ICE_CODE and d.message == "internal error in rs2triton while rendering the module for this file"
+
+
+def test_a_formatting_failure_is_an_internal_error_for_the_file_ruff_rejects(monkeypatch, tmp_path):
+    real = render.format_batch
+
+    def picky(texts, while_waiting=None):
+        if any("relu" in t for t in texts):
+            raise RuntimeError("ruff could not format generated code")
+        return real(texts, while_waiting)
+    monkeypatch.setattr(render, "format_batch", picky)
+    res = CliRunner().invoke(main, ["transpile", "--no-cache", str(ROOT / "kernels_rs"), "-o", str(tmp_path / "o")])
+    assert res.exit_code == 1 and not (tmp_path / "o").exists()
+    assert res.output.count(f"error[{ICE_CODE}]") == 1 and "relu.rs:1:1" in res.output
+    assert "while formatting the module for this file" in res.output
 
 
 def test_invalid_generated_python_is_an_internal_error_at_its_kernel(monkeypatch):
-    monkeypatch.setattr(render, "format_code", lambda text: text.replace("tl.store(", "tl.store((", 1))
+    real = render.render_unformatted
+    monkeypatch.setattr(render, "render_unformatted",
+                        lambda *a: real(*a).replace("tl.store(", "tl.store((", 1))
     [d] = rejected(VECTOR_ADD)
     assert d.code == ICE_CODE and "while generating Python for function item" in d.message and d.line == 22
 
@@ -211,3 +228,8 @@ def test_an_unwritable_output_is_a_diagnostic_and_nothing_is_written(tmp_path):
     res = CliRunner().invoke(main, ["transpile", str(ROOT / "kernels_rs"), "-o", str(tmp_path / "taken" / "out")])
     assert res.exit_code == 1 and "error[E0010]: cannot write" in res.output
     assert sorted(p.name for p in tmp_path.iterdir()) == ["taken"]
+
+
+def test_integer_literals_with_leading_zeros_are_decimal():
+    res = transpile_source((fuzz.CORPUS / "leading_zero_literal.rs").read_bytes())
+    assert "tl.store(out_ptr, 59)" in res.text  # 007 + 0x1F + 0o17 + 0b101 + 0_1
