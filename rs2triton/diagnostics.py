@@ -48,6 +48,9 @@ class Diagnostic:
     severity: str = "error"  # or "warning": printed, but nothing fails
     notes: tuple[str, ...] = ()  # extra `= note:` lines (an internal error's traceback)
 
+    def __post_init__(self) -> None:  # a list (from JSON, say) is kept as a tuple: hashable, comparable
+        object.__setattr__(self, "notes", tuple(self.notes))
+
     def render(self) -> str:
         title = f"{self.severity}[{self.code}]: {self.message}"
         loc = f"{self.path}:{self.line}:{self.col}"
