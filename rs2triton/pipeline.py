@@ -284,7 +284,14 @@ def _transpile_share(sources: list[tuple[bytes, str]]) -> list[Result | Transpil
         except TranspileError as e:
             out.append(e)
     if not any(isinstance(r, TranspileError) for r in out):  # with errors, nothing will be written
-        finish([r for r in out if isinstance(r, Result)])
+        try:
+            finish([r for r in out if isinstance(r, Result)])
+        except TranspileError as e:  # internal errors: each file gets its own
+            paths = {d.path for d in e.diagnostics}
+            if not paths & {r.source_path for r in out}:
+                raise
+            out = [TranspileError([d for d in e.diagnostics if d.path == r.source_path])
+                   if r.source_path in paths else r for r in out]
     return out
 
 
