@@ -71,7 +71,7 @@ def compile_batch(requests: list[dict]) -> list[dict]:
         try:
             module = load(req["file"], interpret=False)
             info = module.__rs2triton_kernels__[req["kernel"]]
-            compiled = compile_kernel(getattr(module, req["kernel"]), info, req["target"],
+            compiled = compile_kernel(getattr(module, python_name(req["kernel"])), info, req["target"],
                                       req.get("dtypes", {}), req.get("consts", {}), req.get("options"))
             res["ok"] = True
             res["asm"] = {k: len(v) for k, v in compiled.asm.items()}

@@ -10,9 +10,10 @@ import ast
 
 from tree_sitter import Node
 
+from .discover import _param_name
 from .lower import FunctionLowerer, ModuleContext, named_children
 from .parse import text
-from .pyast import Ty, attr_path
+from .pyast import Ty, attr_path, python_name
 
 
 def lower_helper(ctx: ModuleContext, fn_name: str, triton: str, use: Node,
@@ -38,7 +39,10 @@ def lower_helper(ctx: ModuleContext, fn_name: str, triton: str, use: Node,
     for p in named_children(fn.child_by_field_name("parameters")):
         if p.type != "parameter":
             raise ctx.smap.error(p, "E0007", "combine functions take plain parameters")
-        rust = text(p.child_by_field_name("pattern")).removeprefix("mut ").strip()
+        rust = _param_name(p.child_by_field_name("pattern"), ctx.smap)
+        if rust != "_" and lw.names.lookup(rust) is not None:
+            raise ctx.smap.error(p.child_by_field_name("pattern"), "E0007", f"identifier `{rust}` is bound more "
+                                 "than once in this parameter list", "rename one of the parameters")
         elem = lw._annotation_elem(p.child_by_field_name("type"))
         args.append(ast.arg(arg=lw.names.declare(rust, Ty("tensor", elem))))
     body_node = fn.child_by_field_name("body")
@@ -58,7 +62,7 @@ def lower_helper(ctx: ModuleContext, fn_name: str, triton: str, use: Node,
     lw.bodies.pop()
     body.append(ast.Return(value=value.expr))
     ctx.helpers[fn_name] = ast.FunctionDef(
-        name=fn_name, args=ast.arguments(posonlyargs=[], args=args, kwonlyargs=[], kw_defaults=[],
+        name=python_name(fn_name), args=ast.arguments(posonlyargs=[], args=args, kwonlyargs=[], kw_defaults=[],
                                          defaults=[]),
         body=body, decorator_list=[attr_path("triton.jit")], returns=None, type_params=[])
     ctx.lowering_helpers.discard(fn_name)

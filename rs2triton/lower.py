@@ -61,6 +61,7 @@ from .pyast import (
     is_default,
     literal_value,
     name,
+    python_name,
     shape_form,
 )
 from .rules import SPECIAL_RULES
@@ -711,8 +712,8 @@ class FunctionLowerer:
                            "module `const`s used by kernels must be literals or arithmetic on literals")
         elem = text(ty_node) if ty_node is not None and text(ty_node) in DTYPES else v.ty.elem
         self.ctx.used_consts[ident] = ast.Assign(
-            targets=[ast.Name(id=ident, ctx=ast.Store())], value=call("tl.constexpr", [v.expr]))
-        return Val(name(ident), Ty("const", elem))
+            targets=[ast.Name(id=python_name(ident), ctx=ast.Store())], value=call("tl.constexpr", [v.expr]))
+        return Val(name(python_name(ident)), Ty("const", elem))
 
     def expr_unary_expression(self, node: Node) -> Val:
         op = text(node.children[0])
@@ -950,7 +951,7 @@ class FunctionLowerer:
         from .helpers import lower_helper
 
         lower_helper(self.ctx, fn_name, self.T, node, self.dtype_bounds_for_helpers())
-        return Val(name(fn_name), Ty("fn"))
+        return Val(name(python_name(fn_name)), Ty("fn"))
 
     def dtype_bounds_for_helpers(self) -> dict[str, str]:
         if self.kernel is None:
@@ -1219,7 +1220,7 @@ def lower_kernel(ctx: ModuleContext, kernel: Kernel) -> ast.FunctionDef:
     for stmt in prelude:
         stmt.rs_line = fn_line
     func = ast.FunctionDef(
-        name=kernel.name,
+        name=python_name(kernel.name),  # `fn lambda` -> `lambda_`, as for every name
         args=ast.arguments(posonlyargs=[], args=args, kwonlyargs=[], kw_defaults=[], defaults=[]),
         body=prelude + body, decorator_list=[attr_path("triton.jit")], returns=None, type_params=[])
     func.rs_line = fn_line

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from .discover import Kernel
 from .ops import FLOAT_TYPES
+from .pyast import python_name
 
 TORCH_DTYPES = {
     "f16": "float16", "bf16": "bfloat16", "f32": "float32", "f64": "float64",
@@ -160,13 +161,13 @@ def run(path: str, kernel_name: str, grid: tuple[int, ...], consts: dict[str, st
     for c in kernel.consts:
         if c.name not in consts:
             raise RunError(f"missing --const {c.name}=VALUE (a `{c.rust_type}` const generic)")
-        const_values[c.name] = _scalar(consts[c.name], c.rust_type, c.name)
+        const_values[python_name(c.name)] = _scalar(consts[c.name], c.rust_type, c.name)
     extra = set(consts) - {c.name for c in kernel.consts}
     if extra:
         raise RunError(f"`{kernel_name}` has no const generic {', '.join(sorted(extra))}")
     args = build_args(kernel, specs, dtype, backend.device, seed)
     before = {k: (v.clone() if hasattr(v, "clone") else v) for k, v in args.items()}
-    fn = getattr(module, kernel_name)
+    fn = getattr(module, python_name(kernel_name))
     start = time.perf_counter()
     try:
         fn[grid](*args.values(), **const_values)

@@ -233,3 +233,24 @@ def test_an_unwritable_output_is_a_diagnostic_and_nothing_is_written(tmp_path):
 def test_integer_literals_with_leading_zeros_are_decimal():
     res = transpile_source((fuzz.CORPUS / "leading_zero_literal.rs").read_bytes())
     assert "tl.store(out_ptr, 59)" in res.text  # 007 + 0x1F + 0o17 + 0b101 + 0_1
+
+
+def test_python_keywords_as_kernel_helper_const_and_parameter_names(tmp_path):
+    import torch
+
+    import rs2triton
+    from tests.conftest import DEVICE
+
+    src = tmp_path / "kw.rs"
+    src.write_bytes((fuzz.CORPUS / "python_keyword_names.rs").read_bytes())
+    mod = rs2triton.load(src)
+    x = torch.arange(8, dtype=torch.float32, device=DEVICE)
+    out = torch.zeros(8, device=DEVICE)
+    mod.assert_[(1,)](x, out, 3, def_=8)  # `fn assert`, `r#in`, `class`, `True`, `const def`
+    assert out.cpu().tolist() == [v + 28.0 for v in range(8)]  # x + the `pass` reduction (sum)
+
+
+def test_a_combine_function_with_a_repeated_parameter_is_diagnosed():
+    src = (fuzz.CORPUS / "python_keyword_names.rs").read_text().replace("b: T::Tensor<D>) -> T", "a: T::Tensor<D>) -> T")
+    [d] = rejected(src)
+    assert d.code == "E0007" and "identifier `a` is bound more than once" in d.message
