@@ -13,7 +13,6 @@ pub fn math<T: Triton, D: Float, const BLOCK: i32>(x_ptr: T::Pointer<D>, u_ptr: 
     let x = T::load(x_ptr.add_offsets(offs), None, None, &[], None, None, None, false);
     let xf = T::cast::<D, f32>(x, None, false);
     // CHECK-LABEL: def math(x_ptr, u_ptr, out_ptr, BLOCK: tl.constexpr):
-    // CHECK-NEXT: D = x_ptr.dtype.element_ty
     // CHECK: xf = x.to(tl.float32)
     let xh = T::cast::<f32, f16>(xf, Some(FpDowncastRounding::Rtz), false);
     // CHECK-NEXT: xh = xf.to(tl.float16, fp_downcast_rounding="rtz")
@@ -49,7 +48,7 @@ pub fn math<T: Triton, D: Float, const BLOCK: i32>(x_ptr: T::Pointer<D>, u_ptr: 
     let hi = T::umulhi(u, u);
     // CHECK: hi = tl.umulhi(u, u)
     let half = T::exp(x);
-    // CHECK-NEXT: half = tl.exp(_upcast_f16(x)).to(D)
+    // CHECK-NEXT: half = tl.exp(_upcast_f16(x))
     T::store(out_ptr.add_offsets(offs), a + T::cast::<f16, f32>(xh, None, false), None, &[], None, None);
     // CHECK-NEXT: tl.store(out_ptr + offs, a + xh.to(tl.float32))
 }
