@@ -57,6 +57,7 @@ from .pyast import (
     comment_lines,
     comment_marker,
     const,
+    exact_in_f32,
     is_comment_marker,
     is_default,
     literal_value,
@@ -889,6 +890,10 @@ class FunctionLowerer:
             else:
                 kind = semantics.join_kind(body.ty, orelse.ty)
                 ty = Ty("scalar" if kind in ("const", "unknown") else kind, elem)
+            picked = _min_max(cond.expr, body.expr, orelse.expr)
+            if picked is not None and ty.kind != "const" and self.is_float(ty) is False:
+                # `if a < b { a } else { b }` on integers is `tl.minimum(a, b)` (no branch, one op).
+                return Val(call(picked[0], list(picked[1:])), ty)
             # A compile-time choice keeps a compile-time branch compile-time (see _assign_new).
             static = cond.ty.kind == "const" and "const" in (body.ty.kind, orelse.ty.kind)
             return Val(ast.IfExp(test=cond.expr, body=body.expr, orelse=orelse.expr), ty, static)
@@ -1034,7 +1039,7 @@ class FunctionLowerer:
             sides = []
             for side in (node.child_by_field_name("left"), node.child_by_field_name("right")):
                 side = _unparen(side)
-                if side.type == "float_literal" and _exact_in_f32(self.expr(side).expr):
+                if side.type == "float_literal" and exact_in_f32(self.expr(side).expr):
                     sides.append(Val(self.expr(side).expr, Ty("const", "f32")))
                     continue
                 v = self.without_f64(side) if side.type == "type_cast_expression" else None
@@ -1148,17 +1153,25 @@ class FunctionLowerer:
         return UNKNOWN
 
 
+def _min_max(cond: ast.expr, body: ast.expr, orelse: ast.expr) -> tuple[str, ast.expr, ast.expr] | None:
+    """`a if a < b else b` -> ("tl.minimum", a, b), and the other three spellings of min/max."""
+    if not (isinstance(cond, ast.Compare) and len(cond.ops) == 1
+            and isinstance(cond.ops[0], (ast.Lt, ast.LtE, ast.Gt, ast.GtE))):
+        return None
+    a, b = cond.left, cond.comparators[0]
+    less = isinstance(cond.ops[0], (ast.Lt, ast.LtE))
+    same = [ast.dump(x) for x in (a, b, body, orelse)]
+    if same[2] == same[0] and same[3] == same[1]:
+        return ("tl.minimum" if less else "tl.maximum", a, b)
+    if same[2] == same[1] and same[3] == same[0]:
+        return ("tl.maximum" if less else "tl.minimum", a, b)
+    return None
+
+
 def _unparen(node: Node) -> Node:
     while node.type == "parenthesized_expression":
         node = named_children(node)[0]
     return node
-
-
-def _exact_in_f32(e: ast.expr) -> bool:
-    import struct
-
-    v = literal_value(e)
-    return isinstance(v, float) and struct.unpack("f", struct.pack("f", v))[0] == v
 
 
 def _plus(e: ast.expr, k: int) -> ast.expr:

@@ -143,6 +143,16 @@ def literal_value(e: ast.expr):
     return None
 
 
+def exact_in_f32(e: ast.expr) -> bool:
+    """A numeric literal that f32 holds exactly (so rounding it to f32 first changes nothing)."""
+    import struct
+
+    v = literal_value(e)
+    if isinstance(v, int):
+        return abs(v) <= 2 ** 24
+    return isinstance(v, float) and struct.unpack("f", struct.pack("f", v))[0] == v
+
+
 def shape_form(lst: ast.List, form: str) -> ast.expr:
     if form == "tuple":
         return ast.Tuple(elts=lst.elts, ctx=ast.Load())

@@ -28,7 +28,7 @@ def generated() -> dict[str, str]:
     """The generated source of each kernel of SRC."""
     text = transpile_file(SRC).text
     parts = re.split(r"\n(?=@triton\.jit\n)", text)
-    return {re.search(r"def (\w+)\(", p).group(1): p for p in parts[1:]}
+    return {re.search(r"def (\w+)\(", p).group(1): p.rstrip() + "\n" for p in parts[1:]}
 
 
 def _fold(values):
@@ -105,6 +105,26 @@ def test_comments_stay_where_they_were(generated):
     """)
 
 
+def test_noise_is_left_out(generated):
+    src = generated["tidy"]
+    for line in ("lo = tl.minimum(a, b)", "hi = tl.maximum(a, b)", "top = tl.maximum(a, b)",
+                 "floor = tl.minimum(a, b)", "eps_t = tl.full([B], eps, dtype=D)",
+                 "two = tl.full([B], 2.0, dtype=D)"):
+        assert f"    {line}\n" in src, line
+    assert " if " not in src and ".to(" not in src
+
+
+@pytest.mark.parametrize("a,b", [(3, 5), (5, 3), (-2, -2), (-7, 4)])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16])
+def test_tidied_forms_compute_the_same(mod, a, b, dtype):
+    out = torch.zeros(4, dtype=torch.int32, device=DEVICE)
+    x = torch.zeros(16, dtype=dtype, device=DEVICE)
+    mod.tidy[(1,)](x, out, a, b, 0.1, B=16)
+    assert out.cpu().tolist() == [min(a, b), max(a, b), max(a, b), min(a, b)]
+    want = torch.full((16,), 0.1, dtype=torch.float32).to(dtype) * torch.tensor(2.0, dtype=dtype)
+    assert torch.equal(x.cpu(), want)
+
+
 # ── GPU compilation (sm_90, no GPU needed) ────────────────────────────────────
 
 ASYNC_COPIES = {"ttgir_async": ["ttgir", r"async_copy_global_to_local"], "ptx_cp_async": ["ptx", r"cp\.async\.(?:ca|cg)"]}
@@ -117,6 +137,10 @@ ACT = {"file": "kernels_rs/activations.rs", "target": "cuda:90", "dtypes": {"D":
        "consts": {"BLOCK_SIZE": 256}, "count": F64}
 
 
+BF16_ACTIVATIONS = ["softplus_forward", "logsigmoid_forward", "mish_forward", "gelu_tanh_forward", "elu_forward",
+                    "celu_forward"]
+
+
 @pytest.fixture(scope="module")
 def compiled():
     requests = {
@@ -126,6 +150,8 @@ def compiled():
         "softplus_f32": {**ACT, "kernel": "softplus_forward"},
         "elu_f32": {**ACT, "kernel": "elu_forward"},
         "runtime_counter": {"file": SRC, "kernel": "runtime_counter", "target": "cuda:90", "consts": {"KW": 3}},
+        # bf16 cannot be judged on Triton's interpreter: compiled, and free of f64.
+        **{f"{k}_bf16": {**ACT, "kernel": k, "dtypes": {"D": "bf16"}} for k in BF16_ACTIVATIONS},
     }
     return dict(zip(requests, compile_in_subprocess(list(requests.values())), strict=True))
 
@@ -143,6 +169,13 @@ def test_counted_loop_is_pipelined_when_num_stages_asks(compiled):
 def test_no_f64_on_the_gpu_for_f32_kernels(compiled, key):
     """`D::from_f64(alpha as f64)` and `D::from_f64(1.0 / alpha as f64)` of an f32 `alpha`."""
     res = compiled[key]
+    assert res["ok"], res.get("error")
+    assert res["counts"]["ptx_f64"] == 0
+
+
+@pytest.mark.parametrize("kernel", BF16_ACTIVATIONS)
+def test_bf16_activations_compile_without_f64(compiled, kernel):
+    res = compiled[f"{kernel}_bf16"]
     assert res["ok"], res.get("error")
     assert res["counts"]["ptx_f64"] == 0
 

@@ -97,3 +97,20 @@ pub fn comments<T: Triton>(
         );
     }
 }
+
+/// Noise the translation leaves out: integer ternaries that are `min`/`max`, an f32 fill
+/// cast to D.
+#[kernel]
+pub fn tidy<T: Triton, D: Float, const B: i32>(x_ptr: T::Pointer<D>, out: T::Pointer<i32>, a: i32, b: i32, eps: f32) {
+    let lo = if a < b { a } else { b };
+    let hi = if a <= b { b } else { a };
+    let top = if a > b { a } else { b };
+    let floor = if a >= b { b } else { a };
+    T::store(out.add_offsets(0), lo, None, &[], None, None);
+    T::store(out.add_offsets(1), hi, None, &[], None, None);
+    T::store(out.add_offsets(2), top, None, &[], None, None);
+    T::store(out.add_offsets(3), floor, None, &[], None, None);
+    let eps_t = T::cast::<f32, D>(T::full::<f32>(&[B], eps), None, false);
+    let two = T::cast::<f32, D>(T::full::<f32>(&[B], 2.0f32), None, false);
+    T::store(x_ptr.add_offsets(T::arange(0, B)), eps_t * two, None, &[], None, None);
+}
