@@ -6,6 +6,7 @@ import torch
 import rs2triton
 from tests.compile_helper import compile_in_subprocess
 from tests.conftest import DEVICE
+from tests.numerics import assert_matches
 
 SRC = "tests/kernels/block_ptr.rs"
 
@@ -27,7 +28,7 @@ def test_matmul_through_block_pointers(mod, dtype):
                                BM=BM, BN=BN, BK=BK)
     want = (a.float() @ b.float()).to(dtype)
     tol = 1e-4 if dtype == torch.float32 else 2e-2
-    torch.testing.assert_close(c.cpu(), want, atol=tol, rtol=tol)
+    assert_matches("c_ptr", c, want, atol=tol, rtol=tol)
 
 
 @pytest.mark.parametrize("shift", [0, 5, -3])
@@ -40,7 +41,7 @@ def test_boundary_check_both_ends_and_nan_padding(mod, shift):
     inside = (src >= 0) & (src < n)
     want = torch.full((n,), float("nan"))
     want[inside] = x[src[inside]]
-    torch.testing.assert_close(y.cpu(), want, equal_nan=True)
+    assert_matches("y_ptr", y, want, equal_nan=True)
 
 
 def test_block_pointer_kernels_compile_for_gpus():

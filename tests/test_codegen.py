@@ -14,6 +14,7 @@ import rs2triton
 from rs2triton.pipeline import transpile_file
 from tests.compile_helper import compile_in_subprocess
 from tests.conftest import DEVICE
+from tests.numerics import assert_matches
 
 SRC = "tests/kernels/codegen.rs"
 
@@ -54,7 +55,8 @@ def test_counted_while_loops_are_ranges(generated):
 def test_counted_loops_visit_what_rust_visits(mod, lo, hi):
     out = torch.zeros(3, dtype=torch.int32, device=DEVICE)
     mod.counted[(1,)](out, lo, hi, STEP=3)
-    assert out.cpu().tolist() == [_fold(range(lo, hi, 3)), _fold(range(hi, lo - 1, -2)), _fold(range(lo, hi + 1))]
+    assert_matches("out", out, [_fold(range(lo, hi, 3)), _fold(range(hi, lo - 1, -2)), _fold(range(lo, hi + 1))],
+                   labels=["while i < hi { i += STEP }", "while j >= lo { j -= 2 }", "while hi >= k { k = k + 1 }"])
 
 
 def test_loops_that_are_not_ranges_stay_while(generated):
@@ -73,7 +75,8 @@ def test_not_counted_loops_visit_what_rust_visits(mod, lo, hi):
     c, k, end = 0, lo, hi
     while k < end:
         c, end, k = c * 3 + k, end - 1, k + 1
-    assert out.cpu().tolist() == [_fold(range(lo, hi, 2)), j, c]
+    assert_matches("out", out, [_fold(range(lo, hi, 2)), j, c],
+                   labels=["while i < hi { i += step }", "j after the loop", "while k < end { end -= 1 }"])
 
 
 def test_let_mut_values_are_never_constexpr(generated):
@@ -87,7 +90,8 @@ def test_runtime_counter_branches_at_run_time(mod, n):
     out = torch.zeros(3, dtype=torch.int32, device=DEVICE)
     mod.runtime_counter[(1,)](out, n, KW=3)
     kw = n % 3
-    assert out.cpu().tolist() == [10 if kw == 1 else 20, kw, 30 if kw == 1 else 40]
+    assert_matches("out", out, [10 if kw == 1 else 20, kw, 30 if kw == 1 else 40],
+                   labels=["store in if kw_idx == 1", "kw_idx", "if kw_idx == 1 { 30 } else { 40 }"])
 
 
 def test_comments_stay_where_they_were(generated):

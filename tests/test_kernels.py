@@ -11,6 +11,7 @@ import rs2triton
 from tests.cases import CASES
 from tests.compile_helper import compile_in_subprocess
 from tests.conftest import DEVICE
+from tests.numerics import assert_matches
 
 DTYPE_NAMES = {torch.float32: "f32", torch.float16: "f16", torch.bfloat16: "bf16", torch.int32: "i32"}
 TARGETS = ["cuda:90", "hip:gfx942"]
@@ -32,7 +33,7 @@ def test_matches_torch(case, dtype):
         assert got.dtype == want.dtype, name
         if got.is_floating_point():
             assert_no_spurious_inf_or_zero(got, want, name)
-        torch.testing.assert_close(got, want, atol=case.atol[dtype], rtol=case.rtol[dtype], msg=name)
+        assert_matches(name, got, want, atol=case.atol[dtype], rtol=case.rtol[dtype])
 
 
 def spurious(got: torch.Tensor, want: torch.Tensor) -> tuple[int, int]:
@@ -68,8 +69,8 @@ def test_f16_inputs_spanning_30_match_torch(case):
         got = dev_args[name].cpu()
         assert_no_spurious_inf_or_zero(got, want, name)
         scale = max(1.0, want.float().abs().max().item())  # the tolerances were set for unit-sized data
-        torch.testing.assert_close(got.float(), want.float(), atol=case.atol[torch.float16] * scale,
-                                   rtol=case.rtol[torch.float16], msg=name)
+        assert_matches(name, got.float(), want.float(), atol=case.atol[torch.float16] * scale,
+                       rtol=case.rtol[torch.float16])
 
 
 def _request(case, dtype, target):

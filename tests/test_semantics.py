@@ -9,6 +9,7 @@ import torch
 import rs2triton
 from tests.compile_helper import compile_in_subprocess
 from tests.conftest import DEVICE
+from tests.numerics import assert_matches, slot_labels
 
 SRC = "tests/kernels/semantics.rs"
 
@@ -34,7 +35,7 @@ def test_integer_division_truncates(mod, a, b):
     q = rdiv(q, b)
     want = [rdiv(a, b), rrem(a, b), rdiv(a * 3 + 1, b), rrem(-a, b), q, 4, int(a / b * 100),
             rdiv(9 - 13, 2) * 100 + rrem(9 - 13, 2)]
-    assert out.cpu().tolist() == want
+    assert_matches("out", out, want, labels=slot_labels(SRC, "int_div_rem"))
 
 
 @pytest.mark.parametrize("flag", [0, 1])
@@ -43,7 +44,8 @@ def test_inner_let_does_not_clobber_outer(mod, flag):
     mod.shadowing[(1,)](out, flag, 5)
     x, y = 1.0, 10.0
     inner = 2.0 + 6.0 if flag > 0 else 7.0
-    assert out.cpu().tolist() == [x, inner, float(sum(range(5))), x + y, 100.0, y]
+    assert_matches("out", out, [x, inner, float(sum(range(5))), x + y, 100.0, y],
+                   labels=["outer x", "inner block's value", "loop sum", "shadowed x + y", "block's y", "outer y"])
 
 
 def _fold(values):
@@ -66,7 +68,8 @@ def test_range_forms(mod, lo, hi):
         sum(range(lo, hi, 2)),
         _fold(list(reversed(range(lo, hi)))[::2]),
     ]
-    assert out.cpu().tolist() == want
+    assert_matches("out", out, want, labels=["lo..hi", "lo..=hi", "(lo..hi).step_by(3)", "(lo..hi).rev()",
+                                             "(lo..=hi).rev()", "while k < hi, k += 2", "(lo..hi).rev().step_by(2)"])
 
 
 @pytest.mark.parametrize("a,b", [(3, 9), (9, 3), (5, 5), (20, 30), (20, 1)])
@@ -75,7 +78,8 @@ def test_if_as_value_and_else_if(mod, a, b):
     mod.if_values[(1,)](out, a, b)
     with_stmts = (a - b) * 2 if a > b else 0 if a == b else (b - a) * 3
     m = 1 if a > 10 and b > 10 else 2 if a > 10 or b > 10 else 3
-    assert out.cpu().tolist() == [max(a, b), with_stmts, m, (a + 1) ** 2]
+    assert_matches("out", out, [max(a, b), with_stmts, m, (a + 1) ** 2],
+                   labels=["if a > b { a } else { b }", "if with statements", "else-if chain", "block value"])
 
 
 @pytest.mark.parametrize("x", [0.3, -2.75, 1.0])
@@ -84,7 +88,7 @@ def test_literals_casts_and_constants(mod, x):
     mod.literals[(1,)](out, x)
     want = [31 + 1000 + 5, 1e-3 + 2.5 + 3.0, float(math.trunc(x * 7.0)), math.pi, x,
             float(rdiv(2**31 - 1, 65536)), x, float(-math.trunc(x))]
-    torch.testing.assert_close(out.cpu(), torch.tensor(want, dtype=torch.float32))
+    assert_matches("out", out, torch.tensor(want, dtype=torch.float32), labels=slot_labels(SRC, "literals"))
 
 
 def core_ops_reference(x: torch.Tensor, n: int, block: int, grid: int) -> torch.Tensor:
@@ -122,7 +126,7 @@ def test_core_ops_match_torch(mod, dtype):
     tol = 1e-5 if dtype == torch.float32 else 2e-2
     if DEVICE != "cpu":  # GPU transcendental units are approximate (ex2.approx, rsqrt.approx)
         tol = max(tol, 2e-5 if dtype == torch.float32 else 2e-2)
-    torch.testing.assert_close(out.view(20, block).float().cpu(), want, atol=tol, rtol=tol)
+    assert_matches("out_ptr (row: op, column: lane)", out.view(20, block).float(), want, atol=tol, rtol=tol)
 
 
 def test_early_exit_keyword_param_and_constexpr_lets(mod):
@@ -133,7 +137,7 @@ def test_early_exit_keyword_param_and_constexpr_lets(mod):
     mod.odds_and_ends[(rows + 1,)](x.to(DEVICE), out, 0.25, rows, BLOCK=block)
     xr = x.view(rows, block // 2)
     want = xr * 0.5 + 0.25 + xr.max(dim=1, keepdim=True).values
-    torch.testing.assert_close(out[: rows * block // 2].cpu().view(rows, -1), want)
+    assert_matches("out_ptr (row, lane)", out[: rows * block // 2].view(rows, -1), want)
     assert (out[rows * block // 2:] == 7.0).all()
 
 
@@ -143,7 +147,7 @@ def test_scalar_parameter_of_dtype_parameter_type(mod, dtype):
     y = torch.zeros(10, dtype=dtype, device=DEVICE)
     mod.scale[(1,)](x.to(DEVICE), y, 1.5, 10, BLOCK=16)
     assert y.dtype == dtype
-    torch.testing.assert_close(y.cpu(), (x.float() * 1.5).to(dtype))
+    assert_matches("y_ptr", y, (x.float() * 1.5).to(dtype))
 
 
 def _triton_before(major: int, minor: int) -> bool:
@@ -166,7 +170,7 @@ def test_block_scaled_fp8_dot(mod):
     mod.scaled_dot[(1,)](a.to(DEVICE), sa.to(DEVICE), b.to(DEVICE), sb.to(DEVICE), c, M=M, N=N, K=K)
     a_scaled = a.float() * torch.exp2(sa.float() - 127).repeat_interleave(32, dim=1)
     b_scaled = b.float() * torch.exp2(sb.float() - 127).repeat_interleave(32, dim=1).t()
-    torch.testing.assert_close(c.cpu(), a_scaled @ b_scaled, atol=1e-3, rtol=1e-3)
+    assert_matches("c_ptr", c, a_scaled @ b_scaled, atol=1e-3, rtol=1e-3)
 
 
 def test_semantics_kernels_compile_for_gpus():
@@ -231,8 +235,12 @@ def test_more_ops_match_torch(mod):
         26: torch.stack([x, 2 * x], dim=1).reshape(-1)[:block],
         27: torch.stack([x, 2 * x], dim=1).reshape(-1)[block:],
     }
-    for row, want in rows.items():
-        torch.testing.assert_close(got[row], want.float(), atol=2e-5, rtol=2e-5, msg=f"row {row}")
+    ops = ["cos", "sin", "erf", "floor", "ceil", "atan", "clamp", "fma", "fdiv", "div_rn", "sqrt_rn", "softmax",
+           "cumsum", "cumprod reversed", "flip", "sort descending", "argmax * 100 + argmin", "ravel(permute)",
+           "split(join)", "gather", "xor_sum", "sum of broadcast", "hinted offsets", "min_with_indices",
+           "histogram", "reduce + associative_scan", "interleave, first half", "interleave, second half"]
+    want = torch.stack([rows[r].float() for r in range(28)])
+    assert_matches("out_ptr (row: op, column: lane)", got, want, atol=2e-5, rtol=2e-5, labels=ops)
 
 
 def test_atomics(mod):
@@ -255,9 +263,12 @@ def test_atomics(mod):
     want[6, : block // 2] = 7
     want[7, 1::2] = vs[0][1::2]  # only the first program finds the zeros (programs run in order)
     got = out.cpu()
-    assert torch.equal(got[:7], want[:7])
-    assert ((got[7, 1::2] == torch.stack(vs)[:, 1::2]).any(0)).all() and torch.equal(got[7, ::2], want[7, ::2])
-    torch.testing.assert_close(f.cpu(), torch.full((block,), 0.5 * grid))
+    assert_matches("out_ptr (row: op, column: lane)", got[:7], want[:7],
+                   labels=["atomic_add", "atomic_max", "atomic_min", "atomic_and", "atomic_or", "atomic_xor",
+                           "atomic_xchg"])
+    assert ((got[7, 1::2] == torch.stack(vs)[:, 1::2]).any(0)).all(), f"atomic_cas wrote {got[7].tolist()}"
+    assert_matches("out_ptr row 7, even lanes (atomic_cas finds no zero)", got[7, ::2], want[7, ::2])
+    assert_matches("f_ptr", f, torch.full((block,), 0.5 * grid))
 
 
 def test_tensor_descriptors(mod):
@@ -268,7 +279,7 @@ def test_tensor_descriptors(mod):
     x = torch.randn(M, N)
     y = torch.zeros(M, N, device=DEVICE)
     mod.descriptors[(triton.cdiv(M, BM), triton.cdiv(N, BN))](x.to(DEVICE), y, M, N, BM=BM, BN=BN)
-    torch.testing.assert_close(y.cpu(), 2 * x)
+    assert_matches("y_ptr", y, 2 * x)
 
 
 def test_random_swizzle_scalar_load_view_and_ordered_cat(mod):
@@ -299,10 +310,12 @@ def test_random_swizzle_scalar_load_view_and_ordered_cat(mod):
     for pid in range(grid):
         gi, gj = swizzle(pid, 1, 4, 3, 2)
         k = int(s[pid].item())  # truncation toward zero
-        assert (iout[(8 + pid) * block:(9 + pid) * block] == gi * 100 + gj * 10 + k).all()
+        assert_matches(f"iout_ptr block {8 + pid} (swizzle2d and load_scalar_f32_as_i32 of program {pid})",
+                       iout[(8 + pid) * block:(9 + pid) * block],
+                       torch.full((block,), gi * 100 + gj * 10 + k, dtype=torch.int32))
         cat = out[8 * block + pid * 2 * block: 8 * block + (pid + 1) * 2 * block]
         want = torch.cat([torch.arange(block).float(), torch.arange(block).float() + 100])
-        assert torch.equal(cat, want)
+        assert_matches(f"out_ptr ordered cat of program {pid}", cat, want)
 
 
 def test_umulhi_assume_and_prints(mod, capfd):
@@ -316,7 +329,7 @@ def test_umulhi_assume_and_prints(mod, capfd):
     if DEVICE != "cpu":
         torch.cuda.synchronize()
     want = [(x * y) >> 32 for x, y in zip(a.tolist(), b.tolist(), strict=True)]
-    assert out.cpu().to(torch.int64).tolist() == want
+    assert_matches("out_ptr", out.to(torch.int64), torch.tensor(want))
     printed = capfd.readouterr()
     assert "hi: " in printed.out + printed.err
 
@@ -348,9 +361,8 @@ def test_int_rules_where_python_differs(mod, a, b):
         37: int(a > 0 and b > 0) + 2 * int(a > 0 or b > 0) + 4 * int((a > 0) != (b > 0)) + 8 * int(not (a > 0 and b > 0)),
         38: 1 + 2,
     }
-    got = out.cpu().tolist()
-    wrong = {k: (got[k], v) for k, v in want.items() if got[k] != v}
-    assert not wrong, f"slot: (got, Rust) {wrong}"
+    assert sorted(want) == list(range(39))
+    assert_matches("out", out, [want[k] for k in range(39)], labels=slot_labels(SRC, "int_rules"))
 
 
 def _numpy_cast(x, dtype):
