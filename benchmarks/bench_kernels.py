@@ -45,6 +45,8 @@ def main() -> None:
     sm = rs2triton.load(ROOT / "kernels_rs" / "softmax.rs")
     mm = rs2triton.load(ROOT / "kernels_rs" / "matmul.rs")
     ln = rs2triton.load(ROOT / "kernels_rs" / "layernorm.rs")
+    lin = rs2triton.load(ROOT / "kernels_rs" / "linear.rs")
+    act = rs2triton.load(ROOT / "kernels_rs" / "activations.rs")
 
     def bench(fn):
         if small:
@@ -109,6 +111,37 @@ def main() -> None:
                                                                  BLOCK_N=1024)),
             "torch": bench(lambda: torch.nn.functional.layer_norm(x, (cols,), w, bias, 1e-5)),
         })
+        # linear: y = x @ w^T + b
+        M = N = K = 128 if small else 4096
+        X = torch.randn(M, K, device=dev, dtype=dtype)
+        W = torch.randn(N, K, device=dev, dtype=dtype)
+        B = torch.randn(N, device=dev, dtype=dtype)
+        Y = torch.empty(M, N, device=dev, dtype=dtype)
+        grid = (cdiv(M, 128), cdiv(N, 128))
+        results.append({
+            "kernel": "linear", "dtype": str(dtype), "size": f"{M}x{N}x{K}",
+            "generated": bench(lambda: lin.linear_forward[grid](X, W, B, Y, M, N, K, BLOCK_M=128, BLOCK_N=128,
+                                                                 BLOCK_K=32)),
+            "handwritten": bench(lambda: hw.linear_forward[grid](X, W, B, Y, M, N, K, BLOCK_M=128, BLOCK_N=128,
+                                                                  BLOCK_K=32)),
+            "torch": bench(lambda: torch.nn.functional.linear(X, W, B)),
+        })
+        # activations (element-wise, memory-bound); torch: the same function from torch.nn.functional
+        n = 1 << 12 if small else 1 << 26
+        x = torch.randn(n, device=dev, dtype=dtype)
+        y = torch.empty_like(x)
+        g = (cdiv(n, 1024),)
+        F = torch.nn.functional
+        for name, scalar, ref in (("softplus", (1.0,), lambda: F.softplus(x)), ("logsigmoid", (), lambda: F.logsigmoid(x)),
+                                  ("mish", (), lambda: F.mish(x)), ("gelu_tanh", (), lambda: F.gelu(x, approximate="tanh")),
+                                  ("elu", (1.0,), lambda: F.elu(x)), ("celu", (1.0,), lambda: F.celu(x))):
+            gen_fn, hand_fn = getattr(act, f"{name}_forward"), getattr(hw, f"{name}_forward")
+            results.append({
+                "kernel": name, "dtype": str(dtype), "size": n, "bytes": 2 * n * x.element_size(),
+                "generated": bench(lambda: gen_fn[g](x, y, n, *scalar, BLOCK_SIZE=1024)),
+                "handwritten": bench(lambda: hand_fn[g](x, y, n, *scalar, BLOCK_SIZE=1024)),
+                "torch": bench(ref),
+            })
     # The reference for memory-bound kernels: a device-to-device copy of 1 GiB (read + write).
     src = torch.empty((1 << 12 if small else 1 << 28), device=dev, dtype=torch.float32)
     dst = torch.empty_like(src)

@@ -33,7 +33,12 @@ KERNELS = [
      {"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 32}),
     ("layernorm.rs", "layer_norm_forward", "layer_norm", ["*D"] * 4 + ["*fp32", "*fp32", "i32", "i32", "fp32"],
      {"BLOCK_N": 1024}),
-]
+    ("linear.rs", "linear_forward", "linear_forward", ["*D"] * 4 + ["i32"] * 3,
+     {"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 32}),
+] + [("activations.rs", k, k, ["*D", "*D", "i32"] + (["fp32"] if k in ("softplus_forward", "elu_forward",
+                                                                   "celu_forward") else []), {"BLOCK_SIZE": 1024})
+     for k in ("softplus_forward", "logsigmoid_forward", "mish_forward", "gelu_tanh_forward", "elu_forward",
+               "celu_forward")]
 
 _TTGIR_OP = re.compile(r"^\s*(?:%[^=]*=\s*)?\"?([a-z_][a-z0-9_]*\.[a-z0-9_.]+)")
 

@@ -88,3 +88,73 @@ def relu_backward(dy_ptr, y_ptr, dx_ptr, n, BLOCK_SIZE: tl.constexpr):
     dy = tl.load(dy_ptr + offs, mask=mask)
     y = tl.load(y_ptr + offs, mask=mask)
     tl.store(dx_ptr + offs, tl.where(y > 0, dy, 0.0), mask=mask)
+
+
+# Activations (kernels_rs/activations.rs): math in f32, one rounding to the output type.
+@triton.jit
+def _block_f32(x_ptr, n, BLOCK_SIZE: tl.constexpr):
+    """This program's offsets, their mask, and x there, in f32."""
+    offs = tl.program_id(0) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    mask = offs < n
+    return offs, mask, tl.load(x_ptr + offs, mask=mask).to(tl.float32)
+
+
+@triton.jit
+def softplus_forward(x_ptr, y_ptr, n, beta, BLOCK_SIZE: tl.constexpr):
+    offs, mask, x = _block_f32(x_ptr, n, BLOCK_SIZE)
+    tl.store(y_ptr + offs, (tl.log(1.0 + tl.exp(x * beta)) / beta).to(y_ptr.dtype.element_ty), mask=mask)
+
+
+@triton.jit
+def logsigmoid_forward(x_ptr, y_ptr, n, BLOCK_SIZE: tl.constexpr):
+    offs, mask, x = _block_f32(x_ptr, n, BLOCK_SIZE)
+    tl.store(y_ptr + offs, (-tl.log(1.0 + tl.exp(-x))).to(y_ptr.dtype.element_ty), mask=mask)
+
+
+@triton.jit
+def mish_forward(x_ptr, y_ptr, n, BLOCK_SIZE: tl.constexpr):
+    offs, mask, x = _block_f32(x_ptr, n, BLOCK_SIZE)
+    e = tl.exp(x)
+    t = e * (e + 2.0)  # tanh(softplus(x)) = t / (t + 2)
+    y = tl.where(x > 20.0, x, x * t / (t + 2.0))
+    tl.store(y_ptr + offs, y.to(y_ptr.dtype.element_ty), mask=mask)
+
+
+@triton.jit
+def gelu_tanh_forward(x_ptr, y_ptr, n, BLOCK_SIZE: tl.constexpr):
+    offs, mask, x = _block_f32(x_ptr, n, BLOCK_SIZE)
+    y = x * tl.sigmoid(1.5957691216057308 * (x + 0.044715 * x * x * x))
+    tl.store(y_ptr + offs, y.to(y_ptr.dtype.element_ty), mask=mask)
+
+
+@triton.jit
+def elu_forward(x_ptr, y_ptr, n, alpha, BLOCK_SIZE: tl.constexpr):
+    offs, mask, x = _block_f32(x_ptr, n, BLOCK_SIZE)
+    y = tl.where(x > 0, x, alpha * (tl.exp(x) - 1.0))
+    tl.store(y_ptr + offs, y.to(y_ptr.dtype.element_ty), mask=mask)
+
+
+@triton.jit
+def celu_forward(x_ptr, y_ptr, n, alpha, BLOCK_SIZE: tl.constexpr):
+    offs, mask, x = _block_f32(x_ptr, n, BLOCK_SIZE)
+    negative_part = tl.minimum(0.0, alpha * (tl.exp(x / alpha) - 1.0))
+    tl.store(y_ptr + offs, (tl.maximum(x, 0.0) + negative_part).to(y_ptr.dtype.element_ty), mask=mask)
+
+
+# kernels_rs/linear.rs: y = x @ w^T + b, row-major contiguous x [M, K], w [N, K].
+@triton.jit
+def linear_forward(x_ptr, w_ptr, b_ptr, y_ptr, M, N, K,
+                   BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+    rm = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
+    rn = tl.program_id(1) * BLOCK_N + tl.arange(0, BLOCK_N)
+    rk = tl.arange(0, BLOCK_K)
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in range(0, K, BLOCK_K):
+        x = tl.load(x_ptr + rm[:, None] * K + (k + rk)[None, :],
+                    mask=(rm[:, None] < M) & ((k + rk)[None, :] < K), other=0.0)
+        w = tl.load(w_ptr + rn[None, :] * K + (k + rk)[:, None],
+                    mask=((k + rk)[:, None] < K) & (rn[None, :] < N), other=0.0)
+        acc = tl.dot(x, w, acc, input_precision="ieee")
+    acc += tl.load(b_ptr + rn, mask=rn < N).to(tl.float32)[None, :]
+    mask = (rm[:, None] < M) & (rn[None, :] < N)
+    tl.store(y_ptr + rm[:, None] * N + rn[None, :], acc.to(y_ptr.dtype.element_ty), mask=mask)
