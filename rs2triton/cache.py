@@ -45,12 +45,16 @@ def enabled() -> bool:
     return os.environ.get("RS2TRITON_NO_CACHE", "") in ("", "0")
 
 
-def default() -> Cache | None:
-    """The cache for this run: None when turned off or when there is nowhere to keep it."""
+def default(options: Mapping[str, object] | None = None) -> Cache | None:
+    """The cache for this run: None when turned off or when there is nowhere to keep it.
+
+    ``options``: every project setting that shapes the generated text (for example a
+    ``[tool.rs2triton]`` table); they are part of every key, so changing one regenerates.
+    """
     if not enabled():
         return None
     try:
-        return Cache()
+        return Cache(options)
     except (OSError, RuntimeError, KeyError):  # no home folder, no ruff binary to identify: run uncached
         return None
 
