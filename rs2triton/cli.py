@@ -23,7 +23,7 @@ def _fail(err: TranspileError, outcome: str = "nothing was written") -> None:
     sys.exit(1)
 
 
-def _plan(srcs: tuple[str, ...], outdir: str, use_cache: bool, jobs: int) -> dict:
+def _plan(srcs: tuple[str, ...], outdir: str, use_cache: bool, jobs: int, line_comments: bool = False) -> dict:
     """Every output file's text, warnings printed; exits 1 on any user error."""
     from rs2triton import cache
     from rs2triton.pipeline import default_jobs, plan
@@ -31,7 +31,7 @@ def _plan(srcs: tuple[str, ...], outdir: str, use_cache: bool, jobs: int) -> dic
     warnings: list = []
     try:
         files = plan(list(srcs), outdir, warnings, cache.default() if use_cache else None,
-                     jobs or default_jobs())
+                     jobs or default_jobs(), line_comments)
     except TranspileError as e:
         _fail(e)
     for w in warnings:
@@ -75,15 +75,18 @@ def main() -> None:
 @click.option("-o", "--outdir", required=True, type=click.Path(file_okay=False),
               help="Folder for the generated modules (OUTDIR/<stem>.py).")
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing on success.")
+@click.option("--line-comments", is_flag=True,
+              help="End each generated statement with `# file.rs:LINE`, the Rust line it came from.")
 @_planning_options
-def transpile(srcs: tuple[str, ...], outdir: str, quiet: bool, no_cache: bool, jobs: int) -> None:
+def transpile(srcs: tuple[str, ...], outdir: str, quiet: bool, line_comments: bool, no_cache: bool,
+              jobs: int) -> None:
     """Write one Python Triton module per .rs file that holds kernels.
 
     A folder given as SRC keeps its sub-folders and gets __init__.py files.
     """
     from rs2triton.pipeline import orphans, write
 
-    files = _plan(srcs, outdir, not no_cache, jobs)
+    files = _plan(srcs, outdir, not no_cache, jobs, line_comments)
     try:
         changed = write(files)
     except TranspileError as e:

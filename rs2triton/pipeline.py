@@ -53,8 +53,9 @@ class Result:
         return self._line_map
 
 
-def lower_source(source: bytes | str, path: str = "<string>") -> Result:
+def lower_source(source: bytes | str, path: str = "<string>", line_comments: bool = False) -> Result:
     """Parse, lower and print one file; ``text`` is Python but not yet formatted nor compiled.
+    ``line_comments``: end each generated statement's line with ``# path:LINE``.
 
     Every failure is a :class:`TranspileError`: a user error where it is, and an
     unexpected exception an internal error (E0999) at the node being lowered.
@@ -89,6 +90,11 @@ def lower_source(source: bytes | str, path: str = "<string>") -> Result:
             errors.extend(e.diagnostics)
     if errors:
         raise TranspileError(errors)
+    if line_comments:
+        from .sourcemap import add_line_comments
+
+        for f in kernel_defs:
+            add_line_comments(f, path)
     with smap.guard(None, "rendering the module for"):
         helpers = [unparse(h) for h in ctx.helpers.values()]
         functions = list(ctx.helpers.values()) + kernel_defs
@@ -201,7 +207,8 @@ def _display(p: Path) -> str:
     return p.as_posix()
 
 
-def transpile_many(sources: list[tuple[bytes, str]], jobs: int = 1) -> list[Result | TranspileError]:
+def transpile_many(sources: list[tuple[bytes, str]], jobs: int = 1,
+                   line_comments: bool = False) -> list[Result | TranspileError]:
     """Transpile each (source, display path): a finished :class:`Result` or the file's errors.
 
     With ``jobs`` > 1 and enough files, the files are split between this process and
@@ -211,7 +218,7 @@ def transpile_many(sources: list[tuple[bytes, str]], jobs: int = 1) -> list[Resu
     """
     jobs = min(jobs, len(sources) // _MIN_FILES_PER_JOB)
     if jobs <= 1 or not hasattr(os, "fork"):
-        return _transpile_share(sources)
+        return _transpile_share(sources, line_comments)
     _load_stages()  # once, here, rather than once in every process
     order = sorted(range(len(sources)), key=lambda i: -len(sources[i][0]))  # big files first, dealt out
     shares = [order[j::jobs] for j in range(jobs)]
@@ -220,11 +227,11 @@ def transpile_many(sources: list[tuple[bytes, str]], jobs: int = 1) -> list[Resu
         read_end, write_end = os.pipe()
         pid = os.fork()
         if pid == 0:  # the child: transpile its share, send it back, and never return
-            _child(read_end, write_end, [sources[i] for i in share])
+            _child(read_end, write_end, [sources[i] for i in share], line_comments)
         os.close(write_end)
         children.append((pid, read_end, share))
     outcomes: list = [None] * len(sources)
-    for i, r in zip(shares[0], _transpile_share([sources[i] for i in shares[0]]), strict=True):
+    for i, r in zip(shares[0], _transpile_share([sources[i] for i in shares[0]], line_comments), strict=True):
         outcomes[i] = r
     crash = None
     for pid, read_end, share in children:
@@ -246,13 +253,13 @@ def transpile_many(sources: list[tuple[bytes, str]], jobs: int = 1) -> list[Resu
 _MIN_FILES_PER_JOB = 8  # below this, starting a process costs more than it saves
 
 
-def _child(read_end: int, write_end: int, sources: list[tuple[bytes, str]]) -> None:
+def _child(read_end: int, write_end: int, sources: list[tuple[bytes, str]], line_comments: bool) -> None:
     """A forked worker: whatever happens (an error, a closed pipe, Ctrl-C), it exits here."""
     status = 1
     try:
         os.close(read_end)
         try:
-            done = _transpile_share(sources)
+            done = _transpile_share(sources, line_comments)
             payload = ("ok", [(r.text, r.warnings) if isinstance(r, Result) else r.diagnostics for r in done])
         except Exception:  # reported by the parent
             import traceback
@@ -276,11 +283,11 @@ def _load_stages() -> None:
     ruff_binary()
 
 
-def _transpile_share(sources: list[tuple[bytes, str]]) -> list[Result | TranspileError]:
+def _transpile_share(sources: list[tuple[bytes, str]], line_comments: bool = False) -> list[Result | TranspileError]:
     out: list[Result | TranspileError] = []
     for data, display in sources:
         try:
-            out.append(lower_source(data, display))
+            out.append(lower_source(data, display, line_comments))
         except TranspileError as e:
             out.append(e)
     if not any(isinstance(r, TranspileError) for r in out):  # with errors, nothing will be written
@@ -323,13 +330,16 @@ def discover_sources(srcs: list[str]) -> list[tuple[Path, Path]]:
 
 
 def plan(srcs: list[str], outdir: str | os.PathLike, warnings: list[Diagnostic] | None = None,
-         cache: Cache | None = None, jobs: int = 1) -> dict[Path, str]:
+         cache: Cache | None = None, jobs: int = 1, line_comments: bool = False) -> dict[Path, str]:
     """All output files and their text; raises TranspileError (with every file's errors).
 
     Warnings (items skipped on purpose) are appended to ``warnings`` when given. With a
     ``cache``, inputs whose generated text is cached are not lowered again, and what is
     generated now is stored. ``jobs`` > 1 lowers files in that many processes.
+    ``line_comments``: every generated statement ends with ``# file.rs:LINE`` (not cached).
     """
+    if line_comments:
+        cache = None
     out = Path(outdir)
     files: dict[Path, str] = {}
     errors: list[Diagnostic] = []
@@ -350,7 +360,7 @@ def plan(srcs: list[str], outdir: str | os.PathLike, warnings: list[Diagnostic] 
         entries.append([src, rel, Result(display, hit[0], [], hit[1]) if hit is not None else None])
         if hit is None:
             todo.append((len(entries) - 1, data, display, key))
-    for (i, *_), outcome in zip(todo, transpile_many([(d, disp) for _, d, disp, _ in todo], jobs), strict=True):
+    for (i, *_), outcome in zip(todo, transpile_many([(d, disp) for _, d, disp, _ in todo], jobs, line_comments), strict=True):
         entries[i][2] = outcome
     for _, _, outcome in entries:
         if isinstance(outcome, TranspileError):

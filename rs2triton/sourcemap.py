@@ -47,6 +47,37 @@ def line_map(functions: list[ast.FunctionDef], text: str) -> dict[int, int]:
     return {k: v for k, v in out.items() if v}
 
 
+def add_line_comments(fn: ast.FunctionDef, path: str) -> None:
+    """End every statement of ``fn`` that came from Rust with ``# path:LINE`` (a trailing
+    comment; a block statement's goes on its header line, beside a comment already there)."""
+    from .pyast import TRAILING_CALL, comment_marker
+
+    def note(stmt: ast.stmt, body: list[ast.stmt], at: int) -> None:
+        loc = f"{path}:{stmt.rs_line}"
+        nxt = body[at] if at < len(body) else None
+        if (nxt is not None and isinstance(nxt, ast.Expr) and isinstance(nxt.value, ast.Call)
+                and getattr(nxt.value.func, "id", None) == TRAILING_CALL):
+            nxt.value.args[0] = ast.Constant(f"{loc}: {nxt.value.args[0].value}")
+        else:
+            body.insert(at, comment_marker(loc, trailing=True))
+
+    def walk(body: list[ast.stmt]) -> None:
+        i = 0
+        while i < len(body):
+            stmt = body[i]
+            docstring = isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant)
+            if not is_comment_marker(stmt) and not docstring and getattr(stmt, "rs_line", None):
+                if isinstance(stmt, (ast.If, ast.For, ast.While)):
+                    note(stmt, stmt.body, 0)
+                else:
+                    note(stmt, body, i + 1)
+            for field in ("body", "orelse"):
+                walk(getattr(stmt, field, []) or [])
+            i += 1
+
+    walk(fn.body)
+
+
 def _chain(exc: BaseException):
     seen = set()
     while exc is not None and id(exc) not in seen:

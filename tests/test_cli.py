@@ -190,3 +190,17 @@ def test_show_prints_the_module_and_writes_nothing(runner, tree):
     (tree / "src" / "none.rs").write_text("pub struct S;\n")
     res = runner.invoke(main, ["show", "src/none.rs"])
     assert res.exit_code == 1 and "no #[kernel]" in res.output
+
+
+def test_line_comments_name_the_rust_line_of_each_statement(runner, tree):
+    res = runner.invoke(main, ["transpile", "--line-comments", "src/linear.rs", "-o", "lc"])
+    assert res.exit_code == 0, res.output
+    text = (tree / "lc" / "linear.py").read_text()
+    rust = (tree / "src" / "linear.rs").read_text().splitlines()
+    dot_line = next(i for i, line in enumerate(rust, 1) if "T::dot" in line)
+    assert f'acc = tl.dot(x, w, acc=acc, input_precision="ieee")  # src/linear.rs:{dot_line}\n' in text
+    loop_line = next(i for i, line in enumerate(rust, 1) if "while k < K" in line)
+    assert f"# src/linear.rs:{loop_line}: one BLOCK_K-wide slice" in text  # beside the comment already there
+    compile(text, "linear.py", "exec")
+    res = runner.invoke(main, ["transpile", "src/linear.rs", "-o", "plain"])
+    assert "src/linear.rs:" not in (tree / "plain" / "linear.py").read_text().split("\n", 1)[1]  # off by default
