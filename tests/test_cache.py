@@ -17,9 +17,9 @@ def counted(monkeypatch):
     calls = []
     real = pipeline.lower_source
 
-    def spy(source, path="<string>"):
+    def spy(source, path="<string>", *rest):
         calls.append(path)
-        return real(source, path)
+        return real(source, path, *rest)
 
     monkeypatch.setattr(pipeline, "lower_source", spy)
     return calls
