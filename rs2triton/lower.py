@@ -681,7 +681,12 @@ class FunctionLowerer:
         return Val(ast.Constant(text(node) == "true"), Ty("const", "bool"))
 
     def expr_string_literal(self, node: Node) -> Val:
-        return Val(ast.Constant(ast.literal_eval(_rust_string(text(node)))), Ty("const", "str"))
+        try:
+            value = _rust_string(text(node))
+        except ValueError as e:
+            raise self.err(node, "E0001", f"invalid string literal: {e}",
+                           "Rust escapes are \\n \\r \\t \\\\ \\0 \\' \\\" \\x00-\\x7F and \\u{...}") from None
+        return Val(ast.Constant(value), Ty("const", "str"))
 
     def expr_raw_string_literal(self, node: Node) -> Val:
         raw = text(node)
@@ -1187,9 +1192,35 @@ def _minus_one(e: ast.expr) -> ast.expr:
     return ast.BinOp(left=e, op=ast.Sub(), right=ast.Constant(1))
 
 
-def _rust_string(s: str) -> str:
-    # Rust and Python agree on the escapes kernels use (\n, \t, \\, \", \u{..} aside).
-    return re.sub(r"\\u\{([0-9a-fA-F]+)\}", lambda m: f"\\U{int(m.group(1), 16):08x}", s)
+_ESCAPES = {"n": "\n", "r": "\r", "t": "\t", "\\": "\\", "0": "\0", "'": "'", '"': '"'}
+_ESCAPE = re.compile(r"\\(?:x(?P<x>[0-9a-fA-F]{2})|u\{(?P<u>[0-9a-fA-F_]{1,8})\}|\r?\n[ \t\r\n]*|(?P<c>.?))", re.S)
+
+
+def _rust_string(literal: str) -> str:
+    """The value of a Rust string literal (`"a\\tb\\u{e9}"`), by Rust's escape rules.
+
+    Raises ValueError for what rustc rejects: an unknown escape, `\\x` above 0x7F, a `\\u{..}`
+    that is not a Unicode scalar value.
+    """
+    def unescape(m: re.Match) -> str:
+        if m.group("x") is not None:
+            code = int(m.group("x"), 16)
+            if code > 0x7F:
+                raise ValueError(f"`\\x{m.group('x')}` is out of range (at most `\\x7F` in a string)")
+            return chr(code)
+        if m.group("u") is not None:
+            code = int(m.group("u").replace("_", ""), 16)
+            if code > 0x10FFFF or 0xD800 <= code <= 0xDFFF:
+                raise ValueError(f"`\\u{{{m.group('u')}}}` is not a Unicode scalar value")
+            return chr(code)
+        c = m.group("c")
+        if c is None:  # `\` at the end of a line: the line break and the next line's indent vanish
+            return ""
+        if c not in _ESCAPES:
+            raise ValueError(f"unknown character escape `\\{c}`")
+        return _ESCAPES[c]
+
+    return _ESCAPE.sub(unescape, literal[literal.index('"') + 1:literal.rindex('"')])
 
 
 def _suggest(word: str, table: dict) -> str:

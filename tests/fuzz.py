@@ -1,7 +1,7 @@
 """A seeded mutation fuzzer for the transpiler: no input may crash it.
 
 Every input is a real kernel file of the repository (kernels_rs/*.rs,
-tests/kernels/*.rs) with one to three mutations, byte-level (random bytes,
+tests/kernels/*.rs, tests/filecheck/*.rs) with one to three mutations, byte-level (random bytes,
 bit flips, invalid UTF-8, NUL, truncation) or token-level (deleted, duplicated
 or swapped lines and tokens, keywords and literals where they do not belong,
 one identifier renamed to another). Input ``i`` of seed ``s`` is the same on
@@ -49,7 +49,8 @@ FUZZ_PATH = "fuzz.rs"  # the display path of every mutant
 
 
 def seed_sources() -> list[bytes]:
-    files = sorted((ROOT / "kernels_rs").glob("*.rs")) + sorted((ROOT / "tests" / "kernels").glob("*.rs"))
+    """The repository's kernels; tests/filecheck/ calls every DSL method, so every op rule gets mutated."""
+    files = [p for d in ("kernels_rs", "tests/kernels", "tests/filecheck") for p in sorted((ROOT / d).glob("*.rs"))]
     return [p.read_bytes() for p in files]
 
 

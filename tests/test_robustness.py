@@ -254,3 +254,19 @@ def test_a_combine_function_with_a_repeated_parameter_is_diagnosed():
     src = (fuzz.CORPUS / "python_keyword_names.rs").read_text().replace("b: T::Tensor<D>) -> T", "a: T::Tensor<D>) -> T")
     [d] = rejected(src)
     assert d.code == "E0007" and "identifier `a` is bound more than once" in d.message
+
+
+@pytest.mark.parametrize("literal, value", [
+    (r'"a\tb\\c\"d"', 'a\tb\\c"d'), (r'"\x41\u{e9}\u{1F600}\0"', "A\u00e9\U0001F600\0"),
+    ('"two\\\n        lines"', "twolines"), ('"two\\\r\n  lines"', "twolines"), ('"raw\nbreak"', "raw\nbreak"),
+    ('"nul \x00"', "nul \x00"), (r'"\N{DASH}\a\b\f\v"', None), (r'"\xff"', None), (r'"\u{d800}"', None),
+])
+def test_string_literals_follow_rusts_escapes(literal, value):
+    src = f"#[kernel]\npub fn k<T: Triton>(n: i32) {{\n    T::static_print({literal});\n}}\n"
+    if value is None:  # Python would take `\N{...}`, `\a`...; Rust rejects them
+        [d] = rejected(src)
+        assert d.code == "E0001" and d.message.startswith("invalid string literal") and d.line == 3
+        return
+    calls = [n for n in ast.walk(ast.parse(transpile_source(src).text))
+             if isinstance(n, ast.Call) and ast.unparse(n.func) == "tl.static_print"]
+    assert [c.args[0].value for c in calls] == [value]
