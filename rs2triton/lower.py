@@ -99,6 +99,7 @@ class ModuleContext:
     helpers: dict[str, ast.FunctionDef] = field(default_factory=dict)
     used_consts: dict[str, ast.stmt] = field(default_factory=dict)
     lowering_helpers: set[str] = field(default_factory=set)
+    evaluating_consts: set[str] = field(default_factory=set)  # module consts being evaluated: cycles
 
 
 def is_float_elem(elem: str | None, kernel: Kernel | None) -> bool | None:
@@ -711,8 +712,19 @@ class FunctionLowerer:
     def module_const(self, ident: str, node: Node) -> Val:
         item = self.ctx.consts[ident]
         ty_node = item.child_by_field_name("type")
+        value = item.child_by_field_name("value")
+        if value is None:
+            raise self.smap.error(item, "E0002", f"module constant `{ident}` has no value",
+                                  "give it one: `const NAME: i32 = 4;`")
+        if ident in self.ctx.evaluating_consts:  # rustc's E0391
+            raise self.err(node, "E0002", f"cycle detected when evaluating module constant `{ident}`",
+                           "a constant cannot be defined in terms of itself")
         sub = FunctionLowerer(self.ctx, None, item, self.T)
-        v = sub.expr(item.child_by_field_name("value"))
+        self.ctx.evaluating_consts.add(ident)
+        try:
+            v = sub.expr(value)
+        finally:
+            self.ctx.evaluating_consts.discard(ident)
         if v.ty.kind != "const":
             raise self.err(node, "E0002", f"module constant `{ident}` is not a compile-time value",
                            "module `const`s used by kernels must be literals or arithmetic on literals")
