@@ -16,9 +16,10 @@ is a range when (all checked here, on the syntax alone):
 - nothing else in the body writes the counter or re-binds it, and nothing writes a
   name the bound or the step reads (Rust re-evaluates them every iteration, a
   ``range`` once), and the bound has no calls (a load could see the body's stores);
-- the counter is declared by a ``let mut`` of the same block, not read between that
-  ``let`` and the loop other than by the loop, and not read after the loop (a Python
-  ``for`` leaves the last value, Rust the first failing one).
+- the counter is declared by a ``let mut`` of the same block and started by it or by a
+  plain ``counter = start;`` (a counter reused by several loops), not used between that
+  statement and the loop, and not read after the loop before it is overwritten (a
+  Python ``for`` leaves the last value, Rust the first failing one).
 
 Everything else stays a ``while``. A non-terminating Rust loop (a step of the wrong
 sign or zero) has no meaning to preserve.
@@ -47,7 +48,8 @@ class CountedLoop:
     """A `while` that is `for counter in range(start, stop[+-1], +-step)`."""
 
     counter: str
-    let: Node          # the `let mut counter = start;` that the loop absorbs
+    let: Node          # the statement that starts the counter, absorbed by the loop: its
+                       # `let mut counter = start;` or a later `counter = start;`
     start: Node
     bound: Node
     step: Node
@@ -123,19 +125,49 @@ def _analyse(loop: Node, before: list[Node], after: list[Node]) -> CountedLoop |
     let = _declaring_let(before, counter)
     if let is None:
         return None
-    start = let.child_by_field_name("value")
+    init = _initializer(before, counter)
+    if init is None:
+        return None
+    start = init.child_by_field_name("value") if init is let else named_children(init)[0].child_by_field_name("right")
     annotated = let.child_by_field_name("type")
     if start.type == "float_literal" or (annotated is not None and text(annotated) in ("f16", "bf16", "f32", "f64")):
         return None
-    between = before[before.index(let) + 1:]
-    if any(counter in _identifiers(s) for s in between):
-        return None
+    between = before[before.index(init) + 1:]
     if any((_writes(s) | _lets(s)) & _identifiers(start) for s in between):
         return None
-    if any(counter in _identifiers(s) for s in after):
+    if not _dead_after(after, counter):
         return None
-    return CountedLoop(counter, let, start, bound, step_node, descending,
+    return CountedLoop(counter, init, start, bound, step_node, descending,
                        _DESCENDING.get(op, _ASCENDING.get(op)), step_stmt)
+
+
+def _initializer(before: list[Node], counter: str) -> Node | None:
+    """The statement that gives the counter its start value: the last one of the block that
+    mentions it, either its `let mut` or a plain `counter = start;` (a reused counter)."""
+    for stmt in reversed(before):
+        if counter not in _identifiers(stmt):
+            continue
+        if stmt.type == "let_declaration":
+            return stmt
+        if _assigned_name(stmt) == counter and named_children(stmt)[0].type == "assignment_expression" \
+                and counter not in _identifiers(named_children(stmt)[0].child_by_field_name("right")):
+            return stmt
+        return None
+    return None
+
+
+def _dead_after(after: list[Node], counter: str) -> bool:
+    """The counter's value after the loop is never read: the block's next mention of it
+    (if any) overwrites it (`counter = ..;` not reading it, or a new `let`)."""
+    for stmt in after:
+        if counter not in _identifiers(stmt):
+            continue
+        if stmt.type == "let_declaration":
+            value = stmt.child_by_field_name("value")
+            return value is None or counter not in _identifiers(value)
+        return _assigned_name(stmt) == counter and named_children(stmt)[0].type == "assignment_expression" \
+            and counter not in _identifiers(named_children(stmt)[0].child_by_field_name("right"))
+    return True
 
 
 def _int_value(node: Node) -> int | None:

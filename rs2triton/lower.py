@@ -605,8 +605,7 @@ class FunctionLowerer:
             return False  # a float bound, or a runtime step of unknown sign: keep the while
         start = self.expr(info.start)
         if self.is_float(start.ty) is not False:
-            py = self.names.declare(info.counter, start.ty)
-            self.emit(ast.Assign(targets=[ast.Name(id=py, ctx=ast.Store())], value=start.expr), info.let)
+            self.start_counter(info, start)
             self.absorbed.discard(info.let.id)
             return False
         if info.inclusive:
@@ -620,15 +619,27 @@ class FunctionLowerer:
         self.emit_range_for(info.counter, start.ty.elem or "i32", args, node)
         return True
 
+    def start_counter(self, info: CountedLoop, start: Val | None = None) -> None:
+        """The absorbed `let mut i = a;` (or `i = a;`) of a loop that stays a `while`, given back."""
+        start = start or self.expr(info.start)
+        b = self.names.lookup(info.counter) if info.let.type != "let_declaration" else None
+        if b is None:  # its `let` went to an earlier loop of the chain that became a `for`
+            ty = Ty("scalar", start.ty.elem) if start.ty.kind == "const" else start.ty
+            py = self.names.declare(info.counter, ty)
+        else:
+            py = b.py
+        self.emit(ast.Assign(targets=[ast.Name(id=py, ctx=ast.Store())], value=self.narrow(start, info.start).expr),
+                  info.let)
+
     def stmt_while(self, node: Node) -> None:
         info = self.counted.get(node.id)
         if info is not None and self.stmt_counted_while(node, info):
             return
-        if info is not None:  # not a range after all: the counter's `let` and step come back
+        if info is not None:  # not a range after all: the counter's start and step come back
             self.absorbed.discard(info.step_stmt.id)
             if info.let.id in self.absorbed:
                 self.absorbed.discard(info.let.id)
-                self.lower_stmt(info.let)
+                self.start_counter(info)
         cond = self.expr(node.child_by_field_name("condition"))
         body: list[ast.stmt] = []
         self.loop_depth += 1

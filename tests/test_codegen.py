@@ -49,25 +49,28 @@ def test_counted_while_loops_are_ranges(generated):
     assert "for j in range(hi, lo - 1, -2):" in src  # `while j >= lo { ..; j -= 2; }`
     assert "for k in range(lo, hi + 1):" in src  # `while hi >= k { ..; k = k + 1; }`
     assert "i = lo" not in src  # the counter's `let` became the range start
+    assert "for n in range(lo, hi, 2):" in src and "for n in range(lo + 1, hi, 2):" in src  # a reused counter
 
 
 @pytest.mark.parametrize("lo,hi", LOHI)
 def test_counted_loops_visit_what_rust_visits(mod, lo, hi):
-    out = torch.zeros(3, dtype=torch.int32, device=DEVICE)
+    out = torch.zeros(4, dtype=torch.int32, device=DEVICE)
     mod.counted[(1,)](out, lo, hi, STEP=3)
-    assert_matches("out", out, [_fold(range(lo, hi, 3)), _fold(range(hi, lo - 1, -2)), _fold(range(lo, hi + 1))],
-                   labels=["while i < hi { i += STEP }", "while j >= lo { j -= 2 }", "while hi >= k { k = k + 1 }"])
+    assert_matches("out", out, [_fold(range(lo, hi, 3)), _fold(range(hi, lo - 1, -2)), _fold(range(lo, hi + 1)),
+                                _fold([*range(lo, hi, 2), *range(lo + 1, hi, 2)])],
+                   labels=["while i < hi { i += STEP }", "while j >= lo { j -= 2 }", "while hi >= k { k = k + 1 }",
+                           "n reused: from lo, then from lo + 1"])
 
 
 def test_loops_that_are_not_ranges_stay_while(generated):
     src = generated["not_counted"]
-    assert src.count("while ") == 3, src
-    assert "for " not in src
+    assert src.count("while ") == 4, src
+    assert src.count("for ") == 1 and "in range(lo, hi, 3):" in src  # the reused counter's second loop
 
 
 @pytest.mark.parametrize("lo,hi", LOHI)
 def test_not_counted_loops_visit_what_rust_visits(mod, lo, hi):
-    out = torch.zeros(3, dtype=torch.int32, device=DEVICE)
+    out = torch.zeros(4, dtype=torch.int32, device=DEVICE)
     mod.not_counted[(1,)](out, lo, hi, 2)
     j = lo
     while j < hi:
@@ -75,8 +78,9 @@ def test_not_counted_loops_visit_what_rust_visits(mod, lo, hi):
     c, k, end = 0, lo, hi
     while k < end:
         c, end, k = c * 3 + k, end - 1, k + 1
-    assert_matches("out", out, [_fold(range(lo, hi, 2)), j, c],
-                   labels=["while i < hi { i += step }", "j after the loop", "while k < end { end -= 1 }"])
+    assert_matches("out", out, [_fold(range(lo, hi, 2)), j, c, _fold([*range(lo, hi, 2), *range(lo, hi, 3)])],
+                   labels=["while i < hi { i += step }", "j after the loop", "while k < end { end -= 1 }",
+                           "m reused: a while, then a range"])
 
 
 def test_let_mut_values_are_never_constexpr(generated):

@@ -30,6 +30,19 @@ pub fn counted<T: Triton, const STEP: i32>(out: T::Pointer<i32>, lo: i32, hi: i3
         k = k + 1;
     }
     T::store(out.add_offsets(2), c, None, &[], None, None);
+    // One counter reused by several loops, restarted by assignment (as teenygrad's norms do).
+    let mut d = 0;
+    let mut n = lo;
+    while n < hi {
+        d = d * 3 + n;
+        n += 2;
+    }
+    n = lo + 1;
+    while n < hi {
+        d = d * 3 + n;
+        n += 2;
+    }
+    T::store(out.add_offsets(3), d, None, &[], None, None);
 }
 
 /// Loops that are not ranges stay `while`: a runtime step, a counter read after the
@@ -57,6 +70,19 @@ pub fn not_counted<T: Triton>(out: T::Pointer<i32>, lo: i32, hi: i32, step: i32)
         k += 1;
     }
     T::store(out.add_offsets(2), c, None, &[], None, None);
+    // A reused counter whose first loop stays a `while` (runtime step): the second is a range.
+    let mut d = 0;
+    let mut m = lo;
+    while m < hi {
+        d = d * 3 + m;
+        m += step;
+    }
+    m = lo;
+    while m < hi {
+        d = d * 3 + m;
+        m += 3;
+    }
+    T::store(out.add_offsets(3), d, None, &[], None, None);
 }
 
 /// A `let mut` from a literal that a loop changes is runtime: what is computed from
