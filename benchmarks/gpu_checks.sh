@@ -13,6 +13,7 @@ PY=${PYTHON:-python3}
 } 2>&1 | tee "$OUT/env.txt"
 RS2TRITON_TEST_DEVICE=cuda $PY -m pytest -q -p no:cacheprovider \
   tests/test_kernels.py tests/test_semantics.py tests/test_cli.py tests/test_golden.py tests/test_diagnostics.py \
+  tests/test_launch.py tests/test_tuning.py tests/test_torch_op.py tests/test_hook.py tests/test_python_api_docs.py \
   2>&1 | tee "$OUT/pytest_gpu.txt"
 $PY -m rs2triton run kernels_rs/softmax.rs softmax_forward --grid 37 -c BLOCK_SIZE=128 \
   -a x_ptr=37x100 -a y_ptr=37x100 -a n_rows=37 -a n_cols=100 -a stride=100 --dtype f16 \
@@ -20,3 +21,4 @@ $PY -m rs2triton run kernels_rs/softmax.rs softmax_forward --grid 37 -c BLOCK_SI
 $PY -W ignore benchmarks/bench_kernels.py --json "$OUT/bench.json" 2>&1 | tee "$OUT/bench.txt"
 # Static figures: TTGIR ops and PTX instructions, generated vs hand-written, for sm_90.
 $PY -W ignore benchmarks/compare_handwritten.py --json "$OUT/compare_sm90.json" 2>&1 | tee "$OUT/compare_sm90.txt"
+$PY -W ignore benchmarks/bench_launch.py --gpu 2>&1 | tee "$OUT/bench_launch.txt"

@@ -17,5 +17,15 @@ def load(path, *, interpret=None):
     return _load(path, interpret=interpret)
 
 
-__all__ = ["Diagnostic", "Result", "TranspileError", "__version__", "load", "transpile_file",
-           "transpile_source"]
+def install_import_hook(*packages):
+    """Let ``import pkg.name`` find ``pkg/name.rs`` (for every package, or only the named ones).
+
+    Opt-in; see :mod:`rs2triton.hook`. ``rs2triton.hook.remove()`` turns it off.
+    """
+    from .hook import install
+
+    return install(*packages)
+
+
+__all__ = ["Diagnostic", "Result", "TranspileError", "__version__", "install_import_hook", "load",
+           "transpile_file", "transpile_source"]

@@ -102,9 +102,11 @@ class Cache:
         self.fingerprint = fingerprint(options)
         self.root = (root or cache_dir()) / "transpile"
 
-    def key(self, source: bytes, display: str) -> str:
+    def key(self, source: bytes, display: str, options: str = "") -> str:
+        """``options``: per-file settings that shape the text (launchers, the tuning tables that apply)."""
         h = hashlib.sha256(self.fingerprint.encode())
         h.update(b"\0" + display.encode("utf-8", "surrogateescape") + b"\0")
+        h.update(options.encode() + b"\0")
         h.update(source)
         return h.hexdigest()
 

@@ -1,4 +1,4 @@
-"""rs2triton's command line: ``transpile``, ``check``, ``show``, ``run`` and ``ops``.
+"""rs2triton's command line: ``transpile``, ``check``, ``show``, ``run``, ``tune``, ``kernels`` and ``ops``.
 
 Exit codes: 0 success; 1 a user error (diagnostics printed, nothing written) or,
 for ``check``, stale output; 2 a usage error.
@@ -23,7 +23,8 @@ def _fail(err: TranspileError, outcome: str = "nothing was written") -> None:
     sys.exit(1)
 
 
-def _plan(srcs: tuple[str, ...], outdir: str, use_cache: bool, jobs: int, line_comments: bool = False) -> dict:
+def _plan(srcs: tuple[str, ...], outdir: str, use_cache: bool, jobs: int, line_comments: bool = False,
+          plain: bool = False) -> dict:
     """Every output file's text, warnings printed; exits 1 on any user error."""
     from rs2triton import cache
     from rs2triton.pipeline import default_jobs, plan
@@ -31,7 +32,7 @@ def _plan(srcs: tuple[str, ...], outdir: str, use_cache: bool, jobs: int, line_c
     warnings: list = []
     try:
         files = plan(list(srcs), outdir, warnings, cache.default() if use_cache else None,
-                     jobs or default_jobs(), line_comments)
+                     jobs or default_jobs(), line_comments, launchers=not plain)
     except TranspileError as e:
         _fail(e)
     for w in warnings:
@@ -39,8 +40,12 @@ def _plan(srcs: tuple[str, ...], outdir: str, use_cache: bool, jobs: int, line_c
     return files
 
 
+PLAIN_HELP = "Plain Triton: no launchers, no rs2triton import (for vendoring the generated code)."
+
+
 def _planning_options(f):
-    """--no-cache and --jobs, shared by transpile and check."""
+    """--no-cache, --jobs and --plain, shared by transpile and check."""
+    f = click.option("--plain", is_flag=True, help=PLAIN_HELP)(f)
     f = click.option("-j", "--jobs", type=click.IntRange(min=0), default=0,
                      help="Processes that lower files (default 0: one per core, at most 8).")(f)
     return click.option("--no-cache", is_flag=True,
@@ -79,14 +84,14 @@ def main() -> None:
               help="End each generated statement with `# file.rs:LINE`, the Rust line it came from.")
 @_planning_options
 def transpile(srcs: tuple[str, ...], outdir: str, quiet: bool, line_comments: bool, no_cache: bool,
-              jobs: int) -> None:
+              jobs: int, plain: bool) -> None:
     """Write one Python Triton module per .rs file that holds kernels.
 
     A folder given as SRC keeps its sub-folders and gets __init__.py files.
     """
     from rs2triton.pipeline import orphans, write
 
-    files = _plan(srcs, outdir, not no_cache, jobs, line_comments)
+    files = _plan(srcs, outdir, not no_cache, jobs, line_comments, plain)
     try:
         changed = write(files)
     except TranspileError as e:
@@ -105,11 +110,11 @@ def transpile(srcs: tuple[str, ...], outdir: str, quiet: bool, line_comments: bo
 @click.option("-o", "--outdir", required=True, type=click.Path(file_okay=False),
               help="Folder the generated modules were written to.")
 @_planning_options
-def check(srcs: tuple[str, ...], outdir: str, no_cache: bool, jobs: int) -> None:
+def check(srcs: tuple[str, ...], outdir: str, no_cache: bool, jobs: int, plain: bool) -> None:
     """Exit 1 with a unified diff if OUTDIR is stale; writes nothing to OUTDIR."""
     from rs2triton.pipeline import check as check_files
 
-    files = _plan(srcs, outdir, not no_cache, jobs)
+    files = _plan(srcs, outdir, not no_cache, jobs, plain=plain)
     diffs = check_files(files, outdir)
     if diffs:
         click.echo("".join(diffs), nl=False)
@@ -121,12 +126,13 @@ def check(srcs: tuple[str, ...], outdir: str, no_cache: bool, jobs: int) -> None
 
 @main.command()
 @click.argument("file", type=click.Path(exists=True, dir_okay=False))
-def show(file: str) -> None:
+@click.option("--plain", is_flag=True, help=PLAIN_HELP)
+def show(file: str, plain: bool) -> None:
     """Print the Python Triton module generated for FILE (writes nothing)."""
     from rs2triton.pipeline import transpile_file
 
     try:
-        res = transpile_file(file)
+        res = transpile_file(file, launchers=not plain)
     except TranspileError as e:
         _fail(e)
     for w in res.warnings:
@@ -175,6 +181,66 @@ def run(file, kernel, grid, consts, args, dtype, expects, seed, interpret) -> No
         sys.exit(1)
     for name, expression in parse_kv(expects, "--expect").items():
         click.echo(f"  {name} matches torch: {expression}")
+
+
+@main.command()
+@click.argument("srcs", nargs=-1, required=True, type=click.Path(exists=True))
+def kernels(srcs: tuple[str, ...]) -> None:
+    """List the kernels of SRCS with their launchers: const generics, parameters, dtypes, backward."""
+    from rs2triton.launchgen import describe
+    from rs2triton.pipeline import discover_sources, transpile_file
+
+    errors = []
+    for src, _ in discover_sources(list(srcs)):
+        try:
+            res = transpile_file(src, launchers=False)
+        except TranspileError as e:
+            errors.extend(e.diagnostics)
+            continue
+        for k in res.kernels:
+            click.echo(f"{src.as_posix()}: {describe(k)}")
+    if errors:
+        _fail(TranspileError(errors), "some files were not listed")
+
+
+@main.command()
+@click.argument("file", type=click.Path(exists=True, dir_okay=False))
+@click.argument("kernel")
+@click.option("--grid", "grid", required=True,
+              help="Launch grid, evaluated per config: 8, 4,2 or 'cdiv(n_elements, BLOCK_SIZE)'.")
+@click.option("-s", "--sweep", "sweeps", multiple=True, required=True, metavar="NAME=V1,V2,...",
+              help="Values to try for a const generic or num_warps/num_stages. Repeatable: every combination runs.")
+@click.option("-c", "--const", "consts", multiple=True, metavar="NAME=VALUE",
+              help="A const generic that is not swept. Repeatable.")
+@click.option("-a", "--arg", "args", multiple=True, metavar="NAME=VALUE",
+              help="A kernel argument: pointers take a tensor size (1000, 64x32), scalars a value.")
+@click.option("--dtype", default=None, help="Element type for the kernel's dtype parameter (f32, f16, i32, ...).")
+@click.option("--seed", default=0, show_default=True, help="Seed for the generated inputs.")
+@click.option("--interpret", is_flag=True, default=None, help="Use Triton's CPU interpreter even with a GPU.")
+def tune(file, kernel, grid, sweeps, consts, args, dtype, seed, interpret) -> None:
+    """Run KERNEL from FILE for every combination of the --sweep values.
+
+    Every config must give the same outputs as the first; on a GPU each is timed
+    and the best is named. A config that fails to compile is reported, not fatal.
+    Exit 1 when configs disagree or none ran.
+    """
+    from rs2triton.loader import BackendError, MissingExtraError
+    from rs2triton.runner import RunError, parse_kv
+    from rs2triton.tuner import parse_sweep, summarize
+    from rs2triton.tuner import tune as tune_kernel
+
+    try:
+        fixed = parse_kv(consts, "--const")
+        report = tune_kernel(file, kernel, grid, fixed, parse_kv(args, "--arg"), parse_sweep(sweeps, fixed),
+                             dtype, seed, interpret)
+    except TranspileError as e:
+        _fail(e, "nothing was tuned")
+    except (RunError, BackendError, MissingExtraError) as e:
+        click.echo(f"error: {e}", err=True)
+        sys.exit(1)
+    click.echo(summarize(report))
+    if report.mismatches or not any(r.ok for r in report.results):
+        sys.exit(1)
 
 
 @main.command()

@@ -28,6 +28,7 @@ CODES = {
     "E0010": "I/O error",
     "E0011": "Triton rejected the generated kernel",
     "E0012": "Rust rejects this constant",
+    "E0013": "invalid tuning table",
     "E0999": "internal error in rs2triton",
     "W0001": "item not translated",
 }

@@ -16,8 +16,10 @@ from .diagnostics import SourceMap
 from .ops import BOUND_DTYPES, BOUND_IS_FLOAT, DTYPES
 from .parse import named_children, text
 
-# Access markers around pointer parameters; they carry no runtime meaning.
-POINTER_WRAPPERS = frozenset({"InPtr", "OutPtr", "InOutPtr", "In", "Out", "InOut"})
+# Access markers around pointer parameters: no meaning in the kernel body, but they say which
+# buffers a kernel reads and writes (kept for launchers and torch custom ops).
+POINTER_WRAPPERS = {"InPtr": "in", "OutPtr": "out", "InOutPtr": "inout", "In": "in", "Out": "out",
+                    "InOut": "inout"}
 
 
 @dataclass
@@ -42,6 +44,7 @@ class KernelParam:
     kind: str  # "pointer" | "scalar"
     elem: str  # pointee type (a dtype parameter name or a Rust scalar type) or scalar type
     node: Node = field(repr=False, compare=False, default=None)
+    access: str | None = None  # "in" | "out" | "inout" from an access marker, else unknown
 
 
 @dataclass
@@ -268,8 +271,10 @@ def _param_name(pattern: Node, smap: SourceMap) -> str:
 
 def _param(name: str, ty: Node, triton: str, dtype_names: set[str], smap: SourceMap) -> KernelParam:
     node = ty
-    # InPtr<T::Pointer<D>> / OutPtr<...>: access markers that carry no runtime meaning.
+    access = None
+    # InPtr<T::Pointer<D>> / OutPtr<...>: access markers; the innermost type is the parameter's.
     while node.type == "generic_type" and text(node.child_by_field_name("type")) in POINTER_WRAPPERS:
+        access = access or POINTER_WRAPPERS[text(node.child_by_field_name("type"))]
         args = named_children(node.child_by_field_name("type_arguments"))
         node = args[0]
     if node.type == "primitive_type":
@@ -282,6 +287,6 @@ def _param(name: str, ty: Node, triton: str, dtype_names: set[str], smap: Source
         if head == f"{triton}::Pointer" and len(args) == 1:
             elem = text(args[0])
             if elem in DTYPES or elem in dtype_names:
-                return KernelParam(name, "pointer", elem, ty)
+                return KernelParam(name, "pointer", elem, ty, access)
     raise smap.error(ty, "E0007", f"unsupported type `{text(ty)}` for kernel parameter `{name}`",
                      f"use `{triton}::Pointer<D>` for tensors or a scalar type such as `i32`, `f32`")

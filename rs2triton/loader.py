@@ -117,6 +117,21 @@ def load(path: str | os.PathLike, *, interpret: bool | None = None) -> ModuleTyp
     ensure_mode(interp)
     if p.suffix == ".py":
         return _import_file(p.resolve(), f"rs2triton_generated_{_ident(p.stem)}")
+    result, py = cached(p)
+    digest = py.parent.name
+    mod_name = f"rs2triton_generated_{_ident(p.stem)}_{digest}{'_interp' if interp else ''}"
+    if mod_name in sys.modules and getattr(sys.modules[mod_name], "__rs2triton_interpret__", None) == interp:
+        return sys.modules[mod_name]
+    module = _import_file(py, mod_name)
+    annotate(module, p, result, interp)
+    return module
+
+
+def cached(p: Path):
+    """Transpile ``p`` and write the module to the content-addressed cache: (Result, cached .py path).
+
+    Triton reads kernel source through ``inspect``, so the module must live in a real file.
+    """
     # An unchanged source is served from the transpile cache (text and line map), and
     # only parsed again for its kernels' signatures.
     tcache = cache.default()
@@ -132,15 +147,15 @@ def load(path: str | os.PathLike, *, interpret: bool | None = None) -> ModuleTyp
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(result.text)
         os.replace(tmp, py)
-    mod_name = f"rs2triton_generated_{_ident(p.stem)}_{digest}{'_interp' if interp else ''}"
-    if mod_name in sys.modules and getattr(sys.modules[mod_name], "__rs2triton_interpret__", None) == interp:
-        return sys.modules[mod_name]
-    module = _import_file(py, mod_name)
+    return result, py
+
+
+def annotate(module: ModuleType, source: Path, result, interp: bool) -> None:
+    """What rs2triton records on a module it imported (signatures, source, line map, mode)."""
     module.__rs2triton_kernels__ = {k.name: k for k in result.kernels}
-    module.__rs2triton_source__ = str(p)
+    module.__rs2triton_source__ = str(source)
     module.__rs2triton_line_map__ = result.line_map
     module.__rs2triton_interpret__ = interp
-    return module
 
 
 def _ident(s: str) -> str:

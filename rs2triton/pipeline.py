@@ -50,15 +50,23 @@ class Result:
             from .sourcemap import line_map
 
             self._line_map = line_map(self.functions, self.text) if self.text is not None else {}
+            if self.text is not None and self.kernels:
+                from .launchgen import launcher_lines
+
+                self._line_map.update(launcher_lines(self.text, self.kernels))
         return self._line_map
 
 
-def lower_source(source: bytes | str, path: str = "<string>", line_comments: bool = False) -> Result:
+def lower_source(source: bytes | str, path: str = "<string>", line_comments: bool = False, *,
+                 launchers: bool = True, pyproject: Path | None = None) -> Result:
     """Parse, lower and print one file; ``text`` is Python but not yet formatted nor compiled.
     ``line_comments``: end each generated statement's line with ``# path:LINE``.
 
     Every failure is a :class:`TranspileError`: a user error where it is, and an
     unexpected exception an internal error (E0999) at the node being lowered.
+
+    ``launchers=False`` gives plain Triton (no rs2triton import); ``pyproject`` is where
+    ``[tool.rs2triton.tune]`` tables come from.
     """
     from .discover import collect
     from .lower import ModuleContext, lower_kernel
@@ -99,9 +107,24 @@ def lower_source(source: bytes | str, path: str = "<string>", line_comments: boo
         helpers = [unparse(h) for h in ctx.helpers.values()]
         functions = list(ctx.helpers.values()) + kernel_defs
         consts = [unparse(c) for c in ctx.used_consts.values()]
+        launcher_defs = _launchers(items.kernels, kernel_defs, set(ctx.helpers) | set(ctx.used_consts), smap,
+                                   pyproject) if launchers else []
         text = render_unformatted(path, items.doc, sorted(ctx.imports), consts,
-                                  helpers + [unparse(f) for f in kernel_defs])
+                                  helpers + [unparse(f) for f in kernel_defs], launcher_defs)
     return Result(path, text, items.kernels, items.warnings, functions, smap=smap)
+
+
+def _launchers(kernels: list[Kernel], defs: list[ast.FunctionDef], taken: set[str], smap,
+               pyproject: Path | None) -> list[str]:
+    """The launcher definitions, with any tuning from ``pyproject``'s ``[tool.rs2triton.tune]``."""
+    from .launchgen import check_names, launcher_source
+    from .tuning import tables, tuning_for
+
+    check_names(kernels, taken, smap)
+    where, text, tune = tables(pyproject)
+    return [launcher_source(k, d.name, [a.arg for a in d.args.args],
+                            tuning_for(k, where, text, tune[k.name]) if k.name in tune else None)
+            for k, d in zip(kernels, defs, strict=True)]
 
 
 def finish(results: list[Result]) -> None:
@@ -161,8 +184,9 @@ def _internal_error(r: Result, doing: str, exc: BaseException) -> Diagnostic:
     return smap.ice(node, doing, exc)
 
 
-def transpile_source(source: bytes | str, path: str = "<string>") -> Result:
-    res = lower_source(source, path)
+def transpile_source(source: bytes | str, path: str = "<string>", *, launchers: bool = True,
+                     pyproject: Path | None = None) -> Result:
+    res = lower_source(source, path, launchers=launchers, pyproject=pyproject)
     finish([res])
     return res
 
@@ -180,19 +204,37 @@ def transpile_file_cached(path: str | os.PathLike, cache: Cache) -> Result:
     """:func:`transpile_file`, with the text and line map served from ``cache`` when the source is unchanged."""
     p = Path(path)
     data, display = _read(p), _display(p)
-    key = cache.key(data, display)
+    pyproject = _pyproject(p, True)
+    key = cache.key(data, display, _options(True, pyproject))
     hit = cache.get(key)
     if hit is not None and (hit[0] is None or hit[2] is not None):
         kernels = find_kernels(data, display) if hit[0] is not None else []
         return Result(display, hit[0], kernels, hit[1], _line_map=hit[2])
-    res = transpile_source(data, display)
+    res = transpile_source(data, display, pyproject=pyproject)
     cache.put(key, res.text, res.warnings, res.line_map)
     return res
 
 
-def transpile_file(path: str | os.PathLike, display: str | None = None) -> Result:
+def transpile_file(path: str | os.PathLike, display: str | None = None, *, launchers: bool = True) -> Result:
+    """Transpile a file; with launchers, tuning comes from the nearest ``pyproject.toml`` above it."""
     p = Path(path)
-    return transpile_source(_read(p), display or _display(p))
+    return transpile_source(_read(p), display or _display(p), launchers=launchers,
+                            pyproject=_pyproject(p, launchers))
+
+
+def _pyproject(p: Path, launchers: bool) -> Path | None:
+    from .tuning import find_pyproject
+
+    return find_pyproject(p) if launchers else None
+
+
+def _options(launchers: bool, pyproject: Path | None) -> str:
+    """What besides the source decides a file's text: the launcher switch and its tuning tables."""
+    import json
+
+    from .tuning import tables
+
+    return json.dumps({"launchers": launchers, "tune": tables(pyproject)[2]}, sort_keys=True, default=str)
 
 
 def _read(p: Path) -> bytes:
@@ -207,9 +249,10 @@ def _display(p: Path) -> str:
     return p.as_posix()
 
 
-def transpile_many(sources: list[tuple[bytes, str]], jobs: int = 1,
+def transpile_many(sources: list[tuple[bytes, str, dict]], jobs: int = 1,
                    line_comments: bool = False) -> list[Result | TranspileError]:
-    """Transpile each (source, display path): a finished :class:`Result` or the file's errors.
+    """Transpile each (source, display path, lower_source options): a finished :class:`Result` or the
+    file's errors.
 
     With ``jobs`` > 1 and enough files, the files are split between this process and
     ``jobs - 1`` forked ones (where ``os.fork`` exists); each lowers its share and
@@ -283,11 +326,12 @@ def _load_stages() -> None:
     ruff_binary()
 
 
-def _transpile_share(sources: list[tuple[bytes, str]], line_comments: bool = False) -> list[Result | TranspileError]:
+def _transpile_share(sources: list[tuple[bytes, str, dict]],
+                     line_comments: bool = False) -> list[Result | TranspileError]:
     out: list[Result | TranspileError] = []
-    for data, display in sources:
+    for data, display, options in sources:
         try:
-            out.append(lower_source(data, display, line_comments))
+            out.append(lower_source(data, display, line_comments, **options))
         except TranspileError as e:
             out.append(e)
     if not any(isinstance(r, TranspileError) for r in out):  # with errors, nothing will be written
@@ -330,7 +374,8 @@ def discover_sources(srcs: list[str]) -> list[tuple[Path, Path]]:
 
 
 def plan(srcs: list[str], outdir: str | os.PathLike, warnings: list[Diagnostic] | None = None,
-         cache: Cache | None = None, jobs: int = 1, line_comments: bool = False) -> dict[Path, str]:
+         cache: Cache | None = None, jobs: int = 1, line_comments: bool = False, *,
+         launchers: bool = True) -> dict[Path, str]:
     """All output files and their text; raises TranspileError (with every file's errors).
 
     Warnings (items skipped on purpose) are appended to ``warnings`` when given. With a
@@ -347,20 +392,22 @@ def plan(srcs: list[str], outdir: str | os.PathLike, warnings: list[Diagnostic] 
     dir_inputs = {Path(s) for s in srcs if Path(s).is_dir()}
     # One entry per input, in input order: (src, rel, Result or TranspileError or None until lowered)
     entries: list[list] = []
-    todo: list[tuple[int, bytes, str, str | None]] = []
+    todo: list[tuple[int, bytes, str, str | None, dict]] = []
     for src, rel in discover_sources(srcs):
         display = _display(src)
         try:
             data = _read(src)
+            pyproject = _pyproject(src, launchers)
+            key = cache.key(data, display, _options(launchers, pyproject)) if cache is not None else None
         except TranspileError as e:
             entries.append([src, rel, e])
             continue
-        key = cache.key(data, display) if cache is not None else None
         hit = cache.get(key) if key is not None else None
         entries.append([src, rel, Result(display, hit[0], [], hit[1]) if hit is not None else None])
         if hit is None:
-            todo.append((len(entries) - 1, data, display, key))
-    for (i, *_), outcome in zip(todo, transpile_many([(d, disp) for _, d, disp, _ in todo], jobs, line_comments), strict=True):
+            todo.append((len(entries) - 1, data, display, key, {"launchers": launchers, "pyproject": pyproject}))
+    many = transpile_many([(d, disp, opts) for _, d, disp, _, opts in todo], jobs, line_comments)
+    for (i, *_), outcome in zip(todo, many, strict=True):
         entries[i][2] = outcome
     for _, _, outcome in entries:
         if isinstance(outcome, TranspileError):
@@ -368,7 +415,7 @@ def plan(srcs: list[str], outdir: str | os.PathLike, warnings: list[Diagnostic] 
     if errors:  # (only now is every fresh result finished, and so fit to cache)
         raise TranspileError(errors)
     if cache is not None:
-        for i, _, _, key in todo:
+        for i, _, _, key, _ in todo:
             cache.put(key, entries[i][2].text, entries[i][2].warnings)
     for src, rel, res in entries:
         if warnings is not None:

@@ -15,13 +15,8 @@ from dataclasses import dataclass, field
 from .discover import Kernel
 from .ops import FLOAT_TYPES
 from .pyast import python_name
+from .runtime import TORCH_DTYPES
 
-TORCH_DTYPES = {
-    "f16": "float16", "bf16": "bfloat16", "f32": "float32", "f64": "float64",
-    "i8": "int8", "i16": "int16", "i32": "int32", "i64": "int64",
-    "u8": "uint8", "u16": "uint16", "u32": "uint32", "u64": "uint64", "bool": "bool",
-    "f8e4m3": "float8_e4m3fn", "f8e5m2": "float8_e5m2",
-}
 # Accept torch spellings on the command line too.
 DTYPE_ALIASES = {v: k for k, v in TORCH_DTYPES.items()} | {"half": "f16", "float": "f32", "double": "f64"}
 
@@ -144,19 +139,25 @@ def build_args(kernel: Kernel, specs: dict[str, str], dtype: str | None, device:
     return args
 
 
-def run(path: str, kernel_name: str, grid: tuple[int, ...], consts: dict[str, str],
-        specs: dict[str, str], dtype: str | None = None, seed: int = 0,
-        interpret: bool | None = None) -> RunReport:
-    from .loader import load, require_run_extra
-
-    require_run_extra("rs2triton run")
-    backend = detect_backend(interpret)
+def load_kernel(path: str, kernel_name: str, backend: Backend):
+    """(the loaded module, the kernel's signature) for ``run`` and ``tune``."""
+    from .loader import load
 
     module = load(path, interpret=backend.kind == "interpreter")
     kernels = getattr(module, "__rs2triton_kernels__", {})
     if kernel_name not in kernels:
         raise RunError(f"{path} has no kernel `{kernel_name}`; it has: {', '.join(kernels) or 'none'}")
-    kernel = kernels[kernel_name]
+    return module, kernels[kernel_name]
+
+
+def run(path: str, kernel_name: str, grid: tuple[int, ...], consts: dict[str, str],
+        specs: dict[str, str], dtype: str | None = None, seed: int = 0,
+        interpret: bool | None = None) -> RunReport:
+    from .loader import require_run_extra
+
+    require_run_extra("rs2triton run")
+    backend = detect_backend(interpret)
+    module, kernel = load_kernel(path, kernel_name, backend)
     const_values = {}
     for c in kernel.consts:
         if c.name not in consts:

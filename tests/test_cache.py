@@ -4,6 +4,7 @@ import os
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -17,9 +18,9 @@ def counted(monkeypatch):
     calls = []
     real = pipeline.lower_source
 
-    def spy(source, path="<string>", *rest):
+    def spy(source, path="<string>", *rest, **options):
         calls.append(path)
-        return real(source, path, *rest)
+        return real(source, path, *rest, **options)
 
     monkeypatch.setattr(pipeline, "lower_source", spy)
     return calls
@@ -201,3 +202,19 @@ def test_load_serves_an_unchanged_source_from_the_cache(tmp_path, monkeypatch, c
     src.write_text(src.read_text().replace("pub fn relu_forward", "pub fn relu_fwd"))
     changed = transpile_file_cached(src, c)
     assert len(counted) == 4 and "def relu_fwd(" in changed.text
+
+
+def test_tuning_tables_and_plain_are_part_of_the_key(tmp_path, monkeypatch, counted):
+    (tmp_path / "k").mkdir()
+    shutil.copy(ROOT / "kernels_rs" / "vector_add.rs", tmp_path / "k" / "vector_add.rs")
+    table = tmp_path / "pyproject.toml"
+    table.write_text("[tool.rs2triton.tune.vector_add]\nconfigs = [{ BLOCK_SIZE = 64 }]\n")
+    monkeypatch.chdir(tmp_path)
+    store = cache.Cache(root=tmp_path / "cache")
+    first = pipeline.plan(["k"], "out", cache=store)
+    assert pipeline.plan(["k"], "out", cache=store) == first and len(counted) == 1
+    table.write_text("[tool.rs2triton.tune.vector_add]\nconfigs = [{ BLOCK_SIZE = 128 }]\n")
+    second = pipeline.plan(["k"], "out", cache=store)
+    assert len(counted) == 2 and '{"BLOCK_SIZE": 128}' in second[Path("out/vector_add.py")]
+    plain = pipeline.plan(["k"], "out", cache=store, launchers=False)
+    assert len(counted) == 3 and "Launcher" not in plain[Path("out/vector_add.py")]

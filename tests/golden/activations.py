@@ -11,6 +11,8 @@ chains of f32-only math: `log(1 + exp(x))` must not overflow where torch does no
 import triton
 import triton.language as tl
 
+from rs2triton.runtime import Launcher
+
 
 @triton.jit
 def _upcast_f16(x):
@@ -113,3 +115,53 @@ def celu_forward(x_ptr, y_ptr, n_elements, alpha, BLOCK_SIZE: tl.constexpr):
     negative_part = alpha_t * (tl.exp(_upcast_f16(x * inv_alpha)) - one)
     y = tl.maximum(zero, x) + tl.minimum(zero, negative_part.to(D))
     tl.store(y_ptr + offsets, y, mask=mask)
+
+
+# Launchers (rs2triton.runtime): Name(CONST=...)[grid](args...), checked against the Rust signature.
+SoftplusForward = Launcher(
+    softplus_forward,
+    "SoftplusForward",
+    params={"x_ptr": "*D", "y_ptr": "*D", "n_elements": "i32", "beta": "f32"},
+    consts={"BLOCK_SIZE": "i32"},
+    dtypes={"D": "f32, f64, f16, bf16"},
+)
+
+LogsigmoidForward = Launcher(
+    logsigmoid_forward,
+    "LogsigmoidForward",
+    params={"x_ptr": "*D", "y_ptr": "*D", "n_elements": "i32"},
+    consts={"BLOCK_SIZE": "i32"},
+    dtypes={"D": "f32, f64, f16, bf16"},
+)
+
+MishForward = Launcher(
+    mish_forward,
+    "MishForward",
+    params={"x_ptr": "*D", "y_ptr": "*D", "n_elements": "i32"},
+    consts={"BLOCK_SIZE": "i32"},
+    dtypes={"D": "f32, f64, f16, bf16"},
+)
+
+GeluTanhForward = Launcher(
+    gelu_tanh_forward,
+    "GeluTanhForward",
+    params={"x_ptr": "*D", "y_ptr": "*D", "n_elements": "i32"},
+    consts={"BLOCK_SIZE": "i32"},
+    dtypes={"D": "f32, f64, f16, bf16"},
+)
+
+EluForward = Launcher(
+    elu_forward,
+    "EluForward",
+    params={"x_ptr": "*D", "y_ptr": "*D", "n_elements": "i32", "alpha": "f32"},
+    consts={"BLOCK_SIZE": "i32"},
+    dtypes={"D": "f32, f64, f16, bf16"},
+)
+
+CeluForward = Launcher(
+    celu_forward,
+    "CeluForward",
+    params={"x_ptr": "*D", "y_ptr": "*D", "n_elements": "i32", "alpha": "f32"},
+    consts={"BLOCK_SIZE": "i32"},
+    dtypes={"D": "f32, f64, f16, bf16"},
+)

@@ -9,6 +9,8 @@ rstd_r  = 1 / sqrt(var_r + eps)   (biased variance)
 import triton
 import triton.language as tl
 
+from rs2triton.runtime import Launcher
+
 
 @triton.jit
 def layer_norm_forward(
@@ -75,3 +77,23 @@ def layer_norm_forward(
         x_hat = (x.to(tl.float32) - mean) * rstd
         y = x_hat * w.to(tl.float32) + b.to(tl.float32)
         tl.store(y_ptr + (offs + row_start), y.to(D), mask=mask)
+
+
+# Launchers (rs2triton.runtime): Name(CONST=...)[grid](args...), checked against the Rust signature.
+LayerNormForward = Launcher(
+    layer_norm_forward,
+    "LayerNormForward",
+    params={
+        "x_ptr": "*D",
+        "y_ptr": "*D",
+        "w_ptr": "*D",
+        "b_ptr": "*D",
+        "mean_ptr": "*f32",
+        "rstd_ptr": "*f32",
+        "n_cols": "i32",
+        "stride": "i32",
+        "eps": "f32",
+    },
+    consts={"BLOCK_N": "i32"},
+    dtypes={"D": "f32, f64, f16, bf16"},
+)

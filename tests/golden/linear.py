@@ -10,6 +10,8 @@ software-pipeline (`num_stages`).
 import triton
 import triton.language as tl
 
+from rs2triton.runtime import Launcher
+
 
 @triton.jit
 def linear_forward(
@@ -52,3 +54,21 @@ def linear_forward(
     y_mask = (rows < M) & (cols < N)
     # rounded to D once
     tl.store(y_ptr + (rows * N + cols), y.to(D), mask=y_mask)
+
+
+# Launchers (rs2triton.runtime): Name(CONST=...)[grid](args...), checked against the Rust signature.
+LinearForward = Launcher(
+    linear_forward,
+    "LinearForward",
+    params={
+        "x_ptr": "*D",
+        "w_ptr": "*D",
+        "b_ptr": "*D",
+        "y_ptr": "*D",
+        "M": "i32",
+        "N": "i32",
+        "K": "i32",
+    },
+    consts={"BLOCK_M": "i32", "BLOCK_N": "i32", "BLOCK_K": "i32"},
+    dtypes={"D": "f32, f64, f16, bf16, i8, i16, i32, i64, u8, u16, u32, u64"},
+)

@@ -8,6 +8,8 @@ row-/column-major (or transposed-view) layout works.
 import triton
 import triton.language as tl
 
+from rs2triton.runtime import Launcher
+
 
 @triton.jit
 def matmul(
@@ -69,3 +71,26 @@ def matmul(
     c_cols = tl.expand_dims(offs_n, 0)
     c_mask = (c_rows < M) & (c_cols < N)
     tl.store(c_ptr + (c_rows * stride_cm + c_cols * stride_cn), c, mask=c_mask)
+
+
+# Launchers (rs2triton.runtime): Name(CONST=...)[grid](args...), checked against the Rust signature.
+Matmul = Launcher(
+    matmul,
+    "Matmul",
+    params={
+        "a_ptr": "*D",
+        "b_ptr": "*D",
+        "c_ptr": "*D",
+        "M": "i32",
+        "N": "i32",
+        "K": "i32",
+        "stride_am": "i32",
+        "stride_ak": "i32",
+        "stride_bk": "i32",
+        "stride_bn": "i32",
+        "stride_cm": "i32",
+        "stride_cn": "i32",
+    },
+    consts={"BLOCK_M": "i32", "BLOCK_N": "i32", "BLOCK_K": "i32"},
+    dtypes={"D": "f32, f64, f16, bf16, i8, i16, i32, i64, u8, u16, u32, u64"},
+)

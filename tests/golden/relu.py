@@ -8,6 +8,8 @@ Both kernels treat their buffers as flat, contiguous 1-D arrays of
 import triton
 import triton.language as tl
 
+from rs2triton.runtime import Launcher
+
 
 @triton.jit
 def relu_forward(x_ptr, y_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
@@ -42,3 +44,22 @@ def relu_backward(dy_ptr, y_ptr, dx_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
     active = y > tl.zeros_like(y)
     dx = tl.where(active, dy, tl.zeros_like(dy))
     tl.store(dx_ptr + offsets, dx, mask=mask)
+
+
+# Launchers (rs2triton.runtime): Name(CONST=...)[grid](args...), checked against the Rust signature.
+ReluForward = Launcher(
+    relu_forward,
+    "ReluForward",
+    params={"x_ptr": "*D", "y_ptr": "*D", "n_elements": "i32"},
+    consts={"BLOCK_SIZE": "i32"},
+    dtypes={"D": "f32, f64, f16, bf16"},
+    backward="ReluBackward",
+)
+
+ReluBackward = Launcher(
+    relu_backward,
+    "ReluBackward",
+    params={"dy_ptr": "*D", "y_ptr": "*D", "dx_ptr": "*D", "n_elements": "i32"},
+    consts={"BLOCK_SIZE": "i32"},
+    dtypes={"D": "f32, f64, f16, bf16"},
+)

@@ -8,6 +8,8 @@ Rows may be padded: element `(r, c)` lives at `r * stride + c`, with
 import triton
 import triton.language as tl
 
+from rs2triton.runtime import Launcher
+
 
 @triton.jit
 def softmax_forward(x_ptr, y_ptr, n_rows, n_cols, stride, BLOCK_SIZE: tl.constexpr):
@@ -37,3 +39,19 @@ def softmax_forward(x_ptr, y_ptr, n_rows, n_cols, stride, BLOCK_SIZE: tl.constex
         y = numerator / denominator
         tl.store(y_ptr + offsets, y.to(D), mask=col_mask)
         row += n_programs
+
+
+# Launchers (rs2triton.runtime): Name(CONST=...)[grid](args...), checked against the Rust signature.
+SoftmaxForward = Launcher(
+    softmax_forward,
+    "SoftmaxForward",
+    params={
+        "x_ptr": "*D",
+        "y_ptr": "*D",
+        "n_rows": "i32",
+        "n_cols": "i32",
+        "stride": "i32",
+    },
+    consts={"BLOCK_SIZE": "i32"},
+    dtypes={"D": "f32, f64, f16, bf16"},
+)

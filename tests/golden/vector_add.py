@@ -8,6 +8,8 @@ handles one `BLOCK_SIZE`-wide slice; only the last slice can be partial.
 import triton
 import triton.language as tl
 
+from rs2triton.runtime import Launcher
+
 
 @triton.jit
 def vector_add(a_ptr, b_ptr, out_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
@@ -32,3 +34,20 @@ def vector_add(a_ptr, b_ptr, out_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
         a = tl.load(a_ptr + offsets, mask=in_bounds)
         b = tl.load(b_ptr + offsets, mask=in_bounds)
         tl.store(out_ptr + offsets, a + b, mask=in_bounds)
+
+
+# Launchers (rs2triton.runtime): Name(CONST=...)[grid](args...), checked against the Rust signature.
+VectorAdd = Launcher(
+    vector_add,
+    "VectorAdd",
+    params={"a_ptr": "*D", "b_ptr": "*D", "out_ptr": "*D", "n_elements": "i32"},
+    consts={"BLOCK_SIZE": "i32"},
+    dtypes={"D": "f32, f64, f16, bf16, i8, i16, i32, i64, u8, u16, u32, u64"},
+    tuning={
+        "key": ["n_elements"],
+        "configs": [
+            {"BLOCK_SIZE": 256, "num_warps": 4},
+            {"BLOCK_SIZE": 1024, "num_warps": 8},
+        ],
+    },
+)

@@ -1,0 +1,247 @@
+"""Launchers: named and positional launches match torch; every bad launch is an error, and nothing runs."""
+
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+import torch
+import triton
+
+import rs2triton
+from rs2triton.launchgen import launcher_name
+from tests.cases import CASES
+from tests.conftest import DEVICE, ROOT
+
+LAUNCH_RS = ROOT / "tests" / "kernels" / "launch.rs"
+
+
+def _dev(args):
+    return {k: v.to(DEVICE) if isinstance(v, torch.Tensor) else v for k, v in args.items()}
+
+
+def _check(case, dtype, args, dev_args):
+    for name, want in case.reference(args).items():
+        torch.testing.assert_close(dev_args[name].cpu(), want, atol=case.atol[dtype], rtol=case.rtol[dtype], msg=name)
+
+
+@pytest.mark.parametrize("by", ["position", "name"])
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
+def test_launcher_matches_torch(case, by):
+    module = rs2triton.load(case.file)
+    launcher = getattr(module, launcher_name(case.kernel))
+    dtype = case.dtypes[0]
+    args = case.make_args(dtype, torch.Generator().manual_seed(7))
+    dev_args = _dev(args)
+    launch = launcher(**case.consts)[case.grid(args)]
+    if by == "position":
+        launch(*dev_args.values())
+    else:  # by Rust name, in reverse order
+        launch(**dict(reversed(dev_args.items())))
+    _check(case, dtype, args, dev_args)
+
+
+def test_grid_callable_sees_arguments_and_constants():
+    mod = rs2triton.load(ROOT / "kernels_rs" / "relu.rs")
+    x = torch.randn(1000, device=DEVICE)
+    y = torch.empty_like(x)
+    seen = {}
+
+    def grid(meta):
+        seen.update(meta)
+        return (triton.cdiv(meta["n_elements"], meta["BLOCK_SIZE"]),)
+
+    mod.ReluForward(BLOCK_SIZE=128, num_warps=2)[grid](x, y_ptr=y, n_elements=1000)
+    assert seen["n_elements"] == 1000 and seen["BLOCK_SIZE"] == 128
+    torch.testing.assert_close(y, x.relu())
+
+
+@pytest.fixture(scope="module")
+def axpy():
+    return rs2triton.load(LAUNCH_RS).Axpy
+
+
+def _axpy_args(dtype=torch.float32, n=100):
+    x = torch.arange(n, dtype=dtype, device=DEVICE)
+    return {"x_ptr": x, "y_ptr": torch.ones(n, dtype=dtype, device=DEVICE),
+            "index_ptr": torch.zeros(n, dtype=torch.int32, device=DEVICE), "alpha": 2, "n": n, "accumulate": True}
+
+
+@pytest.mark.xfail(DEVICE == "cpu" and tuple(int(v) for v in triton.__version__.split(".")[:2]) < (3, 7),
+                   strict=True, reason="Triton 3.6's interpreter cannot take bool scalar arguments (it can from 3.9)")
+def test_scalars_typed_by_the_dtype_parameter_and_bools(axpy):
+    args = _axpy_args()
+    axpy(BLOCK=64)[(2,)](**args)  # alpha=2 (an int) is passed as a float: D is f32
+    assert args["y_ptr"].cpu().tolist() == [2 * i + 1 for i in range(100)]
+    assert args["index_ptr"].cpu().tolist() == list(range(100))
+    iargs = _axpy_args(torch.int32)
+    axpy(BLOCK=64)[(2,)](*iargs.values())
+    assert iargs["y_ptr"].cpu().tolist() == [2 * i + 1 for i in range(100)]
+
+
+def test_signature_metadata(axpy):
+    assert axpy.access == {"x_ptr": "in", "y_ptr": "inout", "index_ptr": "out"}
+    assert axpy.consts == {"BLOCK": "i32"}
+    assert axpy.params["index_ptr"] == "*i32" and axpy.params["alpha"] == "D"
+    assert "i32" in axpy.dtypes["D"] and "bool" not in axpy.dtypes["D"]
+    with pytest.raises(AttributeError, match="`AxpyBackward` is not defined in the module that defines Axpy"):
+        _ = axpy.backward
+
+
+def test_backward_pairs_resolve_to_launchers():
+    mod = rs2triton.load(ROOT / "kernels_rs" / "relu.rs")
+    assert mod.ReluForward.backward is mod.ReluBackward
+    assert mod.ReluBackward.backward is None
+
+
+# (what to change in the Axpy arguments, the error type, a piece of the message)
+BAD_ARGS = {
+    "missing": (lambda a: a.pop("n"), TypeError, "Axpy: missing argument `n: i32`"),
+    "unknown": (lambda a: a.update(acumulate=True), TypeError, "no parameter `acumulate` (did you mean `accumulate`?)"),
+    "const at launch": (lambda a: a.update(BLOCK=64), TypeError, "`BLOCK` is a const generic; give it when building"),
+    "not a tensor": (lambda a: a.update(x_ptr=[1.0] * 100), TypeError, "`x_ptr: T::Pointer<D>` must be a torch.Tensor, got list"),
+    "dtypes differ": (lambda a: a.update(y_ptr=a["y_ptr"].double()), TypeError,
+                      "`y_ptr` has dtype torch.float64 but `x_ptr` has torch.float32; both are `T::Pointer<D>`"),
+    "dtype not accepted": (lambda a: a.update(x_ptr=a["x_ptr"].bool(), y_ptr=a["y_ptr"].bool()), TypeError,
+                           "`x_ptr: T::Pointer<D>` has dtype torch.bool, but `D` accepts f32"),
+    "concrete pointer dtype": (lambda a: a.update(index_ptr=a["index_ptr"].long()), TypeError,
+                               "`index_ptr: T::Pointer<i32>` must have dtype torch.int32, got torch.int64"),
+    "devices differ": (lambda a: a.update(index_ptr=torch.empty(100, dtype=torch.int32, device="meta")), ValueError,
+                       "`index_ptr` is on meta but `x_ptr` is on"),
+    "i32 out of range": (lambda a: a.update(n=2**31), ValueError, "`n: i32` must be in i32 range [-2147483648, 2147483647], got 2147483648"),
+    "i32 not an int": (lambda a: a.update(n=100.0), TypeError, "`n: i32` must be an int, got float 100.0"),
+    "bool given an int": (lambda a: a.update(accumulate=1), TypeError, "`accumulate: bool` must be a bool, got int 1"),
+    "f32 out of range": (lambda a: a.update(alpha=1e39), ValueError, "`alpha: D` is out of f32 range"),
+    "float for an int D": (lambda a: a.update(x_ptr=a["x_ptr"].int(), y_ptr=a["y_ptr"].int(), alpha=0.5), TypeError,
+                           "`alpha: D` must be an int, got float 0.5"),
+    "bool is not an int": (lambda a: a.update(n=True), TypeError, "`n: i32` must be an int, got bool True"),
+}
+
+
+@pytest.mark.parametrize("change", BAD_ARGS.values(), ids=BAD_ARGS.keys())
+def test_bad_arguments_are_errors_and_nothing_runs(axpy, change):
+    edit, error, message = change
+    args = _axpy_args()
+    edit(args)
+    y_before = args["y_ptr"].clone() if isinstance(args.get("y_ptr"), torch.Tensor) else None
+    with pytest.raises(error) as info:
+        axpy(BLOCK=64)[(2,)](**args)
+    assert message in str(info.value)
+    if y_before is not None and args["y_ptr"].device.type != "meta":
+        assert torch.equal(args["y_ptr"], y_before), "a failed check must launch nothing"
+
+
+def test_positional_errors(axpy):
+    a = list(_axpy_args().values())
+    with pytest.raises(TypeError, match=r"Axpy: takes 6 arguments \(x_ptr, y_ptr, index_ptr, alpha, n, accumulate\) but 7"):
+        axpy(BLOCK=64)[(2,)](*a, 1)
+    with pytest.raises(TypeError, match="Axpy: got argument `x_ptr` twice"):
+        axpy(BLOCK=64)[(2,)](*a[:5], accumulate=True, x_ptr=a[0])
+    with pytest.raises(TypeError, match="missing arguments `n: i32`, `accumulate: bool`"):
+        axpy(BLOCK=64)[(2,)](*a[:4])
+
+
+@pytest.mark.parametrize("consts,error,message", [
+    ({}, TypeError, "Axpy(): missing const generic `BLOCK: i32`"),
+    ({"BLOCK": 2**31}, ValueError, "const generic `BLOCK: i32` must be in i32 range"),
+    ({"BLOCK": 64.0}, TypeError, "const generic `BLOCK: i32` must be an int, got float"),
+    ({"BLOCK": 64, "BLOK": 1}, TypeError, "unexpected keyword `BLOK` (did you mean `BLOCK`?)"),
+    ({"BLOCK": 64, "num_wraps": 4}, TypeError, "unexpected keyword `num_wraps` (did you mean `num_warps`?)"),
+])
+def test_bad_construction(axpy, consts, error, message):
+    with pytest.raises(error) as info:
+        axpy(**consts)
+    assert message in str(info.value)
+
+
+@pytest.mark.parametrize("grid", [(), (1, 2, 3, 4), (1.5,), "8", (True,)])
+def test_bad_grid(axpy, grid):
+    with pytest.raises(TypeError, match="Axpy: the grid must be 1 to 3 ints or a callable"):
+        axpy(BLOCK=64)[grid]
+
+
+def test_bind_shows_what_would_be_launched(axpy):
+    args = _axpy_args()
+    values, keywords = axpy(BLOCK=64, num_warps=2).bind(**args, num_stages=1)
+    assert values[3] == 2.0 and isinstance(values[3], float)
+    assert keywords == {"BLOCK": 64, "num_warps": 2, "num_stages": 1}
+
+
+def _python(code: str, env_extra: dict):
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"} | env_extra
+    env["PYTHONPATH"] = str(ROOT)
+    return subprocess.run([sys.executable, "-W", "ignore", "-c", textwrap.dedent(code)], capture_output=True,
+                          text=True, env=env, cwd=ROOT, timeout=300)
+
+
+@pytest.mark.skipif(DEVICE != "cpu", reason="needs a machine without a GPU")
+def test_cpu_tensors_for_a_gpu_kernel_are_an_error(tmp_path):
+    # Triton imported for compilation: launchers target the GPU, so CPU tensors are refused before launch.
+    gen = tmp_path / "relu_gen.py"
+    gen.write_text(rs2triton.transpile_file(ROOT / "kernels_rs" / "relu.rs").text)
+    proc = _python(f"""
+        import importlib.util, torch
+        spec = importlib.util.spec_from_file_location("relu_gen", {str(gen)!r})
+        mod = importlib.util.module_from_spec(spec); spec.loader.exec_module(mod)
+        x = torch.randn(10)
+        try:
+            mod.ReluForward(BLOCK_SIZE=16)[(1,)](x, x, 10)
+        except ValueError as e:
+            print("ValueError:", e)
+    """, {})
+    assert ("ValueError: ReluForward: argument `x_ptr` is a CPU tensor, but ReluForward runs on the GPU"
+            in proc.stdout), proc.stdout + proc.stderr
+
+
+def test_plain_output_has_no_launchers():
+    plain = rs2triton.transpile_file(ROOT / "kernels_rs" / "relu.rs", launchers=False).text
+    assert "rs2triton" not in plain.split("\n", 1)[1] and "Launcher" not in plain
+    full = rs2triton.transpile_file(ROOT / "kernels_rs" / "relu.rs").text
+    assert full.startswith(plain.split("\n\n\n@triton.jit")[0].rstrip()) and "ReluForward = Launcher(" in full
+
+
+def test_launcher_name_clash_is_a_diagnostic():
+    src = LAUNCH_RS.read_text().replace("pub fn axpy<", "pub fn launcher<")
+    with pytest.raises(rs2triton.TranspileError) as info:
+        rs2triton.transpile_source(src, "clash.rs")
+    d = info.value.diagnostics[0]
+    assert d.code == "E0007" and "launcher `Launcher` would clash" in d.message and d.line == 9
+    assert rs2triton.transpile_source(src, "clash.rs", launchers=False).text
+
+
+def test_launcher_names_follow_teenygrad():
+    assert launcher_name("relu_forward") == "ReluForward"
+    assert launcher_name("conv2d_bn_silu_gemm") == "Conv2dBnSiluGemm"
+    assert launcher_name("matmul") == "Matmul"
+
+
+def test_kernels_command_lists_launchers_and_backward_pairs():
+    from click.testing import CliRunner
+
+    from rs2triton.cli import main
+
+    res = CliRunner().invoke(main, ["kernels", str(ROOT / "kernels_rs" / "relu.rs"), str(LAUNCH_RS)])
+    assert res.exit_code == 0, res.output
+    out = res.output
+    assert "ReluForward(BLOCK_SIZE: i32) -> relu_forward(x_ptr: *D, y_ptr: *D, n_elements: i32)" in out
+    assert out.count("backward: ReluBackward") == 1 and "backward: AxpyBackward" in out
+    assert "axpy(in x_ptr: *D, inout y_ptr: *D, out index_ptr: *i32, alpha: D, n: i32, accumulate: bool)" in out
+
+
+def test_rust_names_that_are_python_keywords(tmp_path):
+    # Lowering renames `from` / `lambda` / `tl` (from_, lambda_, tl_); launchers keep the Rust names.
+    rs = tmp_path / "keywords.rs"
+    rs.write_text("#[kernel]\npub fn kw<T: Triton, const lambda: i32>(tl: T::Pointer<f32>, from: i32) {\n"
+                  "    T::store(tl.add_offsets(0), (from + lambda) as f32, None, &[], None, None);\n}\n")
+    mod = rs2triton.load(rs)
+    assert mod.Kw.names == {"tl": "tl_", "from": "from_", "lambda": "lambda_"}
+    out = torch.zeros(1, device=DEVICE)
+    mod.Kw(**{"lambda": 5})[lambda meta: (meta["lambda"] - 4,)](tl=out, **{"from": 3})
+    assert out.item() == 8
+    tuned = mod.Kw.autotune([{"lambda": 1}, {"lambda": 2}], key=["from"])
+    tuned()[(1,)](out, 100)
+    assert out.item() == 100 + tuned.best_config["lambda"]
+    # A kernel named like a Python keyword: the jit function is `pass_`, the launcher `Pass`.
+    text = rs2triton.transpile_source(rs.read_text().replace("pub fn kw<", "pub fn pass<"), "pass.rs").text
+    assert "def pass_(" in text and "Pass = Launcher(\n    pass_,\n" in text
