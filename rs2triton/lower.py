@@ -687,7 +687,13 @@ class FunctionLowerer:
         for s in ("f32", "f64", "f16"):
             if raw.endswith(s):
                 raw, suffix = raw[: -len(s)], s
-        return Val(ast.Constant(float(raw)), Ty("const", suffix or "f32"), weak=suffix is None)
+        try:
+            value = float(raw)
+        except ValueError:  # `3.0f30`: rustc's "invalid suffix for float literal"
+            m = re.search(r"[a-zA-Z_][a-zA-Z0-9_]*$", raw)
+            what = f"invalid suffix `{m.group()}` for float literal" if m else f"invalid float literal `{text(node)}`"
+            raise self.err(node, "E0001", what, "valid suffixes are `f32` and `f64`") from None
+        return Val(ast.Constant(value), Ty("const", suffix or "f32"), weak=suffix is None)
 
     def expr_boolean_literal(self, node: Node) -> Val:
         return Val(ast.Constant(text(node) == "true"), Ty("const", "bool"))

@@ -4,7 +4,7 @@ Every input is a real kernel file of the repository (kernels_rs/*.rs,
 tests/kernels/*.rs, tests/filecheck/*.rs) with one to three mutations, byte-level (random bytes,
 bit flips, invalid UTF-8, NUL, truncation) or token-level (deleted, duplicated
 or swapped lines and tokens, keywords and literals where they do not belong,
-one identifier renamed to another). Input ``i`` of seed ``s`` is the same on
+one identifier renamed to another, a line of another kernel file spliced in). Input ``i`` of seed ``s`` is the same on
 every machine, so a run is reproducible from its seed alone.
 
 An input passes when it transpiles to a module that compiles, or when it is
@@ -202,9 +202,18 @@ def m_rename(rng, src):
     return b"".join(toks)
 
 
+def m_splice(rng, src, sources=None):
+    """A line of another kernel file pasted in (its names, ops and nesting where they do not belong)."""
+    other = rng.choice(sources or [src]).splitlines(keepends=True)
+    lines = src.splitlines(keepends=True)
+    if other:
+        lines.insert(_pos(rng, len(lines) + 1), other[_pos(rng, len(other))])
+    return b"".join(lines)
+
+
 BYTE_MUTATORS = [m_random_bytes, m_bit_flip, m_invalid_utf8, m_nul, m_truncate, m_garbage]
 TOKEN_MUTATORS = [m_delete_line, m_duplicate_line, m_swap_lines, m_swap_tokens, m_delete_token,
-                  m_duplicate_token, m_keyword, m_literal, m_rename]
+                  m_duplicate_token, m_keyword, m_literal, m_rename, m_splice]
 
 
 def mutant(seed: int, index: int, sources: list[bytes]) -> tuple[bytes, list[str]]:
@@ -216,7 +225,7 @@ def mutant(seed: int, index: int, sources: list[bytes]) -> tuple[bytes, list[str
     applied = []
     for _ in range(rng.choice((1, 1, 1, 2, 3))):
         m = rng.choice(pool)
-        src = m(rng, src)
+        src = m(rng, src, sources) if m is m_splice else m(rng, src)
         applied.append(m.__name__[2:])
     return src, applied
 

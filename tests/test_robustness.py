@@ -382,3 +382,8 @@ def test_odd_inputs_never_crash(name):
 def test_bad_module_constants_are_diagnosed(consts, message):
     [d] = rejected(consts + "#[kernel]\npub fn k<T: Triton>(n: i32) { let a = A; }\n")
     assert d.code == "E0002" and d.message == message
+
+
+def test_a_float_literal_with_an_invalid_suffix_is_a_syntax_error():
+    [d] = rejected((fuzz.CORPUS / "float_literal_bad_suffix.rs").read_bytes())
+    assert (d.code, d.message, d.line, d.col) == ("E0001", "invalid suffix `f30` for float literal", 3, 17)
