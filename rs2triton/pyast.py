@@ -143,14 +143,22 @@ def literal_value(e: ast.expr):
     return None
 
 
-def exact_in_f32(e: ast.expr) -> bool:
-    """A numeric literal that f32 holds exactly (so rounding it to f32 first changes nothing)."""
+def f32_round(v: float) -> float:
+    """``v`` rounded to the nearest f32 (to nearest even; out of range is an infinity)."""
     import struct
 
+    try:
+        return struct.unpack("f", struct.pack("f", v))[0]
+    except OverflowError:
+        return float("inf") if v > 0 else float("-inf")
+
+
+def exact_in_f32(e: ast.expr) -> bool:
+    """A numeric literal that f32 holds exactly (so rounding it to f32 first changes nothing)."""
     v = literal_value(e)
     if isinstance(v, int):
         return abs(v) <= 2 ** 24
-    return isinstance(v, float) and struct.unpack("f", struct.pack("f", v))[0] == v
+    return isinstance(v, float) and f32_round(v) == v
 
 
 def shape_form(lst: ast.List, form: str) -> ast.expr:

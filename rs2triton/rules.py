@@ -23,6 +23,7 @@ from .pyast import (
     call,
     const,
     exact_in_f32,
+    f32_round,
     is_default,
     literal_value,
 )
@@ -149,9 +150,13 @@ def rule_full(lw, op: Op, arg_nodes, generics, node) -> Val:
         fallback = "f32" if lw.is_float(value.ty) is not False else "i32"
     dtype, elem = _dtype_from_generic_or(lw, generics, fallback, node)
     full = call("tl.full", [shape.expr, value.expr], [("dtype", dtype)])
-    # An f32 fill that rounding to f32 leaves unchanged (a runtime f32 scalar, a literal f32
-    # holds): `cast::<f32, D>` of it is the same fill made in D (see rule_cast).
-    full.rs_f32_fill = elem == "f32" and (value.ty.runtime or exact_in_f32(value.expr))
+    if elem == "f32":
+        # The fill's exact f32 value: then `cast::<f32, D>` of it is the same fill made in D
+        # (see rule_cast). A literal is rounded to f32 first, as Rust does (`-3.4028235e38_f32`).
+        if value.ty.runtime or exact_in_f32(value.expr):
+            full.rs_f32_fill = value.expr
+        elif isinstance(literal_value(value.expr), float):
+            full.rs_f32_fill = const(f32_round(literal_value(value.expr)))
     return Val(full, Ty("tensor", elem))
 
 
@@ -169,9 +174,10 @@ def rule_cast(lw, op: Op, arg_nodes, generics, node) -> Val:
     if x.ty.wide and (kws or dst not in ("f32", "f64")):
         x = lw.narrow(x, arg_nodes[0])
     dtype = lw.dtype_expr(dst, generics[1] if len(generics) >= 2 else node)
-    if getattr(x.expr, "rs_f32_fill", False) and not kws and lw.is_float(Ty("const", dst)):
+    fill = getattr(x.expr, "rs_f32_fill", None)
+    if fill is not None and not kws and lw.is_float(Ty("const", dst)):
         # `T::cast::<f32, D>(T::full::<f32>(shape, v))`: fill in D directly, no tensor-wide cast.
-        return Val(call("tl.full", x.expr.args, [("dtype", dtype)]), Ty("tensor", dst))
+        return Val(call("tl.full", [x.expr.args[0], fill], [("dtype", dtype)]), Ty("tensor", dst))
     if x.ty.kind not in ("tensor", "ptrs"):  # scalars may be plain Python numbers: no `.to`
         return Val(call("tl.cast", [x.expr, dtype], kws), Ty("scalar" if x.ty.kind != "unknown" else "tensor", dst))
     return Val(call(ast.Attribute(value=x.expr, attr="to", ctx=ast.Load()), [dtype], kws), Ty(x.ty.kind, dst))

@@ -117,7 +117,8 @@ def test_noise_is_left_out(generated):
     src = generated["tidy"]
     for line in ("lo = tl.minimum(a, b)", "hi = tl.maximum(a, b)", "top = tl.maximum(a, b)",
                  "floor = tl.minimum(a, b)", "eps_t = tl.full([B], eps, dtype=D)",
-                 "two = tl.full([B], 2.0, dtype=D)"):
+                 "two = tl.full([B], 2.0, dtype=D)",
+                 "lowest = tl.full([B], -3.4028234663852886e38, dtype=D)"):  # the literal's f32 value
         assert f"    {line}\n" in src, line
     assert " if " not in src and ".to(" not in src
 
@@ -127,10 +128,13 @@ def test_noise_is_left_out(generated):
 def test_tidied_forms_compute_the_same(mod, a, b, dtype):
     out = torch.zeros(4, dtype=torch.int32, device=DEVICE)
     x = torch.zeros(16, dtype=dtype, device=DEVICE)
-    mod.tidy[(1,)](x, out, a, b, 0.1, B=16)
+    z = torch.zeros(16, dtype=dtype, device=DEVICE)
+    mod.tidy[(1,)](x, z, out, a, b, 0.1, B=16)
     assert out.cpu().tolist() == [min(a, b), max(a, b), max(a, b), min(a, b)]
     want = torch.full((16,), 0.1, dtype=torch.float32).to(dtype) * torch.tensor(2.0, dtype=dtype)
     assert torch.equal(x.cpu(), want)
+    # Rust: the f32 literal is f32::MIN, then cast to D (-inf in f16).
+    assert torch.equal(z.cpu(), torch.full((16,), torch.finfo(torch.float32).min).to(dtype))
 
 
 # ── GPU compilation (sm_90, no GPU needed) ────────────────────────────────────

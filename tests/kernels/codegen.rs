@@ -127,7 +127,14 @@ pub fn comments<T: Triton>(
 /// Noise the translation leaves out: integer ternaries that are `min`/`max`, an f32 fill
 /// cast to D.
 #[kernel]
-pub fn tidy<T: Triton, D: Float, const B: i32>(x_ptr: T::Pointer<D>, out: T::Pointer<i32>, a: i32, b: i32, eps: f32) {
+pub fn tidy<T: Triton, D: Float, const B: i32>(
+    x_ptr: T::Pointer<D>,
+    z_ptr: T::Pointer<D>,
+    out: T::Pointer<i32>,
+    a: i32,
+    b: i32,
+    eps: f32,
+) {
     let lo = if a < b { a } else { b };
     let hi = if a <= b { b } else { a };
     let top = if a > b { a } else { b };
@@ -139,4 +146,6 @@ pub fn tidy<T: Triton, D: Float, const B: i32>(x_ptr: T::Pointer<D>, out: T::Poi
     let eps_t = T::cast::<f32, D>(T::full::<f32>(&[B], eps), None, false);
     let two = T::cast::<f32, D>(T::full::<f32>(&[B], 2.0f32), None, false);
     T::store(x_ptr.add_offsets(T::arange(0, B)), eps_t * two, None, &[], None, None);
+    let lowest = T::cast::<f32, D>(T::full::<f32>(&[B], -3.4028235e38_f32), None, false);
+    T::store(z_ptr.add_offsets(T::arange(0, B)), lowest, None, &[], None, None);
 }
