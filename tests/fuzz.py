@@ -22,6 +22,7 @@ still caught.
 
     python -m tests.fuzz --count 20000 --seed 7     # a longer run
     python -m tests.fuzz --replay crash-0123abcd.rs # one saved input
+    python -m tests.fuzz --seeds my_kernels/        # mutate other kernel files
 """
 
 from __future__ import annotations
@@ -288,9 +289,13 @@ def save_crash(data: bytes, out_dir: Path) -> Path:
     return path
 
 
-def fuzz(seed: int, count: int, crash_dir: Path | None = None, format_sample: int = 20, start: int = 0) -> Report:
-    """Run mutants ``start .. start+count`` of ``seed``; crashers are saved under ``crash_dir`` when given."""
-    sources = seed_sources()
+def fuzz(seed: int, count: int, crash_dir: Path | None = None, format_sample: int = 20, start: int = 0,
+         sources: list[bytes] | None = None) -> Report:
+    """Run mutants ``start .. start+count`` of ``seed``; crashers are saved under ``crash_dir`` when given.
+
+    ``sources`` replaces the repository's kernels as the files to mutate.
+    """
+    sources = sources or seed_sources()
     report = Report(seed, count)
     t0 = time.perf_counter()
     to_format: list[tuple[int, Result]] = []
@@ -334,6 +339,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--count", type=int, default=2000)
     ap.add_argument("--crash-dir", type=Path, default=ROOT / "build" / "fuzz-crashes")
     ap.add_argument("--replay", type=Path, nargs="*", help="check these saved inputs instead of fuzzing")
+    ap.add_argument("--seeds", type=Path, nargs="*",
+                    help="mutate these .rs files (or the .rs files under these folders) instead of the repository's")
     args = ap.parse_args(argv)
     if args.replay is not None:
         bad = 0
@@ -344,7 +351,11 @@ def main(argv: list[str] | None = None) -> int:
                 bad += 1
                 print(problem)
         return 1 if bad else 0
-    report = fuzz(args.seed, args.count, args.crash_dir)
+    seeds = None
+    if args.seeds:
+        files = [f for p in args.seeds for f in (sorted(p.rglob("*.rs")) if p.is_dir() else [p])]
+        seeds = [f.read_bytes() for f in files]
+    report = fuzz(args.seed, args.count, args.crash_dir, sources=seeds)
     kinds = Counter(crash_kind(problem) for _, _, problem, _ in report.crashes)
     for kind, n in kinds.most_common():
         print(f"{n:6d}  {kind}")
