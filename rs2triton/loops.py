@@ -147,8 +147,8 @@ def _initializer(before: list[Node], counter: str) -> Node | None:
     for stmt in reversed(before):
         if counter not in _identifiers(stmt):
             continue
-        if stmt.type == "let_declaration":
-            return stmt
+        if stmt.type == "let_declaration":  # its own `let`; a `let` that only reads it is no start
+            return stmt if counter in _identifiers(stmt.child_by_field_name("pattern")) else None
         if _assigned_name(stmt) == counter and named_children(stmt)[0].type == "assignment_expression" \
                 and counter not in _identifiers(named_children(stmt)[0].child_by_field_name("right")):
             return stmt

@@ -387,3 +387,8 @@ def test_bad_module_constants_are_diagnosed(consts, message):
 def test_a_float_literal_with_an_invalid_suffix_is_a_syntax_error():
     [d] = rejected((fuzz.CORPUS / "float_literal_bad_suffix.rs").read_bytes())
     assert (d.code, d.message, d.line, d.col) == ("E0001", "invalid suffix `f30` for float literal", 3, 17)
+
+
+def test_a_let_reading_the_counter_before_its_loop_keeps_the_while():
+    text = transpile_source((fuzz.CORPUS / "counter_read_by_a_let_before_its_loop.rs").read_bytes()).text
+    assert "offs = tl.arange(0, B) + start\n    while start < n:" in text  # was an internal error
