@@ -42,6 +42,7 @@ FLOAT_MAX = {"f16": 65504.0, "bf16": 3.3895313892515355e38, "f32": 3.40282346638
 # Triton launch options accepted on a launcher, a launch or a tuning config.
 LAUNCH_OPTIONS = ("num_warps", "num_stages", "num_ctas", "maxnreg", "enable_fp_fusion", "waves_per_eu",
                   "matrix_instr_nonkdim", "kpack", "launch_cooperative_grid", "launch_pdl")
+_LAUNCH_OPTION_SET = frozenset(LAUNCH_OPTIONS)
 _CONFIG_FIELDS = ("num_warps", "num_stages", "num_ctas", "maxnreg")  # triton.Config's own fields
 RUN_EXTRA = "pip install 'rs2triton[run]'"
 
@@ -331,7 +332,15 @@ class Launcher:
         if n > len(params):
             raise TypeError(f"{self.name}: takes {len(params)} arguments ({', '.join(p.name for p in params)}) "
                             f"but {n} were given")
-        if kwargs or n < len(params):
+        values = None
+        if not n and len(kwargs) == len(params):  # all by name: no unknown names if all are found
+            try:
+                values = [kwargs[name] for name in self._names]
+            except KeyError:
+                values = None
+        if values is not None:
+            pass
+        elif kwargs or n < len(params):
             values = list(args) + [_MISSING] * (len(params) - n)
             for key, value in kwargs.items():
                 p = self._index.get(key)
@@ -447,8 +456,8 @@ class Configured:
     def _launch(self, grid, *args, **kwargs):
         launcher = self.launcher
         options = self.options
-        if kwargs:
-            extra = [k for k in kwargs if k in LAUNCH_OPTIONS and k not in launcher._index]
+        if kwargs and not _LAUNCH_OPTION_SET.isdisjoint(kwargs):
+            extra = [k for k in kwargs if k in _LAUNCH_OPTION_SET and k not in launcher._index]
             if extra:
                 options = {**options, **{k: kwargs.pop(k) for k in extra}}
                 if self.autotuned and set(extra) & launcher._tuned_options:

@@ -140,6 +140,10 @@ def test_positional_errors(axpy):
         axpy(BLOCK=64)[(2,)](*a[:5], accumulate=True, x_ptr=a[0])
     with pytest.raises(TypeError, match="missing arguments `n: i32`, `accumulate: bool`"):
         axpy(BLOCK=64)[(2,)](*a[:4])
+    named = _axpy_args()
+    named["count"] = named.pop("n")  # as many names as parameters, one of them wrong
+    with pytest.raises(TypeError, match="Axpy: no parameter `count`"):
+        axpy(BLOCK=64)[(2,)](**named)
 
 
 @pytest.mark.parametrize("consts,error,message", [
