@@ -21,8 +21,13 @@ RESERVED = frozenset({"Launcher", "triton", "tl"})
 
 
 def launcher_name(kernel_name: str) -> str:
-    """teenygrad's struct name for a kernel fn: PascalCase (``conv2d_bn_silu`` -> ``Conv2dBnSilu``)."""
-    return "".join(part[:1].upper() + part[1:] for part in kernel_name.split("_") if part)
+    """teenygrad's struct name for a kernel fn: PascalCase (``conv2d_bn_silu`` -> ``Conv2dBnSilu``).
+
+    A raw identifier loses its ``r#``; ``none`` -> ``NoneKernel`` (``None``, ``True`` and ``False``
+    are Python keywords, and a kernel fn ``None`` is already ``None_``); ``__`` -> ``Kernel``.
+    """
+    name = "".join(part[:1].upper() + part[1:] for part in kernel_name.removeprefix("r#").split("_") if part)
+    return name + "Kernel" if name in ("None", "True", "False", "") else name
 
 
 def signature_literal(kernel: Kernel) -> dict:

@@ -392,3 +392,11 @@ def test_a_float_literal_with_an_invalid_suffix_is_a_syntax_error():
 def test_a_let_reading_the_counter_before_its_loop_keeps_the_while():
     text = transpile_source((fuzz.CORPUS / "counter_read_by_a_let_before_its_loop.rs").read_bytes()).text
     assert "offs = tl.arange(0, B) + start\n    while start < n:" in text  # was an internal error
+
+
+@pytest.mark.parametrize("fn, jit, launcher", [("None", "None_", "NoneKernel"), ("none", "none", "NoneKernel"),
+                                                ("r#True", "True_", "TrueKernel"), ("__", "__", "Kernel"),
+                                                ("r#match", "match", "Match")])
+def test_kernels_named_like_python_keywords_get_valid_jit_and_launcher_names(fn, jit, launcher):
+    text = transpile_source(f"#[kernel]\npub fn {fn}<T: Triton>(x: i32) {{}}\n").text
+    assert f"def {jit}(x):" in text and f"{launcher} = Launcher(\n    {jit}," in text

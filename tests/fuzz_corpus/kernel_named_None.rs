@@ -1,0 +1,2 @@
+#[kernel]
+pub fn None<T: Triton>(x: i32) {}
