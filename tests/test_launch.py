@@ -249,3 +249,18 @@ def test_rust_names_that_are_python_keywords(tmp_path):
     # A kernel named like a Python keyword: the jit function is `pass_`, the launcher `Pass`.
     text = rs2triton.transpile_source(rs.read_text().replace("pub fn kw<", "pub fn pass<"), "pass.rs").text
     assert "def pass_(" in text and "Pass = Launcher(\n    pass_,\n" in text
+
+
+def test_kernel_dtypes_attribute_limits_the_accepted_dtypes(tmp_path):
+    rs = tmp_path / "only_f16.rs"
+    rs.write_text((ROOT / "kernels_rs" / "relu.rs").read_text().replace(
+        "#[kernel(backward = ReluBackward)]", "#[kernel(dtypes = [f16, bf16], backward = ReluBackward)]"))
+    mod = rs2triton.load(rs)
+    assert mod.ReluForward.dtypes == {"D": ("f16", "bf16")} and mod.ReluBackward.dtypes["D"][0] == "f32"
+    x = torch.randn(10, device=DEVICE)
+    with pytest.raises(TypeError, match=r"`x_ptr: T::Pointer<D>` has dtype torch.float32, but `D` accepts f16, bf16"):
+        mod.ReluForward(BLOCK_SIZE=16)[(1,)](x, torch.empty_like(x), 10)
+    h = x.half()
+    y = torch.empty_like(h)
+    mod.ReluForward(BLOCK_SIZE=16)[(1,)](h, y, 10)
+    assert torch.equal(y, h.relu())
