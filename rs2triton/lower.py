@@ -1275,9 +1275,11 @@ def lower_kernel(ctx: ModuleContext, kernel: Kernel) -> ast.FunctionDef:
         ty = Ty("ptr", p.elem) if p.kind == "pointer" else Ty("scalar", p.elem)
         args.append(ast.arg(arg=lw.names.declare(p.name, ty)))
         args[-1].rs_comments = notes.get(p.name)  # rendered by render.unparse
+    const_notes = _parameter_comments(fn.child_by_field_name("type_parameters"))
     for c in kernel.consts:
         args.append(ast.arg(arg=lw.names.declare(c.name, Ty("const", c.rust_type)),
                             annotation=attr_path("tl.constexpr")))
+        args[-1].rs_comments = const_notes.get(c.name)
     body: list[ast.stmt] = []
     lw.lower_block_into(fn.child_by_field_name("body"), body, scoped=False)
     prelude: list[ast.stmt] = []
@@ -1300,23 +1302,31 @@ def lower_kernel(ctx: ModuleContext, kernel: Kernel) -> ast.FunctionDef:
     return func
 
 
-def _parameter_comments(params: Node) -> dict[str, tuple[list[str], str | None]]:
-    """{parameter: (comment lines above it, the comment ending its line)}."""
+def _parameter_comments(params: Node | None) -> dict[str, tuple[list[str], str | None]]:
+    """{parameter: (comment lines above it, the comment ending its line)}, for a parameter
+    list or a generic parameter list (where `const N: i32` become parameters, the rest not)."""
     out: dict[str, tuple[list[str], str | None]] = {}
     above: list[str] = []
-    last: Node | None = None
-    for c in params.named_children:
-        if c.type == "parameter":
-            last = c
-            out[text(c.child_by_field_name("pattern")).removeprefix("mut").strip()] = (above, None)
-            above = []
-        elif c.type in ("line_comment", "block_comment"):
+    last: str | None = None  # the parameter the previous item was, if it becomes one
+    last_row = -1
+    for c in params.named_children if params is not None else []:
+        if c.type in ("line_comment", "block_comment"):
             lines = comment_lines(text(c))
-            if last is not None and c.start_point[0] == last.end_point[0] and len(lines) == 1:
-                key = text(last.child_by_field_name("pattern")).removeprefix("mut").strip()
-                out[key] = (out[key][0], lines[0])
+            if c.start_point[0] == last_row and len(lines) == 1:
+                if last is not None:
+                    out[last] = (out[last][0], lines[0])
             else:
                 above.extend(lines)
+            continue
+        if c.type == "parameter":
+            last = text(c.child_by_field_name("pattern")).removeprefix("mut").strip()
+        elif c.type == "const_parameter":
+            last = text(c.child_by_field_name("name"))
+        else:  # `T: Triton`, `D: Float`, lifetimes: no Python parameter to carry a comment
+            last = None
+        if last is not None:
+            out[last] = (above, None)
+        above, last_row = [], c.end_point[0]
     return {k: v for k, v in out.items() if v[0] or v[1] is not None}
 
 

@@ -109,6 +109,7 @@ def test_comments_stay_where_they_were(generated):
     # where the result goes
     out,  # one element
     n,
+    UNUSED: tl.constexpr,  # a const generic's comment
 ):
     """)
 

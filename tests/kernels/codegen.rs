@@ -106,7 +106,10 @@ pub fn runtime_counter<T: Triton, const KW: i32>(out: T::Pointer<i32>, n: i32) {
 
 /// Comments stay where they were.
 #[kernel]
-pub fn comments<T: Triton>(
+pub fn comments<
+    T: Triton, // no Python parameter: this comment has nowhere to go
+    const UNUSED: i32, // a const generic's comment
+>(
     // where the result goes
     out: T::Pointer<f32>, // one element
     n: i32,
