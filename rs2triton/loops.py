@@ -126,8 +126,8 @@ def _analyse(loop: Node, before: list[Node], after: list[Node]) -> CountedLoop |
     if let is None:
         return None
     init = _initializer(before, counter)
-    if init is None:
-        return None
+    if init is None or (init.type == "let_declaration" and init is not let):
+        return None  # e.g. an immutable `let` shadowing the counter
     start = init.child_by_field_name("value") if init is let else named_children(init)[0].child_by_field_name("right")
     annotated = let.child_by_field_name("type")
     if start.type == "float_literal" or (annotated is not None and text(annotated) in ("f16", "bf16", "f32", "f64")):
