@@ -30,14 +30,19 @@ def launcher_name(kernel_name: str) -> str:
     return name + "Kernel" if name in ("None", "True", "False", "") else name
 
 
+def _bare(name: str) -> str:
+    return name.removeprefix("r#")
+
+
 def signature_literal(kernel: Kernel) -> dict:
     """The keyword arguments of a kernel's ``Launcher(...)``, as plain data."""
-    lit: dict = {"params": {p.name: ("*" if p.kind == "pointer" else "") + p.elem for p in kernel.params}}
+    # A raw identifier (`r#type`) is `type` to a caller.
+    lit: dict = {"params": {_bare(p.name): ("*" if p.kind == "pointer" else "") + p.elem for p in kernel.params}}
     if kernel.consts:
-        lit["consts"] = {c.name: c.rust_type for c in kernel.consts}
+        lit["consts"] = {_bare(c.name): c.rust_type for c in kernel.consts}
     if kernel.dtype_params:
         lit["dtypes"] = {d.name: ", ".join(kernel.accepted_dtypes(d.name)) for d in kernel.dtype_params}
-    access = {p.name: p.access for p in kernel.params if p.access}
+    access = {_bare(p.name): p.access for p in kernel.params if p.access}
     if access:
         lit["access"] = access
     if kernel.backward:
@@ -52,7 +57,7 @@ def launcher_source(kernel: Kernel, fn_name: str | None = None, python_names: li
     launcher is told."""
     name = launcher_name(kernel.name)
     lit = signature_literal(kernel)
-    rust = [p.name for p in kernel.params] + [c.name for c in kernel.consts]
+    rust = [_bare(p.name) for p in kernel.params] + [_bare(c.name) for c in kernel.consts]
     if python_names is not None and len(python_names) == len(rust):
         renamed = {r: py for r, py in zip(rust, python_names, strict=True) if r != py}
         if renamed:
@@ -68,8 +73,8 @@ def describe(kernel: Kernel) -> str:
     lit = signature_literal(kernel)
     consts = ", ".join(f"{k}: {v}" for k, v in lit.get("consts", {}).items())
     marks = lit.get("access", {})
-    params = ", ".join((f"{marks[p.name]} " if p.name in marks else "")
-                       + (f"{p.name}: *{p.elem}" if p.kind == "pointer" else f"{p.name}: {p.elem}")
+    params = ", ".join((f"{marks[_bare(p.name)]} " if _bare(p.name) in marks else "")
+                       + (f"{_bare(p.name)}: *{p.elem}" if p.kind == "pointer" else f"{_bare(p.name)}: {p.elem}")
                        for p in kernel.params)
     lines = [f"{launcher_name(kernel.name)}({consts}) -> {kernel.name}({params})"]
     lines += [f"    {d}: {v}" for d, v in lit.get("dtypes", {}).items()]

@@ -246,6 +246,14 @@ def test_rust_names_that_are_python_keywords(tmp_path):
     tuned = mod.Kw.autotune([{"lambda": 1}, {"lambda": 2}], key=["from"])
     tuned()[(1,)](out, 100)
     assert out.item() == 100 + tuned.best_config["lambda"]
+    # Raw identifiers: `r#type` is `type` to a caller (and to the jit function).
+    raw = tmp_path / "raw.rs"
+    raw.write_text("#[kernel]\npub fn raw<T: Triton, const r#BLOCK: i32>(out: T::Pointer<f32>, r#type: i32) {\n"
+                   "    T::store(out.add_offsets(0), (r#type + r#BLOCK) as f32, None, &[], None, None);\n}\n")
+    rmod = rs2triton.load(raw)
+    assert rmod.Raw.params == {"out": "*f32", "type": "i32"} and rmod.Raw.names == {}
+    rmod.Raw(BLOCK=4)[(1,)](out=out, type=3)
+    assert out.item() == 7
     # A kernel named like a Python keyword: the jit function is `pass_`, the launcher `Pass`.
     text = rs2triton.transpile_source(rs.read_text().replace("pub fn kw<", "pub fn pass<"), "pass.rs").text
     assert "def pass_(" in text and "Pass = Launcher(\n    pass_,\n" in text
