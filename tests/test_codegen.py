@@ -14,7 +14,7 @@ import rs2triton
 from rs2triton.pipeline import transpile_file
 from tests.compile_helper import compile_in_subprocess
 from tests.conftest import DEVICE
-from tests.numerics import assert_matches
+from tests.numerics import assert_matches, slot_labels
 
 SRC = "tests/kernels/codegen.rs"
 
@@ -131,11 +131,11 @@ def test_tidied_forms_compute_the_same(mod, a, b, dtype):
     x = torch.zeros(16, dtype=dtype, device=DEVICE)
     z = torch.zeros(16, dtype=dtype, device=DEVICE)
     mod.tidy[(1,)](x, z, out, a, b, 0.1, B=16)
-    assert out.cpu().tolist() == [min(a, b), max(a, b), max(a, b), min(a, b)]
+    assert_matches("out", out, [min(a, b), max(a, b), max(a, b), min(a, b)], labels=slot_labels("tests/kernels/codegen.rs", "tidy"))
     want = torch.full((16,), 0.1, dtype=torch.float32).to(dtype) * torch.tensor(2.0, dtype=dtype)
-    assert torch.equal(x.cpu(), want)
+    assert_matches("x_ptr", x, want, atol=0, rtol=0)
     # Rust: the f32 literal is f32::MIN, then cast to D (-inf in f16).
-    assert torch.equal(z.cpu(), torch.full((16,), torch.finfo(torch.float32).min).to(dtype))
+    assert_matches("z_ptr", z, torch.full((16,), torch.finfo(torch.float32).min).to(dtype), atol=0, rtol=0)
 
 
 # ── GPU compilation (sm_90, no GPU needed) ────────────────────────────────────

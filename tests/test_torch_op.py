@@ -6,6 +6,7 @@ import triton
 
 import rs2triton
 from tests.conftest import DEVICE, ROOT
+from tests.numerics import assert_matches
 
 relu = rs2triton.load(ROOT / "kernels_rs" / "relu.rs")
 
@@ -52,8 +53,8 @@ def _check_against_torch(fn):
     x_ref = x.detach().clone().requires_grad_()
     y_ref = torch.relu(x_ref)
     y_ref.backward(torch.arange(1000.0, dtype=x.dtype, device=DEVICE))
-    torch.testing.assert_close(y, y_ref)
-    torch.testing.assert_close(x.grad, x_ref.grad)
+    assert_matches("relu(x)", y, y_ref)
+    assert_matches("x.grad", x.grad, x_ref.grad)
 
 
 def test_custom_op_matches_torch_in_eager_mode():
@@ -63,7 +64,7 @@ def test_custom_op_matches_torch_in_eager_mode():
 
 def test_custom_op_is_registered_with_torch():
     x = _input(torch.float32, 64).detach()
-    torch.testing.assert_close(torch.ops.rs2triton_tests.relu(x), x.relu())
+    assert_matches("torch.ops.rs2triton_tests.relu(x)", torch.ops.rs2triton_tests.relu(x), x.relu())
     torch.library.opcheck(torch.ops.rs2triton_tests.relu.default, (x,), test_utils=["test_schema"])
 
 
