@@ -35,6 +35,7 @@ from .ops import (
     FLOAT_TYPES,
     INT_BITS,
     INT_TYPES,
+    KEEPS_F32,
     METHODS,
     OPS,
     REQUIRED,
@@ -1126,9 +1127,10 @@ class FunctionLowerer:
 
     def lower_args(self, op: Op, arg_nodes: list[Node]) -> list[tuple[Param, Val | _Omit, Node]]:
         out = []
-        for i, (p, a) in enumerate(zip(op.params, arg_nodes, strict=True)):
-            v = self.arg(a)
-            if v is not OMIT and op.name not in F32_MATH and not (op.rule == "cast" and i == 0):
+        vals = [self.arg(a) for a in arg_nodes]
+        keep = op.name in F32_MATH or (op.name in KEEPS_F32 and not self.meets_half(vals))
+        for i, (p, a, v) in enumerate(zip(op.params, arg_nodes, vals, strict=True)):
+            if v is not OMIT and not keep and not (op.rule == "cast" and i == 0):
                 v = self.narrow(v, a)  # an operand of a non-math op meets its Rust type again
             if v is OMIT and p.default is REQUIRED:
                 raise self.err(a, "E0008", f"`{op.name}` needs a value for `{p.name}`",
@@ -1140,6 +1142,12 @@ class FunctionLowerer:
                 v = Val(shape_form(v.expr, p.form), v.ty)
             out.append((p, v, a))
         return out
+
+    def meets_half(self, vals: list) -> bool:
+        """Whether values held in f32 meet a value of their half type among ``vals`` (a
+        runtime D operand that is not itself held in f32)."""
+        wide = {v.ty.elem for v in vals if v is not OMIT and v.ty.wide}
+        return any(v is not OMIT and not v.ty.wide and v.ty.runtime and v.ty.elem in wide for v in vals)
 
     def build_call(self, target: str | ast.expr, lowered, extra_kw=()) -> ast.Call:
         pos: list[ast.expr] = []

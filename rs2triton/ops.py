@@ -93,6 +93,12 @@ _ATOMIC_RMW = ("atomic_add", "atomic_and", "atomic_or", "atomic_xor", "atomic_ma
 F32_MATH = frozenset({"exp", "exp2", "log", "log2", "cos", "sin", "sqrt", "rsqrt", "erf", "floor",
                       "ceil", "sigmoid", "softmax", "sqrt_rn", "atan", "fdiv", "div_rn"})
 
+# Ops that pass a value held in f32 for f32-only math through (reductions, shape ops,
+# selections): a half-precision value stays in f32 across them unless one of their
+# operands is a plain D value (then it is rounded there; see docs/translation.md).
+KEEPS_F32 = frozenset({"sum", "max", "min", "zeros_like", "broadcast_to", "expand_dims", "permute", "reshape", "view",
+                       "where_", "maximum", "minimum", "abs", "clamp"})
+
 # Checked by compiling only (the interpreter cannot run them).
 COMPILED_ONLY = frozenset({"inline_asm_elementwise"})
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ast
 
-from .ops import DTYPES, F32_MATH, METHODS, OPS, UNSUPPORTED, Op
+from .ops import DTYPES, F32_MATH, KEEPS_F32, METHODS, OPS, UNSUPPORTED, Op
 from .parse import text
 from .pyast import (
     NONE_TY,
@@ -102,6 +102,9 @@ def rule_call(lw, op: Op, arg_nodes, generics, node) -> Val:
     if op.target in HELPER_SOURCES:
         use_helper(lw.ctx, op.target)
     result = Val(lw.build_call(op.target, lowered, kws), lw.result_ty(op, lowered, generics))
+    held = [v.ty.elem for _, v, _ in lowered if v is not OMIT and v.ty.wide]
+    if op.name in KEEPS_F32 and held and result.ty.elem in held:
+        result = Val(result.expr, Ty(result.ty.kind, result.ty.elem, wide=True))  # still in f32
     if round_to is not None:
         result = Val(result.expr, Ty(result.ty.kind if result.ty.kind != "unknown" else "tensor", round_to, wide=True))
     return result

@@ -138,6 +138,25 @@ def test_tidied_forms_compute_the_same(mod, a, b, dtype):
     assert_matches("z_ptr", z, torch.full((16,), torch.finfo(torch.float32).min).to(dtype), atol=0, rtol=0)
 
 
+def test_values_held_in_f32_pass_through_reductions(generated):
+    src = generated["held_in_f32"]
+    assert "s = tl.sum(tl.where(mask, e, tl.zeros_like(e)), axis=0)\n" in src  # no rounding before the sum
+    assert "tl.store(y_ptr + offs, (e / s).to(D), mask=mask)\n" in src  # once, at the store
+    assert "tl.maximum(e.to(D), x)" in src  # it meets a plain D value
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16])
+def test_held_in_f32_matches_torch(mod, dtype):
+    n = 1000
+    x = torch.linspace(-30, 30, n, dtype=torch.float32).to(dtype).to(DEVICE)
+    y, z = torch.zeros_like(x), torch.zeros_like(x)
+    mod.held_in_f32[(1,)](x, y, z, n, B=1024)
+    want = torch.softmax(x.cpu().float(), dim=0)
+    torch.testing.assert_close(y.cpu().float(), want.to(dtype).float(), atol=1e-6, rtol=2e-3 if dtype == torch.float16 else 1e-5)
+    e = torch.exp(x.cpu().float() - x.cpu().float().max())
+    torch.testing.assert_close(z.cpu(), torch.maximum(e.to(dtype), x.cpu()), atol=0, rtol=1e-5)
+
+
 # ── GPU compilation (sm_90, no GPU needed) ────────────────────────────────────
 
 ASYNC_COPIES = {"ttgir_async": ["ttgir", r"async_copy_global_to_local"], "ptx_cp_async": ["ptx", r"cp\.async\.(?:ca|cg)"]}

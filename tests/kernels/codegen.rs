@@ -152,3 +152,16 @@ pub fn tidy<T: Triton, D: Float, const B: i32>(
     let lowest = T::cast::<f32, D>(T::full::<f32>(&[B], -3.4028235e38_f32), None, false);
     T::store(z_ptr.add_offsets(T::arange(0, B)), lowest, None, &[], None, None);
 }
+
+/// A half-precision value held in f32 passes through a reduction and a selection; it is
+/// rounded to D once, at the store (or where it meets a plain D value).
+#[kernel]
+pub fn held_in_f32<T: Triton, D: Float, const B: i32>(x_ptr: T::Pointer<D>, y_ptr: T::Pointer<D>, z_ptr: T::Pointer<D>, n: i32) {
+    let offs = T::arange(0, B);
+    let mask = offs.lt(n);
+    let x = T::load(x_ptr.add_offsets(offs), Some(mask), Some(T::full(&[B], D::from_f64(-1.0e4))), &[], None, None, None, false);
+    let e = T::exp(x - T::max(x, Some(0), false));
+    let s = T::sum(T::where_(mask, e, T::zeros_like(e)), Some(0), false);
+    T::store(y_ptr.add_offsets(offs), e / s, Some(mask), &[], None, None);
+    T::store(z_ptr.add_offsets(offs), T::maximum(e, x), Some(mask), &[], None, None);
+}
