@@ -397,6 +397,9 @@ class Launcher:
             elif rust != p.elem:
                 want = getattr(_torch(), TORCH_DTYPES.get(p.elem, ""), p.elem)
                 raise TypeError(f"{name}: argument `{p.rust}` must have dtype {want}, got {dt}")
+        if device is not None and device.type == "meta":
+            raise ValueError(f"{name}: argument `{first.name}` is a meta tensor (a shape with no data), so there "
+                             f"is nothing to launch {name} on; pass tensors that hold data")
         if device is not None and not self.interpreted and device.type == "cpu":
             raise ValueError(f"{name}: argument `{first.name}` is a CPU tensor, but {name} runs on the GPU; "
                              "move the tensors to the GPU (or use Triton's interpreter, TRITON_INTERPRET=1)")

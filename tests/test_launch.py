@@ -110,6 +110,9 @@ BAD_ARGS = {
                                "`index_ptr: T::Pointer<i32>` must have dtype torch.int32, got torch.int64"),
     "devices differ": (lambda a: a.update(index_ptr=torch.empty(100, dtype=torch.int32, device="meta")), ValueError,
                        "`index_ptr` is on meta but `x_ptr` is on"),
+    "all on meta": (lambda a: a.update({k: torch.empty_like(v, device="meta") for k, v in a.items()
+                                        if isinstance(v, torch.Tensor)}), ValueError,
+                    "`x_ptr` is a meta tensor (a shape with no data)"),
     "i32 out of range": (lambda a: a.update(n=2**31), ValueError, "`n: i32` must be in i32 range [-2147483648, 2147483647], got 2147483648"),
     "i32 not an int": (lambda a: a.update(n=100.0), TypeError, "`n: i32` must be an int, got float 100.0"),
     "bool given an int": (lambda a: a.update(accumulate=1), TypeError, "`accumulate: bool` must be a bool, got int 1"),
