@@ -1278,6 +1278,10 @@ def _suggest(word: str, table: dict) -> str:
     return "see docs/ops.md for the methods of the Triton trait"
 
 
+# 64-bit scalar parameters, widened on entry (see lower_kernel).
+WIDE_INT_PARAMS = {"i64": "tl.int64", "isize": "tl.int64", "u64": "tl.uint64", "usize": "tl.uint64"}
+
+
 def named_children_with_comments(block: Node) -> list[Node]:
     return list(block.named_children)
 
@@ -1306,6 +1310,13 @@ def lower_kernel(ctx: ModuleContext, kernel: Kernel) -> ast.FunctionDef:
         ptr = kernel.pointer_for(dtype_name)
         prelude.append(ast.Assign(targets=[ast.Name(id=alias, ctx=ast.Store())],
                                   value=attr_path(f"{ptr.name}.dtype.element_ty")))
+    for p, a in zip(kernel.params, args, strict=False):
+        # Triton types an int argument by its value: one that fits in 32 bits arrives as
+        # i32 even for an `i64` parameter, and `a * b` would then wrap where Rust does not.
+        wide = WIDE_INT_PARAMS.get(p.elem) if p.kind == "scalar" else None
+        if wide is not None and not p.name.startswith("_"):
+            prelude.append(ast.Assign(targets=[ast.Name(id=a.arg, ctx=ast.Store())],
+                                      value=call("tl.cast", [name(a.arg), attr_path(wide)])))
     if prelude and len(body) == 1 and isinstance(body[0], ast.Pass):
         body = []
     fn_line = fn.child_by_field_name("name").start_point[0] + 1
