@@ -113,8 +113,6 @@ def fold(op: str, a, b, elem: str | None = None):
     Float ``%`` is C's ``fmod`` (the sign of ``a``), as in Rust; other float arithmetic
     is left to Python.
     """
-    if a is None or b is None:
-        return None
     if isinstance(a, int) and isinstance(b, int):
         if op in ("/", "%") and b == 0:
             raise ConstError("this operation will panic at runtime",
@@ -161,8 +159,6 @@ def int_division(left_float: bool | None, right_float: bool | None, left_const: 
     ``*_float`` is True/False for a known float/integer operand, None when unknown
     (a dtype parameter bounded by ``Num``); ``*_const``: a compile-time value.
     """
-    if left_float or right_float:
-        return False
     if left_float is False and right_float is False:
         return True
     if left_float is False and right_const and right_float is None:
@@ -215,7 +211,7 @@ _FLOAT_FORMATS = {"f32": (24, 127, -126), "f16": (11, 15, -14), "bf16": (8, 127,
 
 def round_float(value: float, elem: str) -> float:
     """``value`` rounded to the float type ``elem`` (to nearest, ties to even; too large: infinity)."""
-    if elem not in _FLOAT_FORMATS or value == 0 or not math.isfinite(value):
+    if elem not in _FLOAT_FORMATS or not math.isfinite(value):
         return value
     digits, emax, emin = _FLOAT_FORMATS[elem]
     exponent = max(math.frexp(abs(value))[1] - 1, emin)  # subnormals share the smallest exponent
@@ -249,7 +245,7 @@ def int_cast_keeps_value(src: str, dst: str, non_negative: bool) -> bool:
     if ssigned == dsigned:
         return dbits >= sbits
     if ssigned:  # signed -> unsigned: negative values wrap
-        return non_negative and dbits >= sbits - 1
+        return non_negative and dbits >= sbits
     return dbits > sbits  # unsigned -> signed needs a spare bit
 
 
