@@ -172,7 +172,8 @@ def test_debug_switch_adds_the_python_traceback(broken_binop, monkeypatch):
     assert "Traceback (most recent call last)" in d.render() and "in boom" in d.render()
 
 
-def test_cli_reports_an_internal_error_exit_1_and_writes_nothing(broken_binop, tmp_path):
+def test_cli_reports_an_internal_error_exit_1_and_writes_nothing(broken_binop, tmp_path, monkeypatch):
+    monkeypatch.setenv("RS2TRITON_NO_CACHE", "1")  # another test may have transpiled (and cached) these files
     res = CliRunner().invoke(main, ["transpile", str(ROOT / "kernels_rs"), "-o", str(tmp_path / "out")])
     assert res.exit_code == 1
     assert f"error[{ICE_CODE}]" in res.output and "Traceback" not in res.output
