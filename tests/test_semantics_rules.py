@@ -413,15 +413,15 @@ def test_valid_edge_literals_are_accepted():
 # the original, keyed as the script prints them (file:line:col change), with the reason.
 EXPLAINED_MUTANTS: dict[str, str] = {
     # trunc_div: `abs(a) // abs(b) * (1 if (a < 0) == (b < 0) else -1)`
-    "semantics.py:89:37 cmp0 Lt->LtE": "a == 0 now takes the other sign, but the quotient is 0 either way",
-    "semantics.py:89:41 0->1": "only changes a == 0 (a < 1), whose quotient is 0 either way",
-    "semantics.py:89:48 cmp0 Lt->LtE": "only changes b == 0, which never gets here (division by zero is an error)",
-    "semantics.py:89:52 0->1": "only changes b == 0 (b < 1), which never gets here",
+    "semantics.py:90:37 cmp0 Lt->LtE": "a == 0 now takes the other sign, but the quotient is 0 either way",
+    "semantics.py:90:41 0->1": "only changes a == 0 (a < 1), whose quotient is 0 either way",
+    "semantics.py:90:48 cmp0 Lt->LtE": "only changes b == 0, which never gets here (division by zero is an error)",
+    "semantics.py:90:52 0->1": "only changes b == 0 (b < 1), which never gets here",
     # float_to_int: `return hi if value > 0 else lo` runs only for an infinite value
-    "semantics.py:203:21 cmp0 Gt->GtE": "value is +-inf here, never 0",
-    "semantics.py:203:29 0->1": "value is +-inf here: `> 1` is `> 0`",
+    "semantics.py:204:21 cmp0 Gt->GtE": "value is +-inf here, never 0",
+    "semantics.py:204:29 0->1": "value is +-inf here: `> 1` is `> 0`",
     # rules.py
-    "rules.py:218:56 True->False": "rule_advance: zip(strict=False) of lists whose lengths were just checked equal",
-    "rules.py:294:78 1->2": "rule_with_indices: kws[1] is always `axis` (a required argument), so the non-axis "
+    "rules.py:253:56 True->False": "rule_advance: zip(strict=False) of lists whose lengths were just checked equal",
+    "rules.py:329:78 1->2": "rule_with_indices: kws[1] is always `axis` (a required argument), so the non-axis "
                             "keywords of kws[1:] and kws[2:] are the same",
 }
