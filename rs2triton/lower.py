@@ -533,6 +533,9 @@ class FunctionLowerer:
                 self.emit_inner_comments(tail)
                 v = self.narrow(self.expr(tail), tail)
                 self.emit(ast.Assign(targets=[ast.Name(id=target, ctx=ast.Store())], value=v.expr), tail)
+                after = children[next(i for i, c in enumerate(children) if c.id == tail.id) + 1:]
+                for c in after:  # comments after the block's value: on its line, or below it
+                    self.emit_comment(c, trailing=c.start_point[0] == tail.end_point[0])
             finally:
                 self.bodies.pop()
         return v.ty
@@ -924,6 +927,11 @@ class FunctionLowerer:
 
     def expr_if_expression(self, node: Node) -> Val:
         if self._simple_if(node):
+            # A ternary has no lines of its own: comments in its branches go above the statement.
+            self.emit_inner_comments(node.child_by_field_name("consequence"))
+            other = named_children(node.child_by_field_name("alternative"))[0]
+            if other.type == "block":
+                self.emit_inner_comments(other)
             cond = self.expr(node.child_by_field_name("condition"))
             body = self.narrow(self.expr(named_children(node.child_by_field_name("consequence"))[0]), node)
             other = named_children(node.child_by_field_name("alternative"))[0]
@@ -1068,7 +1076,7 @@ class FunctionLowerer:
 
     def without_f64(self, node: Node) -> Val | None:
         """`D::from_f64(e)` where the f64 in ``e`` is only the constructor's signature: ``x as f64``
-        of an f32 (or narrower) value, or one `+ - * /` of such casts and literals exact in f32.
+        of an f32 (or narrower) value, its negation, or one `+ - * /` of such casts and literals exact in f32.
         Computed in f32 and rounded to D it is the same number (f32 has more than 2p + 2 bits
         for D = f16/bf16, so the two roundings are one), and the GPU never runs f64 code."""
         node = _unparen(node)
@@ -1079,6 +1087,13 @@ class FunctionLowerer:
             v = self.expr(inner)
             narrow = ("f32", "f16", "bf16", "i8", "i16", "i32", "u8", "u16", "u32")
             return v if v.ty.elem in narrow and v.ty.kind in ("scalar", "const", "index") else None
+        if node.type == "unary_expression" and text(node).startswith("-"):
+            # `-(x as f64)`: negation is exact, so it stays in the narrow type too.
+            operand = _unparen(named_children(node)[-1])
+            v = self.without_f64(operand) if operand.type in ("type_cast_expression", "unary_expression") else None
+            if v is None or v.ty.elem not in ("f32", "f16", "bf16"):
+                return None
+            return Val(ast.UnaryOp(op=ast.USub(), operand=v.expr), v.ty)
         if node.type == "binary_expression" and text(node.child_by_field_name("operator")) in ("+", "-", "*", "/"):
             sides = []
             for side in (node.child_by_field_name("left"), node.child_by_field_name("right")):
@@ -1086,7 +1101,7 @@ class FunctionLowerer:
                 if side.type == "float_literal" and exact_in_f32(self.expr(side).expr):
                     sides.append(Val(self.expr(side).expr, Ty("const", "f32")))
                     continue
-                v = self.without_f64(side) if side.type == "type_cast_expression" else None
+                v = self.without_f64(side) if side.type in ("type_cast_expression", "unary_expression") else None
                 if v is None or v.ty.elem not in ("f32", "f16", "bf16"):
                     return None
                 sides.append(v)

@@ -104,6 +104,16 @@ def test_comments_stay_where_they_were(generated):
     if n > 0:  # on the header line
         # inside the call: moved above it
         tl.store(out, x)
+    # in a branch of a ternary: moved above it
+    # so is this one
+    v = x if n > 1 else 0.0
+    if n > 3:
+        t = v * 2.0
+        w = t + 1.0  # after a block's value
+        # and below it
+    else:
+        w = v
+    tl.store(out, w)
 """
     assert generated["comments"].split('"""')[0].endswith("""def comments(
     # where the result goes
@@ -157,6 +167,21 @@ def test_held_in_f32_matches_torch(mod, dtype):
     torch.testing.assert_close(z.cpu(), torch.maximum(e.to(dtype), x.cpu()), atol=0, rtol=1e-5)
 
 
+def test_negated_f64_casts_stay_narrow(generated):
+    src = generated["shrink"]
+    assert "lo = tl.full([B], tl.cast(-lambda_, D), dtype=D)\n" in src and "float64" not in src
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16])
+@pytest.mark.parametrize("lambd", [0.5, 1.75])
+def test_shrink_matches_torch(mod, dtype, lambd):
+    n = 1000
+    x = torch.linspace(-3, 3, n, dtype=torch.float32).to(dtype).to(DEVICE)
+    y = torch.full_like(x, 7.0)
+    mod.shrink[(1,)](x, y, lambd, n, B=1024)
+    assert_matches("y_ptr", y, torch.nn.functional.hardshrink(x.cpu().float(), lambd).to(dtype), atol=0, rtol=0)
+
+
 # ── GPU compilation (sm_90, no GPU needed) ────────────────────────────────────
 
 ASYNC_COPIES = {"ttgir_async": ["ttgir", r"async_copy_global_to_local"], "ptx_cp_async": ["ptx", r"cp\.async\.(?:ca|cg)"]}
@@ -181,6 +206,7 @@ def compiled():
         "celu_f32": {**ACT, "kernel": "celu_forward"},
         "softplus_f32": {**ACT, "kernel": "softplus_forward"},
         "elu_f32": {**ACT, "kernel": "elu_forward"},
+        "shrink_f32": {**ACT, "file": SRC, "kernel": "shrink", "consts": {"B": 256}},
         "runtime_counter": {"file": SRC, "kernel": "runtime_counter", "target": "cuda:90", "consts": {"KW": 3}},
         # bf16 cannot be judged on Triton's interpreter: compiled, and free of f64.
         **{f"{k}_bf16": {**ACT, "kernel": k, "dtypes": {"D": "bf16"}} for k in BF16_ACTIVATIONS},
@@ -197,7 +223,7 @@ def test_counted_loop_is_pipelined_when_num_stages_asks(compiled):
     assert single["counts"]["ttgir_async"] == 0, single["counts"]
 
 
-@pytest.mark.parametrize("key", ["celu_f32", "softplus_f32", "elu_f32"])
+@pytest.mark.parametrize("key", ["celu_f32", "softplus_f32", "elu_f32", "shrink_f32"])
 def test_no_f64_on_the_gpu_for_f32_kernels(compiled, key):
     """`D::from_f64(alpha as f64)` and `D::from_f64(1.0 / alpha as f64)` of an f32 `alpha`."""
     res = compiled[key]

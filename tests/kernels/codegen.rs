@@ -125,6 +125,20 @@ pub fn comments<
             None,
         );
     }
+    let v = if n > 1 {
+        // in a branch of a ternary: moved above it
+        x
+    } else {
+        0.0 // so is this one
+    };
+    let w = if n > 3 {
+        let t = v * 2.0;
+        t + 1.0 // after a block's value
+        // and below it
+    } else {
+        v
+    };
+    T::store(out.add_offsets(0), w, None, &[], None, None);
 }
 
 /// Noise the translation leaves out: integer ternaries that are `min`/`max`, an f32 fill
@@ -164,4 +178,18 @@ pub fn held_in_f32<T: Triton, D: Float, const B: i32>(x_ptr: T::Pointer<D>, y_pt
     let s = T::sum(T::where_(mask, e, T::zeros_like(e)), Some(0), false);
     T::store(y_ptr.add_offsets(offs), e / s, Some(mask), &[], None, None);
     T::store(z_ptr.add_offsets(offs), T::maximum(e, x), Some(mask), &[], None, None);
+}
+
+/// Hard shrink with a runtime threshold: `-(lambda as f64)` is exact in f32, so no f64
+/// reaches the GPU.
+#[kernel]
+pub fn shrink<T: Triton, D: Float, const B: i32>(x_ptr: T::Pointer<D>, y_ptr: T::Pointer<D>, lambda: f32, n: i32) {
+    let offs = T::arange(0, B);
+    let mask = offs.lt(n);
+    let x = T::load(x_ptr.add_offsets(offs), Some(mask), None, &[], None, None, None, false);
+    let hi = T::full(&[B], D::from_f64(lambda as f64));
+    let lo = T::full(&[B], D::from_f64(-(lambda as f64)));
+    let keep = x.gt(hi) | x.lt(lo);
+    let y = T::where_(keep, x, T::zeros_like(x));
+    T::store(y_ptr.add_offsets(offs), y, Some(mask), &[], None, None);
 }
