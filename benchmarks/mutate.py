@@ -38,9 +38,9 @@ sys.path.insert(0, str(ROOT))
 TESTS = {
     "rs2triton/semantics.py": ["tests/test_semantics_rules.py", "tests/test_semantics.py", "tests/test_golden.py",
                                "tests/test_kernels.py", "tests/test_diagnostics.py", "tests/test_block_ptr.py"],
-    "rs2triton/rules.py": ["tests/test_golden.py", "tests/test_rules_codegen.py", "tests/test_kernels.py",
-                           "tests/test_semantics.py", "tests/test_block_ptr.py", "tests/test_scope.py",
-                           "tests/test_diagnostics.py"],
+    "rs2triton/rules.py": ["tests/test_golden.py", "tests/test_rules_codegen.py", "tests/test_codegen.py",
+                           "tests/test_filecheck.py", "tests/test_kernels.py", "tests/test_semantics.py",
+                           "tests/test_block_ptr.py", "tests/test_scope.py", "tests/test_diagnostics.py"],
 }
 # String constants are mutated in semantics.py (type names, operators) but not in rules.py,
 # where they are Triton's own names and the sources of generated helpers, pinned by the

@@ -193,3 +193,20 @@ pub fn shrink<T: Triton, D: Float, const B: i32>(x_ptr: T::Pointer<D>, y_ptr: T:
     let y = T::where_(keep, x, T::zeros_like(x));
     T::store(y_ptr.add_offsets(offs), y, Some(mask), &[], None, None);
 }
+
+/// Casts of f16 math held in f32: to f32 it is used as it is (no round trip through f16);
+/// to any other type it is rounded to f16 first.
+#[kernel]
+pub fn held_casts<T: Triton, const B: i32>(
+    x_ptr: T::Pointer<f16>,
+    f_ptr: T::Pointer<f32>,
+    i_ptr: T::Pointer<i32>,
+    n: i32,
+) {
+    let offs = T::arange(0, B);
+    let mask = offs.lt(n);
+    let x = T::load(x_ptr.add_offsets(offs), Some(mask), None, &[], None, None, None, false);
+    let e = T::exp(x);
+    T::store(f_ptr.add_offsets(offs), T::cast::<f16, f32>(e, None, false), Some(mask), &[], None, None);
+    T::store(i_ptr.add_offsets(offs), T::cast::<f16, i32>(e, None, false), Some(mask), &[], None, None);
+}
