@@ -19,6 +19,7 @@ them, the generated-line -> Rust-line map.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -128,10 +129,21 @@ class Cache:
         path = self._path(key)
         entry = {"text": text, "warnings": [vars(w) for w in warnings], "line_map": line_map}
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                json.dump(entry, f)
-            os.replace(tmp, path)
+            write_atomic(path, json.dumps(entry))
         except OSError:  # a read-only or full cache folder only costs speed
             pass
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write ``path`` whole or not at all (a temp file beside it, then a rename), so a reader
+    in another process never sees half a file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=path.suffix)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise

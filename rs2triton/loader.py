@@ -13,7 +13,6 @@ import hashlib
 import importlib.util
 import os
 import sys
-import tempfile
 from pathlib import Path
 from types import ModuleType
 
@@ -142,11 +141,7 @@ def cached(p: Path):
     folder = cache_dir() / "modules" / digest
     py = folder / f"{p.stem}.py"
     if not py.exists():
-        folder.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(result.text)
-        os.replace(tmp, py)
+        cache.write_atomic(py, result.text)
     return result, py
 
 

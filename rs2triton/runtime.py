@@ -24,6 +24,9 @@ import sys
 import time
 from functools import partial
 
+from .ops import FLOAT_LIMITS, INT_BITS
+from .semantics import int_limits
+
 # Rust element types -> torch dtype attribute names.
 TORCH_DTYPES = {
     "f16": "float16", "bf16": "bfloat16", "f32": "float32", "f64": "float64",
@@ -31,14 +34,10 @@ TORCH_DTYPES = {
     "u8": "uint8", "u16": "uint16", "u32": "uint32", "u64": "uint64", "bool": "bool",
     "f8e4m3": "float8_e4m3fn", "f8e5m2": "float8_e5m2",
 }
-INT_RANGES = {
-    "i8": (-(2**7), 2**7 - 1), "i16": (-(2**15), 2**15 - 1), "i32": (-(2**31), 2**31 - 1),
-    "i64": (-(2**63), 2**63 - 1), "isize": (-(2**63), 2**63 - 1),
-    "u8": (0, 2**8 - 1), "u16": (0, 2**16 - 1), "u32": (0, 2**32 - 1), "u64": (0, 2**64 - 1),
-    "usize": (0, 2**64 - 1),
-}
-FLOAT_MAX = {"f16": 65504.0, "bf16": 3.3895313892515355e38, "f32": 3.4028234663852886e38,
-             "f64": math.inf, "f8e4m3": 448.0, "f8e5m2": 57344.0}
+INT_RANGES = {t: int_limits(t) for t in INT_BITS}
+# The largest finite value of each float type (f64: any Python float fits).
+FLOAT_MAX = {t: float(FLOAT_LIMITS[t]["MAX"]) for t in ("f16", "bf16", "f32")} | {
+    "f64": math.inf, "f8e4m3": 448.0, "f8e5m2": 57344.0}
 # Triton launch options accepted on a launcher, a launch or a tuning config.
 LAUNCH_OPTIONS = ("num_warps", "num_stages", "num_ctas", "maxnreg", "enable_fp_fusion", "waves_per_eu",
                   "matrix_instr_nonkdim", "kpack", "launch_cooperative_grid", "launch_pdl")
