@@ -10,11 +10,13 @@ An entry is keyed by everything that decides a module's text:
 - project options: any settings that shape the output (for example a ``[tool.rs2triton]``
   table) are passed to :func:`fingerprint` as a mapping and hashed with the rest.
 
-Entries live under ``$RS2TRITON_CACHE_DIR`` (default ``~/.cache/rs2triton``) in
-``transpile/``; ``RS2TRITON_NO_CACHE=1`` (or ``--no-cache``) turns the cache off. A
-missing, unreadable or corrupt entry is simply a miss. Only files that transpiled
-without errors are stored, with their warnings and, when ``rs2triton.load`` stored
-them, the generated-line -> Rust-line map.
+Entries live in one SQLite file, ``transpile.sqlite3`` under ``$RS2TRITON_CACHE_DIR``
+(default ``~/.cache/rs2triton``); ``RS2TRITON_NO_CACHE=1`` (or ``--no-cache``) turns the
+cache off. A run reads all its keys in one query and writes all its new entries in one
+transaction. A missing, unreadable or damaged entry or file is simply a miss. Only files
+that transpiled without errors are stored, with their warnings and, when
+``rs2triton.load`` stored them, the generated-line -> Rust-line map. Entries not read
+or written for :data:`KEEP_DAYS` days are deleted (checked at most once a day).
 """
 
 from __future__ import annotations
@@ -23,15 +25,17 @@ import contextlib
 import hashlib
 import json
 import os
+import sqlite3
 import sys
 import tempfile
+import time
 from collections.abc import Mapping
 from functools import lru_cache
 from pathlib import Path
 
 from .diagnostics import Diagnostic
 
-FORMAT = 1  # bump when the entry layout changes
+FORMAT = 2  # bump when the entry layout changes (an older file is then started afresh)
 
 
 def cache_dir() -> Path:
@@ -96,12 +100,46 @@ def fingerprint(options: Mapping[str, object] | None = None) -> str:
     return h.hexdigest()
 
 
+Entry = tuple[str | None, list[Diagnostic], dict[int, int] | None]
+"""(text or None for a file without kernels, warnings, line map or None when not stored)."""
+
+DB_NAME = "transpile.sqlite3"
+KEEP_DAYS = 30  # entries nobody has read or written for this many days are deleted (checked once a day)
+BUSY_TIMEOUT_S = 5.0  # how long to wait for another process's write before running uncached
+_CHUNK = 500  # keys per query (SQLite allows at least 999 parameters)
+
+# A rollback journal kept between writes (TRUNCATE) and no fsync: measured cheaper here than
+# WAL (which creates and maps two more files), and it lets a read-only folder still be read.
+# An OS crash mid-write may damage the file; a damaged file is detected and replaced.
+_SCHEMA = (
+    """CREATE TABLE entries (
+        key TEXT PRIMARY KEY,
+        used INTEGER NOT NULL,  -- the day (since 1970) it was last written or read
+        text TEXT,              -- NULL: the input holds no kernels
+        warnings TEXT NOT NULL, -- a JSON list of Diagnostic fields
+        line_map TEXT           -- JSON {generated line: Rust line}; NULL when not stored
+    )""",
+    "CREATE TABLE meta (name TEXT PRIMARY KEY, value INTEGER NOT NULL)",  # ("pruned", the day it last was)
+)
+
+
+def today() -> int:
+    return int(time.time() // 86400)
+
+
 class Cache:
-    """Generated text (and warnings) per input, under one :func:`fingerprint`."""
+    """Generated text (and warnings) per input, under one :func:`fingerprint`, in one SQLite file.
+
+    Every method turns a failure (no folder, read-only folder, full disk, a lock held too
+    long, a damaged file) into a miss or a skipped write: the cache only ever costs speed.
+    A file that is not a database, or a damaged one, is deleted and started afresh.
+    """
 
     def __init__(self, options: Mapping[str, object] | None = None, root: Path | None = None):
         self.fingerprint = fingerprint(options)
-        self.root = (root or cache_dir()) / "transpile"
+        self.path = (root or cache_dir()) / DB_NAME
+        self._con: sqlite3.Connection | None = None
+        self._pid = 0
 
     def key(self, source: bytes, display: str, options: str = "") -> str:
         """``options``: per-file settings that shape the text (launchers, the tuning tables that apply)."""
@@ -111,27 +149,119 @@ class Cache:
         h.update(source)
         return h.hexdigest()
 
-    def _path(self, key: str) -> Path:
-        return self.root / key[:2] / f"{key}.json"
-
-    def get(self, key: str) -> tuple[str | None, list[Diagnostic], dict[int, int] | None] | None:
+    def get(self, key: str) -> Entry | None:
         """(text, warnings, line map or None if it was not stored), or None on a miss."""
-        try:
-            entry = json.loads(self._path(key).read_bytes())
-            line_map = entry.get("line_map")
-            return (entry["text"], [Diagnostic(**w) for w in entry["warnings"]],
-                    None if line_map is None else {int(k): v for k, v in line_map.items()})
-        except (OSError, ValueError, TypeError, KeyError, AttributeError):
-            return None
+        return self.get_many([key], line_maps=True).get(key)
+
+    def get_many(self, keys: list[str], *, line_maps: bool = False) -> dict[str, Entry]:
+        """The entries found among ``keys`` (line maps only with ``line_maps``); marks them used today."""
+        return self._run(lambda con: self._select(con, list(dict.fromkeys(keys)), line_maps), {})
 
     def put(self, key: str, text: str | None, warnings: list[Diagnostic],
             line_map: dict[int, int] | None = None) -> None:
-        path = self._path(key)
-        entry = {"text": text, "warnings": [vars(w) for w in warnings], "line_map": line_map}
+        self.put_many([(key, text, warnings, line_map)])
+
+    def put_many(self, entries: list[tuple[str, str | None, list[Diagnostic], dict[int, int] | None]]) -> None:
+        """Store every (key, text, warnings, line map or None) in one transaction.
+
+        A stored line map is kept when an entry is written again without one.
+        """
+        if not entries:
+            return
+        day = today()
+        rows = [(key, day, text, json.dumps([vars(w) for w in warnings]),
+                 None if line_map is None else json.dumps(line_map)) for key, text, warnings, line_map in entries]
+        sql = ("INSERT OR REPLACE INTO entries (key, used, text, warnings, line_map) VALUES "
+               "(?1, ?2, ?3, ?4, coalesce(?5, (SELECT line_map FROM entries WHERE key = ?1)))")
+        self._run(lambda con: self._write(con, sql, rows), None, retry=True)
+
+    def _select(self, con: sqlite3.Connection, keys: list[str], line_maps: bool) -> dict[str, Entry]:
+        found: dict[str, Entry] = {}
+        stale: list[tuple[str]] = []
+        day = today()
+        for i in range(0, len(keys), _CHUNK):
+            chunk = keys[i:i + _CHUNK]
+            rows = con.execute(f"SELECT key, used, text, warnings, {'line_map' if line_maps else 'NULL'} "
+                               f"FROM entries WHERE key IN ({','.join('?' * len(chunk))})", chunk)
+            for key, used, text, warnings, line_map in rows:
+                try:
+                    found[key] = (text, [Diagnostic(**w) for w in json.loads(warnings)],
+                                  None if line_map is None else {int(k): v for k, v in json.loads(line_map).items()})
+                except (ValueError, TypeError, AttributeError):  # a garbled entry: a miss
+                    continue
+                if used < day:
+                    stale.append((key,))
+        if stale:  # (at most once a day per entry: a read costs no write)
+            with contextlib.suppress(sqlite3.Error):
+                self._write(con, f"UPDATE entries SET used = {day} WHERE key = ?", stale)
+        return found
+
+    def _write(self, con: sqlite3.Connection, sql: str, rows: list[tuple]) -> None:
+        """``sql`` for every row, in one transaction; also, once a day, delete long-unused entries."""
+        con.execute("BEGIN IMMEDIATE")  # (take the write lock now: two readers upgrading would deadlock)
         try:
-            write_atomic(path, json.dumps(entry))
-        except OSError:  # a read-only or full cache folder only costs speed
-            pass
+            con.executemany(sql, rows)
+            day = today()
+            pruned = con.execute("SELECT value FROM meta WHERE name = 'pruned'").fetchone()
+            if pruned is None or pruned[0] < day:
+                con.execute("DELETE FROM entries WHERE used < ?", (day - KEEP_DAYS,))
+                con.execute("INSERT OR REPLACE INTO meta VALUES ('pruned', ?)", (day,))
+            con.execute("COMMIT")
+        except BaseException:
+            with contextlib.suppress(sqlite3.Error):
+                con.execute("ROLLBACK")
+            raise
+
+    def _run(self, op, default, retry: bool = False):
+        """``op(connection)``, or ``default`` on any failure. A damaged file (or one that is not a
+        database) is deleted, so that later runs start a fresh one; with ``retry``, ``op`` then
+        runs again on the fresh file."""
+        for _ in range(2 if retry else 1):
+            try:
+                return op(self._connection())
+            except (sqlite3.Error, OSError) as e:
+                self.close()
+                if type(e) is not sqlite3.DatabaseError:  # (locked, read-only, full: not the file's fault)
+                    return default
+                for suffix in ("", "-journal", "-wal", "-shm"):
+                    with contextlib.suppress(OSError):
+                        os.unlink(f"{self.path}{suffix}")
+        return default
+
+    def _connection(self) -> sqlite3.Connection:
+        if self._con is not None and self._pid == os.getpid():
+            return self._con
+        self._con = None  # (one inherited through fork is never used)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        con = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
+        try:
+            con.execute("PRAGMA journal_mode = TRUNCATE")
+            con.execute("PRAGMA synchronous = OFF")
+            if con.execute("PRAGMA user_version").fetchone()[0] != FORMAT:
+                con.execute("BEGIN IMMEDIATE")
+                try:
+                    if con.execute("PRAGMA user_version").fetchone()[0] != FORMAT:  # (another process may have)
+                        con.execute("DROP TABLE IF EXISTS entries")
+                        con.execute("DROP TABLE IF EXISTS meta")
+                        for statement in _SCHEMA:
+                            con.execute(statement)
+                        con.execute(f"PRAGMA user_version = {FORMAT}")
+                    con.execute("COMMIT")
+                except BaseException:
+                    with contextlib.suppress(sqlite3.Error):
+                        con.execute("ROLLBACK")
+                    raise
+        except BaseException:
+            con.close()
+            raise
+        self._con, self._pid = con, os.getpid()
+        return con
+
+    def close(self) -> None:
+        if self._con is not None and self._pid == os.getpid():
+            with contextlib.suppress(sqlite3.Error):
+                self._con.close()
+        self._con = None
 
 
 def write_atomic(path: Path, text: str) -> None:

@@ -402,10 +402,13 @@ def plan(srcs: list[str], outdir: str | os.PathLike, warnings: list[Diagnostic] 
         except TranspileError as e:
             entries.append([src, rel, e])
             continue
-        hit = cache.get(key) if key is not None else None
-        entries.append([src, rel, Result(display, hit[0], [], hit[1]) if hit is not None else None])
-        if hit is None:
-            todo.append((len(entries) - 1, data, display, key, {"launchers": launchers, "pyproject": pyproject}))
+        entries.append([src, rel, None])
+        todo.append((len(entries) - 1, data, display, key, {"launchers": launchers, "pyproject": pyproject}))
+    hits = cache.get_many([key for *_, key, _ in todo]) if cache is not None else {}
+    for i, _, display, key, _ in todo:
+        if key in hits:
+            entries[i][2] = Result(display, hits[key][0], [], hits[key][1])
+    todo = [item for item in todo if item[3] not in hits]
     many = transpile_many([(d, disp, opts) for _, d, disp, _, opts in todo], jobs, line_comments)
     for (i, *_), outcome in zip(todo, many, strict=True):
         entries[i][2] = outcome
@@ -415,8 +418,7 @@ def plan(srcs: list[str], outdir: str | os.PathLike, warnings: list[Diagnostic] 
     if errors:  # (only now is every fresh result finished, and so fit to cache)
         raise TranspileError(errors)
     if cache is not None:
-        for i, _, _, key, _ in todo:
-            cache.put(key, entries[i][2].text, entries[i][2].warnings)
+        cache.put_many([(key, entries[i][2].text, entries[i][2].warnings, None) for i, _, _, key, _ in todo])
     for src, rel, res in entries:
         if warnings is not None:
             warnings.extend(res.warnings)

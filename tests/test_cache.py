@@ -1,9 +1,12 @@
 """The transpile cache: unchanged inputs are not lowered again, and nothing stale is ever served."""
 
+import contextlib
 import os
 import shutil
+import sqlite3
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -43,6 +46,16 @@ def _plan(c, warnings=None):
     return pipeline.plan(["src"], "out", warnings, c)
 
 
+def _sql(cache_dir, statement, *args):
+    """Run one statement on the cache file directly (committed): its rows."""
+    with contextlib.closing(sqlite3.connect(cache_dir / cache.DB_NAME, isolation_level=None)) as con:
+        return con.execute(statement, args).fetchall()
+
+
+def _stored(cache_dir):
+    return _sql(cache_dir, "SELECT count(*) FROM entries")[0][0]
+
+
 def test_unchanged_inputs_are_not_lowered_again(src, tmp_path, counted):
     c = cache.Cache(root=tmp_path / "cache")
     cold_warnings, warm_warnings = [], []
@@ -78,9 +91,106 @@ def test_options_and_output_path_are_part_of_the_key(tmp_path):
 def test_a_corrupt_entry_is_a_miss(src, tmp_path, counted):
     c = cache.Cache(root=tmp_path / "cache")
     cold = _plan(c)
-    for entry in (tmp_path / "cache").rglob("*.json"):
-        entry.write_text("{not json")
+    _sql(tmp_path / "cache", "UPDATE entries SET warnings = '{not json'")
     assert _plan(c) == cold and len(counted) == 2 * N_INPUTS
+    assert _plan(c) == cold and len(counted) == 2 * N_INPUTS  # rewritten whole by the run that missed
+
+
+@pytest.mark.parametrize("damage", ["garbage", "truncated"])
+def test_a_damaged_cache_file_is_replaced(src, tmp_path, counted, damage):
+    """A file that is not a database, or a damaged one, is a miss, and the next run starts a fresh one."""
+    cold = _plan(cache.Cache(root=tmp_path / "cache"))
+    db = tmp_path / "cache" / cache.DB_NAME
+    data = db.read_bytes()
+    db.write_bytes(b"not a database\n" * 200 if damage == "garbage" else data[:len(data) // 3])
+    assert _plan(cache.Cache(root=tmp_path / "cache")) == cold and len(counted) == 2 * N_INPUTS
+    assert _stored(tmp_path / "cache") == N_INPUTS
+    assert _plan(cache.Cache(root=tmp_path / "cache")) == cold and len(counted) == 2 * N_INPUTS
+
+
+def test_a_cache_that_cannot_be_written_still_transpiles(src, tmp_path, monkeypatch, counted):
+    """No folder can be made there, or the file and folder are read-only: correct output, and hits
+    still served from a read-only file."""
+    expected = pipeline.plan(["src"], "out")
+    (tmp_path / "a_file").write_text("")
+    assert _plan(cache.Cache(root=tmp_path / "a_file" / "cache")) == expected
+    assert len(counted) == 2 * N_INPUTS
+
+    c = cache.Cache(root=tmp_path / "cache")
+    _plan(c)
+    edited = src / "src" / "relu.rs"
+    edited.write_text(edited.read_text().replace("pub fn relu_forward", "pub fn relu_fwd"))
+    connect = sqlite3.connect  # (chmod does not stop root: open the file read-only instead)
+    monkeypatch.setattr(sqlite3, "connect", lambda path, **kw: connect(f"file:{path}?mode=ro", uri=True, **kw))
+    after = _plan(cache.Cache(root=tmp_path / "cache"))
+    assert len(counted) == 3 * N_INPUTS + 1  # only the edited file
+    assert after == pipeline.plan(["src"], "out") and "def relu_fwd(" in after[Path("out/relu.py")]
+    monkeypatch.undo()
+    assert _stored(tmp_path / "cache") == N_INPUTS  # the write was skipped
+
+
+def test_two_processes_filling_one_cache_at_once(src, tmp_path, counted):
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "RS2TRITON_CACHE_DIR": str(tmp_path / "cache")}
+    env.pop("RS2TRITON_NO_CACHE", None)
+    procs = [subprocess.Popen([sys.executable, "-m", "rs2triton", "transpile", "-q", "-j", "1", "src", "-o", out],
+                              cwd=src, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+             for out in ("out1", "out2")]
+    for proc in procs:
+        assert proc.wait() == 0, proc.stderr.read()
+        proc.stderr.close(), proc.stdout.close()
+    assert _stored(tmp_path / "cache") == N_INPUTS
+    expected = pipeline.plan(["src"], "out")
+    for out in ("out1", "out2"):
+        assert {p: (src / out / p.relative_to("out")).read_text() for p in expected} == expected
+    assert _plan(cache.Cache(root=tmp_path / "cache")) == expected  # every entry is right, and served
+    assert len(counted) == N_INPUTS
+
+
+def test_a_write_waits_for_another_write_and_gives_up_quietly(tmp_path, monkeypatch):
+    c = cache.Cache(root=tmp_path)
+    c.put("a", "A", [])
+    other = sqlite3.connect(tmp_path / cache.DB_NAME, isolation_level=None, check_same_thread=False)
+    other.execute("BEGIN IMMEDIATE")  # another process, in the middle of its write
+    commit = threading.Timer(0.2, other.execute, ["COMMIT"])
+    commit.start()
+    c.put("b", "B", [])  # waits for it
+    commit.join()
+    assert set(c.get_many(["a", "b"])) == {"a", "b"}
+
+    monkeypatch.setattr(cache, "BUSY_TIMEOUT_S", 0.05)
+    other.execute("BEGIN IMMEDIATE")
+    c = cache.Cache(root=tmp_path)
+    c.put("c", "C", [])  # the lock is held too long: the write is skipped
+    assert c.get("a") == ("A", [], None)  # (reading goes on meanwhile)
+    other.execute("ROLLBACK")
+    other.close()
+    assert c.get("c") is None and c.get("b") == ("B", [], None)
+
+
+def test_entries_unused_for_long_are_pruned(tmp_path, monkeypatch):
+    c = cache.Cache(root=tmp_path)
+    day = 20000
+    monkeypatch.setattr(cache, "today", lambda: day)
+    c.put_many([(k, f"text {k}", [], None) for k in ("old", "read", "line_map")])
+    c.put("line_map", "text line_map", [], {3: 1})
+    c.put_many([("line_map", "text line_map", [], None)])  # written again without one: the map is kept
+    assert c.get("line_map") == ("text line_map", [], {3: 1})
+    day += 20
+    assert c.get_many(["read", "missing"]) == {"read": ("text read", [], None)}  # marks it used
+    day += cache.KEEP_DAYS - 20
+    c.put("new", None, [])  # the day's first write prunes: nothing is unused for more than KEEP_DAYS yet
+    assert _sql(tmp_path, "SELECT count(*) FROM entries") == [(4,)]  # (read directly: get_many would mark them)
+    day += 1
+    c.put("newer", None, [])
+    assert c.get_many(["old", "read", "line_map", "new", "newer"], line_maps=True) == {
+        "read": ("text read", [], None), "new": (None, [], None), "newer": (None, [], None)}
+    _sql(tmp_path, "INSERT INTO entries VALUES ('stale', 0, NULL, '[]', NULL)")
+    stale = "SELECT key FROM entries WHERE key = 'stale'"
+    c.put("newest", None, [])
+    assert _sql(tmp_path, stale) == [("stale",)]  # (pruning runs once a day)
+    day += 1
+    c.put("newest", None, [])
+    assert _sql(tmp_path, stale) == []
 
 
 def _package_copy(tmp_path):
@@ -96,7 +206,7 @@ def _transpile(pkg, workdir, cache_dir):
     proc = subprocess.run([sys.executable, "-m", "rs2triton", "transpile", "-q", "src", "-o", "out"],
                           cwd=workdir, env=env, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
-    return len(list(cache_dir.rglob("*.json")))
+    return _stored(cache_dir)
 
 
 def test_a_changed_template_or_version_is_regenerated(src, tmp_path):
@@ -145,7 +255,7 @@ def test_no_cache_switch(src, tmp_path, monkeypatch):
     assert not (tmp_path / "cache").exists()
     monkeypatch.delenv("RS2TRITON_NO_CACHE")
     assert CliRunner().invoke(main, ["check", "src", "-o", "out"]).exit_code == 0
-    assert len(list((tmp_path / "cache").rglob("*.json"))) == N_INPUTS
+    assert _stored(tmp_path / "cache") == N_INPUTS
 
 
 def test_files_lowered_in_several_processes_give_the_same_result(tmp_path, monkeypatch):
