@@ -123,7 +123,7 @@ class SourceMap:
         """
         try:
             yield
-        except TranspileError:
+        except (TranspileError, RecursionError):  # (too deeply nested source: see pipeline.py)
             raise
         except Exception as exc:  # noqa: BLE001 - the safety net: never a bare traceback
             raise TranspileError([self.ice(node, what, exc)]) from exc

@@ -134,7 +134,7 @@ def _guarded(method):
         # manager per node costs a tenth of lowering.
         try:
             return method(self, node)
-        except TranspileError:
+        except (TranspileError, RecursionError):  # (too deeply nested source: see pipeline.py)
             raise
         except Exception as exc:  # noqa: BLE001 - the safety net: never a bare traceback
             raise TranspileError([self.smap.ice(node, "lowering", exc)]) from exc

@@ -67,34 +67,30 @@ def check_utf8(source: bytes, smap: SourceMap) -> None:
             "Rust source files are UTF-8; re-save this file as UTF-8")]) from None
 
 
-# Deeper syntax trees are refused: lowering recurses once per level (a few Python frames
-# each), and real kernels stay under 30 levels.
-MAX_DEPTH = 128
+def deepest(root: Node) -> tuple[Node, int]:
+    """The first of the most deeply nested nodes under ``root``, and its depth (an iterative walk).
 
-
-def _too_deep(root: Node) -> Node | None:
-    """The first node nested deeper than MAX_DEPTH, if any (an iterative walk)."""
+    Only run when lowering has run out of Python stack (a RecursionError): deeply nested
+    source is then reported there as unsupported (E0002, see pipeline.py), so the
+    common case never pays for a walk of the whole tree.
+    """
     cursor = root.walk()
-    depth = 1
+    depth, best, best_depth = 1, root, 1
     while True:
-        if depth > MAX_DEPTH:
-            return cursor.node
+        if depth > best_depth:
+            best, best_depth = cursor.node, depth
         if cursor.goto_first_child():
             depth += 1
             continue
         while not cursor.goto_next_sibling():
             if not cursor.goto_parent():
-                return None
+                return best, best_depth
             depth -= 1
 
 
 def parse(source: bytes, smap: SourceMap) -> Tree:
     check_utf8(source, smap)
     tree = _parser().parse(blank_tile_attributes(source))
-    deep = _too_deep(tree.root_node)
-    if deep is not None:
-        raise smap.error(deep, "E0002", f"unsupported construct: nesting deeper than {MAX_DEPTH} levels",
-                         "split the expression with `let` bindings or flatten the blocks")
     if tree.root_node.has_error:
         bad = _first_error(tree.root_node)
         if bad.is_missing:
@@ -117,14 +113,20 @@ def parse(source: bytes, smap: SourceMap) -> Tree:
 
 
 def _first_error(node: Node) -> Node:
-    for child in node.children:
-        if child.is_missing or child.type == "ERROR":
-            # Prefer the innermost, earliest problem.
-            inner = _first_error(child) if child.has_error and child.child_count else None
-            return inner or child
-        if child.has_error:
-            return _first_error(child)
-    return node
+    """The innermost, earliest error or missing node (iterative: error trees may be deep)."""
+    found = node
+    while True:
+        for child in found.children:
+            if child.is_missing or child.type == "ERROR":
+                if not (child.has_error and child.child_count):
+                    return child
+                found = child
+                break
+            if child.has_error:
+                found = child
+                break
+        else:
+            return found
 
 
 def _previous_leaf(node: Node) -> Node | None:

@@ -26,6 +26,8 @@ from .render import HEADER_PREFIX
 if TYPE_CHECKING:
     import ast
 
+    from tree_sitter import Node
+
     from .cache import Cache
     from .discover import Kernel
 
@@ -68,14 +70,38 @@ def lower_source(source: bytes | str, path: str = "<string>", line_comments: boo
     ``launchers=False`` gives plain Triton (no rs2triton import); ``pyproject`` is where
     ``[tool.rs2triton.tune]`` tables come from.
     """
+    if isinstance(source, str):  # lone surrogates survive, to be reported as invalid UTF-8
+        source = source.encode("utf-8", errors="surrogatepass")
+    smap = SourceMap(path, source)
+    try:
+        return _lower_source(source, smap, line_comments, launchers, pyproject)
+    except RecursionError:  # nesting so deep it used up Python's stack outside a kernel's lowering
+        from .parse import parse
+
+        raise TranspileError([too_deep(smap, parse(source, smap).root_node)]) from None
+
+
+def too_deep(smap: SourceMap, root: Node) -> Diagnostic:
+    """E0002 at the most deeply nested node under ``root``: source nested so deeply that
+    lowering or printing it ran out of Python stack (a RecursionError).
+
+    There is no fixed depth limit: nesting is refused only where it cannot be handled.
+    """
+    from .parse import deepest
+
+    node, depth = deepest(root)
+    return smap.diag(node, "E0002", f"unsupported construct: nesting {depth} syntax-tree levels deep",
+                     "split the expression with `let` bindings or flatten the blocks")
+
+
+def _lower_source(source: bytes, smap: SourceMap, line_comments: bool, launchers: bool,
+                  pyproject: Path | None) -> Result:
     from .discover import collect
     from .lower import ModuleContext, lower_kernel
     from .parse import parse
     from .render import render_unformatted, unparse
 
-    if isinstance(source, str):  # lone surrogates survive, to be reported as invalid UTF-8
-        source = source.encode("utf-8", errors="surrogatepass")
-    smap = SourceMap(path, source)
+    path = smap.path
     with smap.guard(None, "parsing"):
         tree = parse(source, smap)
         items = collect(tree.root_node, smap)
@@ -96,6 +122,8 @@ def lower_source(source: bytes | str, path: str = "<string>", line_comments: boo
                 kernel_defs.append(lower_kernel(ctx, k))
         except TranspileError as e:  # keep going: report every kernel's first error
             errors.extend(e.diagnostics)
+        except RecursionError:
+            errors.append(too_deep(smap, k.node))
     if errors:
         raise TranspileError(errors)
     if line_comments:
@@ -142,8 +170,11 @@ def finish(results: list[Result]) -> None:
         for r in todo:
             try:
                 compile(r.text, r.source_path, "exec", dont_inherit=True)
+            except RecursionError as e:  # nested too deeply for Python's compiler
+                bad.append(_too_deep_module(r, e))
             except (SyntaxError, ValueError) as e:  # a bug in rs2triton, never a user error
-                bad.append(_internal_error(r, "generating Python for", e))
+                bad.append(_too_deep_module(r, e) if "too many nested" in str(e)
+                           else _internal_error(r, "generating Python for", e))
 
     try:
         texts = format_batch([r.text for r in todo], while_waiting=compile_all)
@@ -168,6 +199,15 @@ def _unformattable(results: list[Result]) -> list[Result]:
         except Exception:  # noqa: BLE001
             failing.append(r)
     return failing or results
+
+
+def _too_deep_module(r: Result, exc: BaseException) -> Diagnostic:
+    """E0002 for a module Python cannot compile because it nests too deeply."""
+    from .parse import parse
+
+    if r.smap is None:  # pragma: no cover - only fresh results are compiled
+        return _internal_error(r, "generating Python for", exc)
+    return too_deep(r.smap, parse(r.smap.source, r.smap).root_node)
 
 
 def _internal_error(r: Result, doing: str, exc: BaseException) -> Diagnostic:

@@ -18,7 +18,6 @@ from rs2triton import TranspileError, render, transpile_source
 from rs2triton.cli import main
 from rs2triton.diagnostics import ICE_CODE
 from rs2triton.lower import FunctionLowerer
-from rs2triton.parse import MAX_DEPTH
 from tests import fuzz
 from tests.conftest import ROOT
 from tests.numerics import assert_matches
@@ -124,15 +123,27 @@ def test_underscore_parameters_each_get_a_python_name():
     assert [p.name for p in res.kernels[0].params] == ["_0", "_1_1", "_1"]
 
 
-@pytest.mark.parametrize("expr", ["(" * 200 + "a" + ")" * 200, " + ".join(["a"] * 300),
-                                  "{" * 150 + "a" + "}" * 150, "T::abs(" * 60 + "a" + ")" * 60])
-def test_deep_nesting_is_refused_not_a_recursion_error(expr):
+@pytest.mark.parametrize("expr", ["(" * 1000 + "a" + ")" * 1000, " + ".join(["a"] * 1000),
+                                  "-(" * 500 + "a" + ")" * 500, "T::abs(" * 300 + "a" + ")" * 300])
+def test_nesting_too_deep_for_the_stack_is_refused_not_a_recursion_error(expr):
     [d] = rejected(VECTOR_ADD.decode().replace("a + b", expr))
-    assert d.code == "E0002" and f"deeper than {MAX_DEPTH}" in d.message and d.line == 40
+    assert d.code == "E0002" and "syntax-tree levels deep" in d.message and d.line in (40, 64), d.render()
+    assert d.source_line is not None and "a" in d.source_line[d.col - 1:]
 
 
-def test_nesting_just_under_the_limit_transpiles_with_little_stack_left():
-    expr = "T::abs(" * 30 + "a" + ")" * 30  # about 4 tree levels a call
+def test_deep_nesting_with_little_stack_left_is_refused_too():
+    expr = "T::abs(" * 60 + "a" + ")" * 60
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(len(__import__("inspect").stack()) + 150)
+    try:
+        [d] = rejected(VECTOR_ADD.decode().replace("a + b", expr))
+    finally:
+        sys.setrecursionlimit(limit)
+    assert d.code == "E0002" and d.line in (40, 64)
+
+
+@pytest.mark.parametrize("expr", ["(" * 150 + "a" + ")" * 150, "T::abs(" * 30 + "a" + ")" * 30])
+def test_nesting_that_fits_the_stack_transpiles_and_computes(expr):
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(len(__import__("inspect").stack()) + 600)
     try:
@@ -140,6 +151,19 @@ def test_nesting_just_under_the_limit_transpiles_with_little_stack_left():
     finally:
         sys.setrecursionlimit(limit)
     ast.parse(res.text)
+    stores = [s for s in res.text.split("tl.store(")[1:]]
+    assert len(stores) == 2 and all(s.count("tl.abs(") == (30 if "abs" in expr else 0) for s in stores)
+
+
+def test_a_module_too_deep_for_pythons_compiler_is_refused(monkeypatch):
+    from rs2triton import pipeline
+
+    def too_deep_to_compile(*_a, **_k):
+        raise RecursionError("maximum recursion depth exceeded during compilation")
+
+    monkeypatch.setattr(pipeline, "compile", too_deep_to_compile, raising=False)
+    [d] = rejected(VECTOR_ADD)
+    assert d.code == "E0002" and "syntax-tree levels deep" in d.message
 
 
 def test_float_boundary_check_is_a_diagnostic():
