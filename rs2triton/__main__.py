@@ -1,5 +1,5 @@
 """``python -m rs2triton``: the command line."""
 
-from .cli import main
+from .cli import console
 
-main(prog_name="rs2triton")
+console()
