@@ -9,10 +9,8 @@ a Python traceback for them.
 from __future__ import annotations
 
 import os
-import traceback
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 
 # Stable codes; docs/diagnostics.md documents each one.
 CODES = {
@@ -36,21 +34,44 @@ CODES = {
 ICE_CODE = "E0999"
 
 
-@dataclass(frozen=True)
 class Diagnostic:
-    code: str
-    message: str
-    path: str
-    line: int  # 1-based
-    col: int  # 1-based, in characters
-    length: int = 1
-    hint: str | None = None
-    source_line: str | None = None
-    severity: str = "error"  # or "warning": printed, but nothing fails
-    notes: tuple[str, ...] = ()  # extra `= note:` lines (an internal error's traceback)
+    """One located report: a file, a 1-based line and column (in characters), the span
+    length, a stable code, a message and a hint; compared and hashed by value.
 
-    def __post_init__(self) -> None:  # a list (from JSON, say) is kept as a tuple: hashable, comparable
-        object.__setattr__(self, "notes", tuple(self.notes))
+    (A plain class rather than a dataclass: this module is imported by every command,
+    and ``dataclasses`` costs more to import than the rest of it.)
+    """
+
+    __match_args__ = ("code", "message", "path", "line", "col", "length", "hint", "source_line", "severity",
+                      "notes")
+
+    def __init__(self, code: str, message: str, path: str, line: int, col: int, length: int = 1,
+                 hint: str | None = None, source_line: str | None = None, severity: str = "error",
+                 notes: tuple[str, ...] = ()):
+        self.code = code
+        self.message = message
+        self.path = path
+        self.line = line  # 1-based
+        self.col = col  # 1-based, in characters
+        self.length = length
+        self.hint = hint
+        self.source_line = source_line
+        self.severity = severity  # or "warning": printed, but nothing fails
+        # Extra `= note:` lines (an internal error's traceback); a list (from JSON, say)
+        # is kept as a tuple: hashable, comparable.
+        self.notes = tuple(notes)
+
+    def _key(self) -> tuple:
+        return tuple(getattr(self, f) for f in self.__match_args__)
+
+    def __eq__(self, other: object) -> bool:
+        return self._key() == other._key() if isinstance(other, Diagnostic) else NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return f"Diagnostic({', '.join(f'{f}={getattr(self, f)!r}' for f in self.__match_args__)})"
 
     def render(self) -> str:
         title = f"{self.severity}[{self.code}]: {self.message}"
@@ -149,6 +170,8 @@ def internal_error(path: str, where: tuple[int, int, int, str | None], doing: st
     notes = ["this is a bug in rs2triton, not in your code; please report it with this input file",
              f"unexpected {detail}"]
     if os.environ.get("RS2TRITON_DEBUG") == "1":
+        import traceback
+
         notes.append("Python traceback:\n" + "".join(traceback.format_exception(exc)).rstrip())
     else:
         notes.append("run with RS2TRITON_DEBUG=1 to see the Python traceback")

@@ -141,6 +141,23 @@ def _guarded(method):
     return lower
 
 
+class _RustRules:
+    """The context of :meth:`FunctionLowerer.rust_rules` (a plain class: it runs for every
+    literal, where a generator-based context manager costs several calls)."""
+
+    __slots__ = ("lowerer", "node")
+
+    def __init__(self, lowerer: FunctionLowerer, node: Node):
+        self.lowerer, self.node = lowerer, node
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        if exc_type is not None and issubclass(exc_type, semantics.ConstError):
+            raise self.lowerer.err(self.node, "E0012", exc.message, exc.hint) from None
+
+
 class FunctionLowerer:
     """Lowers one ``#[kernel]`` fn (or one combine helper) to an ``ast.FunctionDef``."""
 
@@ -686,13 +703,9 @@ class FunctionLowerer:
             semantics.check_int_literal(value, suffix, negated)
         return Val(const(-value if negated else value), Ty("const", suffix or "i32"), weak=suffix is None)
 
-    @contextlib.contextmanager
-    def rust_rules(self, node: Node):
+    def rust_rules(self, node: Node) -> _RustRules:
         """What rustc rejects at compile time (see semantics.ConstError) is an E0012 at ``node``."""
-        try:
-            yield
-        except semantics.ConstError as e:
-            raise self.err(node, "E0012", e.message, e.hint) from None
+        return _RustRules(self, node)
 
     def expr_float_literal(self, node: Node) -> Val:
         raw = text(node).replace("_", "")
@@ -827,9 +840,12 @@ class FunctionLowerer:
         elem = semantics.result_elem(left.ty, right.ty, op, self.is_float, left.weak, right.weak)
         # Rust knows the type of a suffixed literal; an unsuffixed one takes its type from the use.
         weak = left.weak if op in ("<<", ">>") else left.weak and right.weak
-        with self.rust_rules(node):
-            folded = semantics.fold(op, literal_value(left.expr), literal_value(right.expr),
-                                    None if weak else elem)
+        folded = None
+        lit_left = literal_value(left.expr)
+        lit_right = literal_value(right.expr) if lit_left is not None else None
+        if lit_right is not None:  # two literals: Rust computes it now
+            with self.rust_rules(node):
+                folded = semantics.fold(op, lit_left, lit_right, None if weak else elem)
         if folded is not None:
             return Val(const(folded), Ty("const", elem), weak=weak)
         left_float = self.is_float(left.ty)

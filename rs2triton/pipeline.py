@@ -11,17 +11,14 @@ run served entirely from the cache never loads them.
 
 from __future__ import annotations
 
-import contextlib
-import difflib
 import os
-import pickle
-import tempfile
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .diagnostics import Diagnostic, SourceMap, TranspileError
-from .render import HEADER_PREFIX
+
+# The standard modules only some commands need (difflib, pickle, tempfile) are imported
+# where they are used: `check` and `transpile` start faster without them.
 
 if TYPE_CHECKING:
     import ast
@@ -31,19 +28,24 @@ if TYPE_CHECKING:
     from .cache import Cache
     from .discover import Kernel
 
-@dataclass
 class Result:
     """A transpiled file: the module text and the kernels it defines."""
 
-    source_path: str
-    text: str | None  # None when the file holds no kernels
-    kernels: list[Kernel] = field(default_factory=list)
-    warnings: list[Diagnostic] = field(default_factory=list)
-    # The lowered functions (statements tagged with their Rust line), for `line_map`.
-    functions: list[ast.FunctionDef] = field(default_factory=list, repr=False)
-    _line_map: dict[int, int] | None = field(default=None, repr=False)
-    # The source, to place an internal error found after lowering (None from the cache).
-    smap: SourceMap | None = field(default=None, repr=False, compare=False)
+    def __init__(self, source_path: str, text: str | None, kernels: list[Kernel] | None = None,
+                 warnings: list[Diagnostic] | None = None, functions: list[ast.FunctionDef] | None = None,
+                 _line_map: dict[int, int] | None = None, smap: SourceMap | None = None):
+        self.source_path = source_path
+        self.text = text  # None when the file holds no kernels
+        self.kernels = kernels if kernels is not None else []
+        self.warnings = warnings if warnings is not None else []
+        # The lowered functions (statements tagged with their Rust line), for `line_map`.
+        self.functions = functions if functions is not None else []
+        self._line_map = _line_map
+        # The source, to place an internal error found after lowering (None from the cache).
+        self.smap = smap
+
+    def __repr__(self) -> str:
+        return f"Result(source_path={self.source_path!r}, text={self.text!r}, kernels={self.kernels!r})"
 
     @property
     def line_map(self) -> dict[int, int]:
@@ -302,7 +304,8 @@ def transpile_many(sources: list[tuple[bytes, str, dict]], jobs: int = 1,
     jobs = min(jobs, len(sources) // _MIN_FILES_PER_JOB)
     if jobs <= 1 or not hasattr(os, "fork"):
         return _transpile_share(sources, line_comments)
-    _load_stages()  # once, here, rather than once in every process
+    # Forked before the lowering stages are imported (tree-sitter, the op tables, jinja2):
+    # every process imports them at the same time, rather than the others waiting for this one.
     order = sorted(range(len(sources)), key=lambda i: -len(sources[i][0]))  # big files first, dealt out
     shares = [order[j::jobs] for j in range(jobs)]
     children = []
@@ -316,6 +319,8 @@ def transpile_many(sources: list[tuple[bytes, str, dict]], jobs: int = 1,
     outcomes: list = [None] * len(sources)
     for i, r in zip(shares[0], _transpile_share([sources[i] for i in shares[0]], line_comments), strict=True):
         outcomes[i] = r
+    import pickle
+
     crash = None
     for pid, read_end, share in children:
         with os.fdopen(read_end, "rb") as f:
@@ -341,6 +346,8 @@ def _child(read_end: int, write_end: int, sources: list[tuple[bytes, str]], line
     status = 1
     try:
         os.close(read_end)
+        import pickle
+
         try:
             done = _transpile_share(sources, line_comments)
             payload = ("ok", [(r.text, r.warnings) if isinstance(r, Result) else r.diagnostics for r in done])
@@ -353,17 +360,6 @@ def _child(read_end: int, write_end: int, sources: list[tuple[bytes, str]], line
         status = 0
     finally:
         os._exit(status)
-
-
-def _load_stages() -> None:
-    """Import the lowering stages and build the parser and the template environment."""
-    from . import lower  # noqa: F401 - imported for its side effect: loaded before forking
-    from .parse import _parser
-    from .render import _env, ruff_binary
-
-    _parser()
-    _env()
-    ruff_binary()
 
 
 def _transpile_share(sources: list[tuple[bytes, str, dict]],
@@ -491,6 +487,8 @@ def write(files: dict[Path, str]) -> list[Path]:
     them are written are they renamed into place, so a full disk or a read-only
     folder leaves nothing half-written (E0010).
     """
+    import tempfile
+
     staged: list[tuple[str, Path]] = []
     try:
         for path, text in sorted(files.items()):
@@ -505,8 +503,10 @@ def write(files: dict[Path, str]) -> list[Path]:
             os.replace(tmp, path)
     except OSError as e:
         for tmp, _ in staged:
-            with contextlib.suppress(OSError):
+            try:
                 os.unlink(tmp)
+            except OSError:
+                pass
         where = e.filename or (staged[-1][1] if staged else "the output folder")
         raise TranspileError([Diagnostic("E0010", f"cannot write {where}: {e.strerror or e}", str(where), 1, 1,
                                          hint="check that the output folder is writable and not a file")]) from e
@@ -515,6 +515,8 @@ def write(files: dict[Path, str]) -> list[Path]:
 
 def orphans(files: dict[Path, str], outdir: str | os.PathLike) -> list[Path]:
     """Generated modules in ``outdir`` whose Rust source (named in their header) is gone."""
+    from .render import HEADER_PREFIX
+
     root = Path(outdir)
     if not root.is_dir():
         return []
@@ -536,6 +538,8 @@ def orphans(files: dict[Path, str], outdir: str | os.PathLike) -> list[Path]:
 
 def check(files: dict[Path, str], outdir: str | os.PathLike | None = None) -> list[str]:
     """Unified diffs for every output that is missing, differs from the plan, or is orphaned."""
+    import difflib
+
     diffs = []
     for path in orphans(files, outdir) if outdir is not None else []:
         old = path.read_text(encoding="utf-8").splitlines(keepends=True)

@@ -22,15 +22,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .diagnostics import Diagnostic, TranspileError
-from .launchgen import launcher_name, signature_literal
 
 if TYPE_CHECKING:
     from .discover import Kernel
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - Python 3.10
-    import tomli as tomllib
 
 TABLE_KEYS = ("key", "configs", "sweep", "reset_to_zero", "restore_value")
 
@@ -46,6 +40,14 @@ def find_pyproject(source: Path) -> Path | None:
 @lru_cache(maxsize=16)
 def _read(path: Path, mtime: float) -> tuple[str, dict]:
     text = path.read_text(encoding="utf-8")
+    if "rs2triton" not in text and "\\" not in text:
+        # No `[tool.rs2triton]` table can be in it (not even with a key spelled in escapes):
+        # skip parsing it, the one TOML parse in most runs.
+        return text, {}
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - Python 3.10
+        import tomli as tomllib
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
@@ -73,6 +75,7 @@ def tables(pyproject: Path | None) -> tuple[Path | None, str, dict]:
 
 def tuning_for(kernel: Kernel, pyproject: Path, text: str, raw) -> dict:
     """The checked, normalised tuning literal for ``kernel`` (configs expanded from a sweep)."""
+    from .launchgen import launcher_name, signature_literal
     from .runtime import Launcher, sweep
 
     def fail(message: str, key: str | None = None, hint: str | None = None) -> TranspileError:
