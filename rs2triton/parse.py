@@ -37,6 +37,8 @@ def blank_tile_attributes(source: bytes) -> bytes:
     """
     out = bytearray(source)
     for m in _TILE_ATTR.finditer(source):
+        if _in_comment(source, m.start()):  # `#[tile(...)]` written in a (doc) comment is text
+            continue
         depth, i = 0, m.start() + 1  # at the `[`
         while i < len(source):
             c = source[i:i + 1]
@@ -51,6 +53,14 @@ def blank_tile_attributes(source: bytes) -> bytes:
             if out[j] not in (0x0A, 0x0D):
                 out[j] = 0x20
     return bytes(out)
+
+
+def _in_comment(source: bytes, pos: int) -> bool:
+    """Whether ``pos`` is inside a `//` comment (doc comments included) or a `/* */` one."""
+    line_start = source.rfind(b"\n", 0, pos) + 1
+    if source.find(b"//", line_start, pos) >= 0:
+        return True
+    return source.rfind(b"/*", 0, pos) > source.rfind(b"*/", 0, pos)
 
 
 def check_utf8(source: bytes, smap: SourceMap) -> None:

@@ -175,6 +175,18 @@ def test_stacked_tile_attributes_parse_and_only_the_tiled_kernel_is_skipped(runn
     assert "W0001" in res.output and "def k(x):" in (tree / "out" / "stacked.py").read_text()
 
 
+def test_tile_attributes_written_in_comments_are_left_alone(runner, tree):
+    # Doc text quoting `#[tile(...)]` across a line break is not an attribute.
+    (tree / "src" / "doc.rs").write_text(
+        "//! A kernel with the usual `#[tile(block = BLOCK_SIZE,\n//! extent = n)]` + `n: i32` shape.\n"
+        "/* or #[tile(\n extent = m)] in a block comment */\n"
+        "#[kernel]\npub fn k<T: Triton>(x: T::Pointer<f32>) {}\n")
+    res = runner.invoke(main, ["transpile", "src/doc.rs", "-o", "out"])
+    assert res.exit_code == 0, res.output
+    text = (tree / "out" / "doc.py").read_text()
+    assert "def k(x):" in text and "`#[tile(block = BLOCK_SIZE," in text  # the module docstring keeps it
+
+
 def test_separate_inputs_into_one_folder_are_not_orphans(runner, tree):
     assert runner.invoke(main, ["transpile", "src/relu.rs", "-o", "out"]).exit_code == 0
     res = runner.invoke(main, ["transpile", "src/matmul.rs", "-o", "out"])
