@@ -113,8 +113,20 @@ class SourceMap:
         self.source = source
         # Rows as tree-sitter counts them: only `\n` ends a line (a lone `\r`, a form feed
         # or U+2028 do not, whatever str.splitlines thinks).
-        self.byte_lines = [ln.removesuffix(b"\r") for ln in source.split(b"\n")]
-        self.lines = [ln.decode("utf-8", errors="replace") for ln in self.byte_lines]
+        self._byte_lines: list[bytes] | None = None  # made when the first diagnostic needs them
+        self._lines: list[str] | None = None
+
+    @property
+    def byte_lines(self) -> list[bytes]:
+        if self._byte_lines is None:
+            self._byte_lines = [ln.removesuffix(b"\r") for ln in self.source.split(b"\n")]
+        return self._byte_lines
+
+    @property
+    def lines(self) -> list[str]:
+        if self._lines is None:
+            self._lines = [ln.decode("utf-8", errors="replace") for ln in self.byte_lines]
+        return self._lines
 
     def diag(self, node, code: str, message: str, hint: str | None = None, severity: str = "error") -> Diagnostic:
         row, byte_col = node.start_point

@@ -46,6 +46,7 @@ from .ops import (
 )
 from .parse import named_children, text
 from .pyast import (
+    LOAD,
     NONE_TY,
     OMIT,
     UNKNOWN,
@@ -200,7 +201,7 @@ class FunctionLowerer:
         if not v.ty.wide:
             return v
         dtype = self.dtype_expr(v.ty.elem, node)
-        return Val(call(ast.Attribute(value=v.expr, attr="to", ctx=ast.Load()), [dtype]),
+        return Val(call(ast.Attribute(value=v.expr, attr="to", ctx=LOAD), [dtype]),
                    Ty(v.ty.kind, v.ty.elem), v.static_choice, v.block_ptr)
 
     def dtype_expr(self, rust_ty: str, node: Node) -> ast.expr:
@@ -326,7 +327,10 @@ class FunctionLowerer:
         if node.child_by_field_name("alternative") is not None:
             raise self.err(node, "E0002", "`let ... else` is not supported", UNSUPPORTED_HINTS["match_expression"])
         annotated = self._annotation_elem(ty_node)
-        mutable = any(c.type == "mutable_specifier" for c in node.children)
+        second = node.child(1)  # `let mut x`: the specifier follows `let` (unless a comment comes first)
+        mutable = second is not None and (second.type == "mutable_specifier" or (
+            second.type in ("line_comment", "block_comment")
+            and any(c.type == "mutable_specifier" for c in node.children)))
         if pattern.type in ("identifier", "mut_pattern"):
             rust = text(pattern).removeprefix("mut").strip()
             self._assign_new(rust, value, annotated, node, mutable or pattern.type == "mut_pattern")
@@ -910,17 +914,17 @@ class FunctionLowerer:
             v = self.narrow(v, node)
         dtype = self.dtype_expr(target, node)
         if v.ty.kind in ("tensor", "ptrs"):
-            return Val(call(ast.Attribute(value=v.expr, attr="to", ctx=ast.Load()), [dtype]), Ty(v.ty.kind, target))
+            return Val(call(ast.Attribute(value=v.expr, attr="to", ctx=LOAD), [dtype]), Ty(v.ty.kind, target))
         return Val(call("tl.cast", [v.expr, dtype]), Ty("scalar", target))
 
     def expr_tuple_expression(self, node: Node) -> Val:
         vals = [self.narrow(self.expr(c), c) for c in named_children(node)]
-        return Val(ast.Tuple(elts=[v.expr for v in vals], ctx=ast.Load()),
+        return Val(ast.Tuple(elts=[v.expr for v in vals], ctx=LOAD),
                    Ty("tuple", None, tuple(v.ty for v in vals)))
 
     def expr_array_expression(self, node: Node) -> Val:
         vals = [self.expr(c) for c in named_children(node)]
-        return Val(ast.List(elts=[v.expr for v in vals], ctx=ast.Load()), Ty("const", "list"))
+        return Val(ast.List(elts=[v.expr for v in vals], ctx=LOAD), Ty("const", "list"))
 
     def expr_reference_expression(self, node: Node) -> Val:
         inner = node.child_by_field_name("value")
@@ -976,7 +980,7 @@ class FunctionLowerer:
         if field_node.type == "integer_literal":
             i = int(text(field_node))
             ty = base.ty.items[i] if base.ty.kind == "tuple" and i < len(base.ty.items) else UNKNOWN
-            return Val(ast.Subscript(value=base.expr, slice=ast.Constant(i), ctx=ast.Load()), ty)
+            return Val(ast.Subscript(value=base.expr, slice=ast.Constant(i), ctx=LOAD), ty)
         raise self.err(node, "E0002", f"field access `.{text(field_node)}` is not part of the DSL",
                        "kernels have no structs; pass the value as a parameter")
 

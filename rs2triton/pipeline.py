@@ -246,6 +246,9 @@ def transpile_file_cached(path: str | os.PathLike, cache: Cache) -> Result:
     """:func:`transpile_file`, with the text and line map served from ``cache`` when the source is unchanged."""
     p = Path(path)
     data, display = _read(p), _display(p)
+    from .tuning import forget_pyprojects
+
+    forget_pyprojects()
     pyproject = _pyproject(p, True)
     key = cache.key(data, display, _options(True, pyproject))
     hit = cache.get(key)
@@ -421,6 +424,9 @@ def plan(srcs: list[str], outdir: str | os.PathLike, warnings: list[Diagnostic] 
     """
     if line_comments:
         cache = None
+    from .tuning import forget_pyprojects
+
+    forget_pyprojects()
     out = Path(outdir)
     files: dict[Path, str] = {}
     errors: list[Diagnostic] = []

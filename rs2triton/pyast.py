@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from .ops import REQUIRED, Param
 
@@ -15,6 +16,10 @@ PY_RESERVED = frozenset(
     finally for from global if import in is lambda nonlocal not or pass raise return try while with
     yield tl triton libdevice range float int min max len print""".split()
 )
+
+# One shared load context for every name and attribute built here (an AST node's `ctx` is
+# a marker; nothing mutates it), rather than a new object for each.
+LOAD = ast.Load()
 
 COMMENT_CALL = "__rs2triton_comment__"
 TRAILING_CALL = "__rs2triton_trailing__"  # a comment that ends the line before it
@@ -27,7 +32,7 @@ def is_comment_marker(stmt: ast.stmt) -> bool:
 
 
 def comment_marker(line: str, trailing: bool = False) -> ast.stmt:
-    return ast.Expr(ast.Call(func=ast.Name(id=TRAILING_CALL if trailing else COMMENT_CALL, ctx=ast.Load()),
+    return ast.Expr(ast.Call(func=ast.Name(id=TRAILING_CALL if trailing else COMMENT_CALL, ctx=LOAD),
                              args=[ast.Constant(line)], keywords=[]))
 
 
@@ -52,9 +57,8 @@ class _Omit:
 OMIT = _Omit()
 
 
-@dataclass(frozen=True)
-class Ty:
-    """Static type of a lowered value.
+class Ty(NamedTuple):
+    """Static type of a lowered value (an immutable tuple: lowering makes one or more per node).
 
     ``kind``: ``const`` (known when Triton compiles: literals, const generics),
     ``scalar``/``tensor`` (runtime values), ``ptr`` (a pointer parameter),
@@ -112,14 +116,14 @@ def python_name(rust: str) -> str:
 
 
 def name(id_: str) -> ast.Name:
-    return ast.Name(id=id_, ctx=ast.Load())
+    return ast.Name(id=id_, ctx=LOAD)
 
 
 def attr_path(dotted: str) -> ast.expr:
     parts = dotted.split(".")
     node: ast.expr = name(parts[0])
     for p in parts[1:]:
-        node = ast.Attribute(value=node, attr=p, ctx=ast.Load())
+        node = ast.Attribute(value=node, attr=p, ctx=LOAD)
     return node
 
 
@@ -163,7 +167,7 @@ def exact_in_f32(e: ast.expr) -> bool:
 
 def shape_form(lst: ast.List, form: str) -> ast.expr:
     if form == "tuple":
-        return ast.Tuple(elts=lst.elts, ctx=ast.Load())
+        return ast.Tuple(elts=lst.elts, ctx=LOAD)
     if form == "scalar_or_list" and len(lst.elts) == 1:
         return lst.elts[0]
     return lst

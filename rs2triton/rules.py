@@ -14,6 +14,7 @@ import ast
 from .ops import DTYPES, F32_MATH, KEEPS_F32, METHODS, OPS, UNSUPPORTED, Op
 from .parse import text
 from .pyast import (
+    LOAD,
     NONE_TY,
     OMIT,
     BlockPtr,
@@ -81,7 +82,7 @@ def _f32_math(lw, lowered, node) -> tuple[list, str | None]:
     if elem is None or elem in ("f32", "f64") or x.ty.kind == "const" or lw.is_float(x.ty) is False:
         return lowered, None
     if elem in ("f16", "bf16"):
-        promoted = call(ast.Attribute(value=x.expr, attr="to", ctx=ast.Load()), [attr_path("tl.float32")])
+        promoted = call(ast.Attribute(value=x.expr, attr="to", ctx=LOAD), [attr_path("tl.float32")])
     else:  # a dtype parameter: only known when Triton compiles
         promoted = call(use_helper(lw.ctx, UPCAST_HELPER), [x.expr])
     return [(p, Val(promoted, Ty(x.ty.kind, "f32")), a), *lowered[1:]], elem
@@ -118,14 +119,14 @@ def rule_binop(lw, op: Op, arg_nodes, generics, node) -> Val:
 def rule_arange_f32(lw, op: Op, arg_nodes, generics, node) -> Val:
     lowered = lw.lower_args(op, arg_nodes)
     inner = lw.build_call("tl.arange", lowered)
-    return Val(call(ast.Attribute(value=inner, attr="to", ctx=ast.Load()), [attr_path("tl.float32")]),
+    return Val(call(ast.Attribute(value=inner, attr="to", ctx=LOAD), [attr_path("tl.float32")]),
                Ty("tensor", "f32"))
 
 
 def rule_load_scalar_f32_as_i32(lw, op: Op, arg_nodes, generics, node) -> Val:
     ptr, off = lw.expr(arg_nodes[0]), lw.expr(arg_nodes[1])
     loaded = call("tl.load", [ast.BinOp(left=ptr.expr, op=ast.Add(), right=off.expr)])
-    return Val(call(ast.Attribute(value=loaded, attr="to", ctx=ast.Load()), [attr_path("tl.int32")]),
+    return Val(call(ast.Attribute(value=loaded, attr="to", ctx=LOAD), [attr_path("tl.int32")]),
                Ty("scalar", "i32"))
 
 
@@ -183,7 +184,7 @@ def rule_cast(lw, op: Op, arg_nodes, generics, node) -> Val:
         return Val(call("tl.full", [x.expr.args[0], fill], [("dtype", dtype)]), Ty("tensor", dst))
     if x.ty.kind not in ("tensor", "ptrs"):  # scalars may be plain Python numbers: no `.to`
         return Val(call("tl.cast", [x.expr, dtype], kws), Ty("scalar" if x.ty.kind != "unknown" else "tensor", dst))
-    return Val(call(ast.Attribute(value=x.expr, attr="to", ctx=ast.Load()), [dtype], kws), Ty(x.ty.kind, dst))
+    return Val(call(ast.Attribute(value=x.expr, attr="to", ctx=LOAD), [dtype], kws), Ty(x.ty.kind, dst))
 
 
 def rule_trans(lw, op: Op, arg_nodes, generics, node) -> Val:
@@ -260,7 +261,7 @@ def _expand(e: ast.expr, dim: int, rank: int) -> ast.expr:
     if rank == 1:
         return e
     idx = [ast.Slice() if i == dim else ast.Constant(None) for i in range(rank)]
-    return ast.Subscript(value=e, slice=ast.Tuple(elts=idx, ctx=ast.Load()), ctx=ast.Load())
+    return ast.Subscript(value=e, slice=ast.Tuple(elts=idx, ctx=LOAD), ctx=LOAD)
 
 
 def _block_ptr_access(lw, op: Op, lowered, node) -> Val:
@@ -274,7 +275,7 @@ def _block_ptr_access(lw, op: Op, lowered, node) -> Val:
         lw.emit(ast.Assign(targets=[ast.Name(id=var, ctx=ast.Store())],
                            value=ast.BinOp(left=bp.offsets[i], op=ast.Add(),
                                            right=call("tl.arange", [ast.Constant(0), bp.block[i]]))), node)
-        index.append(ast.Name(id=var, ctx=ast.Load()))
+        index.append(ast.Name(id=var, ctx=LOAD))
     ptr: ast.expr = bp.base
     for i in range(rank):
         term = _expand(index[i], i, rank)
@@ -336,7 +337,7 @@ def rule_method(lw, op: Op, arg_nodes, generics, node) -> Val:
     recv = lowered[0][1]
     args = [v.expr for _, v, _ in lowered[1:] if v is not OMIT]
     ty = Ty("tensor", recv.ty.elem) if op.returns != "none" else NONE_TY
-    return Val(call(ast.Attribute(value=recv.expr, attr=op.target, ctx=ast.Load()), args), ty)
+    return Val(call(ast.Attribute(value=recv.expr, attr=op.target, ctx=LOAD), args), ty)
 
 
 def rule_combine(lw, op: Op, arg_nodes, generics, node) -> Val:
@@ -375,7 +376,7 @@ def rule_inline_asm(lw, op: Op, arg_nodes, generics, node) -> Val:
     lowered = lw.lower_args(op, arg_nodes)
     elem = text(generics[0])
     kws = [("asm", lowered[0][1].expr), ("constraints", lowered[1][1].expr),
-           ("args", ast.List(elts=[], ctx=ast.Load())), ("dtype", lw.dtype_expr(elem, generics[0])),
+           ("args", ast.List(elts=[], ctx=LOAD)), ("dtype", lw.dtype_expr(elem, generics[0])),
            ("is_pure", lowered[2][1].expr), ("pack", lowered[3][1].expr)]
     return Val(call(op.target, [], kws), Ty("scalar", elem))
 

@@ -30,11 +30,23 @@ TABLE_KEYS = ("key", "configs", "sweep", "reset_to_zero", "restore_value")
 
 
 def find_pyproject(source: Path) -> Path | None:
-    for folder in source.resolve().parents:
-        candidate = folder / "pyproject.toml"
-        if candidate.is_file():
-            return candidate
-    return None
+    """The nearest ``pyproject.toml`` in a folder above ``source``."""
+    return _pyproject_above(source.resolve().parent)
+
+
+def forget_pyprojects() -> None:
+    """Look for pyproject.toml files afresh (the start of a run: one may have been made since)."""
+    _pyproject_above.cache_clear()
+
+
+@lru_cache(maxsize=256)
+def _pyproject_above(folder: Path) -> Path | None:
+    # Cached per folder within one run (see pipeline.plan, which clears it first): a run's
+    # files share their folders, and each lookup is a stat per level.
+    candidate = folder / "pyproject.toml"
+    if candidate.is_file():
+        return candidate
+    return None if folder.parent == folder else _pyproject_above(folder.parent)
 
 
 @lru_cache(maxsize=16)
