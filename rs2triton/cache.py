@@ -29,13 +29,13 @@ import sqlite3
 import sys
 import tempfile
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from functools import lru_cache
 from pathlib import Path
 
 from .diagnostics import Diagnostic
 
-FORMAT = 2  # bump when the entry layout changes (an older file is then started afresh)
+FORMAT = 2  # bump when the entry layout changes (a file of another format is started afresh)
 
 
 def cache_dir() -> Path:
@@ -198,19 +198,13 @@ class Cache:
 
     def _write(self, con: sqlite3.Connection, sql: str, rows: list[tuple]) -> None:
         """``sql`` for every row, in one transaction; also, once a day, delete long-unused entries."""
-        con.execute("BEGIN IMMEDIATE")  # (take the write lock now: two readers upgrading would deadlock)
-        try:
+        with _transaction(con):
             con.executemany(sql, rows)
             day = today()
             pruned = con.execute("SELECT value FROM meta WHERE name = 'pruned'").fetchone()
             if pruned is None or pruned[0] < day:
                 con.execute("DELETE FROM entries WHERE used < ?", (day - KEEP_DAYS,))
                 con.execute("INSERT OR REPLACE INTO meta VALUES ('pruned', ?)", (day,))
-            con.execute("COMMIT")
-        except BaseException:
-            with contextlib.suppress(sqlite3.Error):
-                con.execute("ROLLBACK")
-            raise
 
     def _run(self, op, default, retry: bool = False):
         """``op(connection)``, or ``default`` on any failure. A damaged file (or one that is not a
@@ -237,20 +231,14 @@ class Cache:
         try:
             con.execute("PRAGMA journal_mode = TRUNCATE")
             con.execute("PRAGMA synchronous = OFF")
-            if con.execute("PRAGMA user_version").fetchone()[0] != FORMAT:
-                con.execute("BEGIN IMMEDIATE")
-                try:
+            if con.execute("PRAGMA user_version").fetchone()[0] != FORMAT:  # new, or another format
+                with _transaction(con):
                     if con.execute("PRAGMA user_version").fetchone()[0] != FORMAT:  # (another process may have)
                         con.execute("DROP TABLE IF EXISTS entries")
                         con.execute("DROP TABLE IF EXISTS meta")
                         for statement in _SCHEMA:
                             con.execute(statement)
                         con.execute(f"PRAGMA user_version = {FORMAT}")
-                    con.execute("COMMIT")
-                except BaseException:
-                    with contextlib.suppress(sqlite3.Error):
-                        con.execute("ROLLBACK")
-                    raise
         except BaseException:
             con.close()
             raise
@@ -262,6 +250,19 @@ class Cache:
             with contextlib.suppress(sqlite3.Error):
                 self._con.close()
         self._con = None
+
+
+@contextlib.contextmanager
+def _transaction(con: sqlite3.Connection) -> Iterator[None]:
+    """A write transaction: committed whole, or rolled back."""
+    con.execute("BEGIN IMMEDIATE")  # (take the write lock now: two readers both upgrading would deadlock)
+    try:
+        yield
+        con.execute("COMMIT")
+    except BaseException:
+        with contextlib.suppress(sqlite3.Error):
+            con.execute("ROLLBACK")
+        raise
 
 
 def write_atomic(path: Path, text: str) -> None:

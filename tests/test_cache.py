@@ -96,13 +96,19 @@ def test_a_corrupt_entry_is_a_miss(src, tmp_path, counted):
     assert _plan(c) == cold and len(counted) == 2 * N_INPUTS  # rewritten whole by the run that missed
 
 
-@pytest.mark.parametrize("damage", ["garbage", "truncated"])
+@pytest.mark.parametrize("damage", ["garbage", "truncated", "another format"])
 def test_a_damaged_cache_file_is_replaced(src, tmp_path, counted, damage):
-    """A file that is not a database, or a damaged one, is a miss, and the next run starts a fresh one."""
+    """A file that is not a database, a damaged one or one of another layout is a miss, and the
+    next run starts a fresh one."""
     cold = _plan(cache.Cache(root=tmp_path / "cache"))
     db = tmp_path / "cache" / cache.DB_NAME
     data = db.read_bytes()
-    db.write_bytes(b"not a database\n" * 200 if damage == "garbage" else data[:len(data) // 3])
+    if damage == "another format":
+        for statement in ("DROP TABLE entries", "CREATE TABLE entries (key TEXT, value TEXT)",
+                          f"PRAGMA user_version = {cache.FORMAT - 1}"):
+            _sql(tmp_path / "cache", statement)
+    else:
+        db.write_bytes(b"not a database\n" * 200 if damage == "garbage" else data[:len(data) // 3])
     assert _plan(cache.Cache(root=tmp_path / "cache")) == cold and len(counted) == 2 * N_INPUTS
     assert _stored(tmp_path / "cache") == N_INPUTS
     assert _plan(cache.Cache(root=tmp_path / "cache")) == cold and len(counted) == 2 * N_INPUTS
