@@ -22,6 +22,21 @@ POINTER_WRAPPERS = {"InPtr": "in", "OutPtr": "out", "InOutPtr": "inout", "In": "
                     "InOut": "inout"}
 
 
+# What lies between the tokens of an attribute: whitespace and comments.
+_GAP = rb"(?:\s|//[^\n]*\n|/\*(?:[^*]|\*(?!/))*\*/)*"
+# `#[kernel]`, `#[kernel(...)]`, `#[tiled_kernel]`, `#[teeny_macros::kernel]`: an attribute whose
+# path ends in `kernel` or `tiled_kernel`, the ones `collect` looks at (see `_attr_name`).
+_PATH_SEGMENT = rb"(?:r#)?[^\s:()\[\]#/\"=,<>]+"  # any identifier (non-ASCII too), raw or not
+_KERNEL_ATTR = re.compile(rb"#" + _GAP + rb"\[" + _GAP + rb"(?:::" + _GAP + rb")?(?:" + _PATH_SEGMENT + _GAP
+                          + rb"::" + _GAP + rb")*(?:tiled_)?kernel(?![\w])")
+
+
+def may_define_kernels(source: bytes) -> bool:
+    """Whether ``source`` holds a kernel attribute at all; a file without one defines no
+    kernel and warns of none, so it is not even parsed (a crate's other files are cargo's)."""
+    return _KERNEL_ATTR.search(source) is not None
+
+
 @dataclass
 class DtypeParam:
     name: str

@@ -98,12 +98,14 @@ def too_deep(smap: SourceMap, root: Node) -> Diagnostic:
 
 def _lower_source(source: bytes, smap: SourceMap, line_comments: bool, launchers: bool,
                   pyproject: Path | None) -> Result:
-    from .discover import collect
+    from .discover import collect, may_define_kernels
     from .lower import ModuleContext, lower_kernel
     from .parse import parse
     from .render import render_unformatted, unparse
 
     path = smap.path
+    if not may_define_kernels(source):
+        return Result(path, None)
     with smap.guard(None, "parsing"):
         tree = parse(source, smap)
         items = collect(tree.root_node, smap)

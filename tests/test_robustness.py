@@ -166,6 +166,42 @@ def test_a_module_too_deep_for_pythons_compiler_is_refused(monkeypatch):
     assert d.code == "E0002" and "syntax-tree levels deep" in d.message
 
 
+def _items(src: bytes):
+    from rs2triton.diagnostics import SourceMap
+    from rs2triton.discover import collect
+    from rs2triton.parse import parse
+
+    smap = SourceMap("x.rs", src)
+    try:
+        return collect(parse(src, smap).root_node, smap)
+    except TranspileError:
+        return None
+
+
+def test_files_skipped_unparsed_are_exactly_those_without_kernel_attributes():
+    """`may_define_kernels` is False only where collect would find no kernel and warn of none."""
+    from rs2triton.discover import may_define_kernels
+
+    sources = fuzz.seed_sources()
+    sources += [fuzz.mutant(7, i, sources)[0] for i in range(300)]
+    sources += [VECTOR_ADD.replace(b"#[kernel]", attr) for attr in (
+        b"# [ kernel ]", b"#[/* k */ kernel]", b"#[::kernel]", b"#[teeny_macros::kernel]",
+        b"#[m\xc3\xb3dulo :: kernel]", b"#[tiled_kernel]", b"#[kernels]", b"#[cfg(kernel)]", b"// #[kernel]")]
+    skipped = 0
+    for src in sources:
+        items = _items(src)
+        if not may_define_kernels(src):
+            skipped += 1
+            assert items is None or (not items.kernels and not items.warnings), src[:200]
+    assert skipped >= 3  # the attribute spellings that are not kernels, at least
+
+
+def test_a_file_without_kernel_attributes_is_not_parsed(tmp_path):
+    (tmp_path / "host.rs").write_bytes(b"// talks about kernels, but defines none\nfn broken( {\n")
+    res = transpile_source((tmp_path / "host.rs").read_bytes(), "host.rs")
+    assert res.text is None and res.kernels == [] and res.warnings == []
+
+
 def test_float_boundary_check_is_a_diagnostic():
     [d] = rejected((fuzz.CORPUS / "float_boundary_check.rs").read_bytes())
     assert (d.code, d.line) == ("E0008", 4) and "boundary_check" in d.message
