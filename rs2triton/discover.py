@@ -150,7 +150,7 @@ def collect(root: Node, smap: SourceMap) -> ModuleItems:
 
     def walk(container: Node) -> None:
         pending_attrs: list[Node] = []
-        pending_doc: list[str] = []
+        pending_doc: list[Node] = []  # the comments just above the next item
         for child in container.named_children:
             if child.type == "line_comment":
                 if container is root and not kernels and not functions:
@@ -158,9 +158,7 @@ def collect(root: Node, smap: SourceMap) -> ModuleItems:
                     if inner is not None:
                         module_doc.append(inner)
                         continue
-                line = _doc_text(child)
-                if line is not None:
-                    pending_doc.append(line)
+                pending_doc.append(child)  # its text is only read if a kernel follows
                 continue
             if child.type == "block_comment":
                 continue
@@ -176,7 +174,8 @@ def collect(root: Node, smap: SourceMap) -> ModuleItems:
                         kernel_attr = (a, aargs)
                 tiled = next((a for a in pending_attrs if _attr_name(a)[0] == "tiled_kernel"), None)
                 if kernel_attr is not None:
-                    doc = "\n".join(pending_doc).strip("\n") or None
+                    lines = (_doc_text(c) for c in pending_doc)
+                    doc = "\n".join(line for line in lines if line is not None).strip("\n") or None
                     kernels.append(_signature(child, doc, kernel_attr[1], smap))
                 elif tiled is not None:
                     warnings.append(smap.diag(
