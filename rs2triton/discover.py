@@ -34,7 +34,7 @@ _KERNEL_ATTR = re.compile(rb"#" + _GAP + rb"\[" + _GAP + rb"(?:::" + _GAP + rb")
 def may_define_kernels(source: bytes) -> bool:
     """Whether ``source`` holds a kernel attribute at all; a file without one defines no
     kernel and warns of none, so it is not even parsed (a crate's other files are cargo's)."""
-    return _KERNEL_ATTR.search(source) is not None
+    return b"kernel" in source and _KERNEL_ATTR.search(source) is not None
 
 
 @dataclass
@@ -75,11 +75,17 @@ class Kernel:
     node: Node = field(repr=False, compare=False, default=None)
 
     def dtype_param(self, name: str) -> DtypeParam | None:
-        return next((d for d in self.dtype_params if d.name == name), None)
+        for d in self.dtype_params:  # (a plain loop: lowering asks this for most operations)
+            if d.name == name:
+                return d
+        return None
 
     def pointer_for(self, dtype_name: str) -> KernelParam | None:
         """The first pointer parameter whose element type is ``dtype_name``."""
-        return next((p for p in self.params if p.kind == "pointer" and p.elem == dtype_name), None)
+        for p in self.params:
+            if p.kind == "pointer" and p.elem == dtype_name:
+                return p
+        return None
 
     def accepted_dtypes(self, dtype_name: str) -> tuple[str, ...]:
         """Rust element types a launcher may bind ``dtype_name`` to."""
