@@ -1,6 +1,8 @@
 """Rendering: Python AST -> the text of a generated module.
 
-Function bodies are printed with ``ast.unparse`` (so they always parse); the
+Functions are printed from the AST (so they always parse) by ``printer.py``, which prints
+what ``ast.unparse`` would, only faster; :func:`unparse_reference` is the slow reference it
+is tested against and falls back to. The
 module around them comes from ``rs2triton/templates/module.py.j2`` (package data, read with
 :mod:`importlib.resources`); ``ruff format`` gives the final layout, in one call for
 every module of a run (:func:`format_batch`). The result is compiled before anyone may
@@ -58,25 +60,33 @@ def _give_statements_lines(stmts: list) -> None:
             _give_statements_lines(s.body)
 
 
-def _comment(body: str) -> str:
-    return f"# {body}".rstrip() if body else "#"
-
-
 def unparse(node: ast.AST) -> str:
+    """A function definition or module constant as text (comment markers as comments)."""
+    from .printer import Unhandled, print_tree
+
+    try:
+        return print_tree(node)
+    except Unhandled:  # a node type printer.py does not know: the reference prints it
+        return unparse_reference(node)
+
+
+def unparse_reference(node: ast.AST) -> str:
+    """What :func:`unparse` prints, the slow way: ``ast.unparse``, then text passes that
+    turn comment markers into comments and lay out a commented signature."""
+    from .printer import comment
+
     _give_statements_lines([node])
     src = ast.unparse(node)
     if isinstance(node, ast.FunctionDef) and any(getattr(a, "rs_comments", None) for a in node.args.args):
         src = _commented_signature(node, src)
-    src = _comment_re().sub(lambda m: m.group(1) + _comment(ast.literal_eval(m.group(2))), src)
+    src = _comment_re().sub(lambda m: m.group(1) + comment(ast.literal_eval(m.group(2))), src)
     return _place_trailing(src)
-
-
-LINE_LENGTH = 88  # ruff format's default, which lays the module out
 
 
 def _place_trailing(src: str) -> str:
     """A trailing comment ends the line before it (its statement's, or a block header's);
     when that line would grow too long, it goes on its own line just above instead."""
+    from .printer import LINE_LENGTH, comment
     from .pyast import TRAILING_CALL
 
     if TRAILING_CALL not in src:
@@ -87,7 +97,7 @@ def _place_trailing(src: str) -> str:
         if m is None or not out:
             out.append(line)
             continue
-        note = _comment(ast.literal_eval(m.group(1)))
+        note = comment(ast.literal_eval(m.group(1)))
         prev = out[-1]
         if len(prev) + 2 + len(note) <= LINE_LENGTH:
             out[-1] = f"{prev}  {note}"
@@ -97,16 +107,12 @@ def _place_trailing(src: str) -> str:
 
 
 def _commented_signature(fn: ast.FunctionDef, src: str) -> str:
-    """One parameter a line, with the comments the Rust parameters had (``arg.rs_comments``:
-    the lines above it, and the one at the end of its line)."""
-    lines = [f"def {fn.name}("]
-    for a in fn.args.args:
-        above, after = getattr(a, "rs_comments", None) or ([], None)
-        lines += [f"    {_comment(c)}" for c in above]
-        lines.append(f"    {ast.unparse(a)},{'  ' + _comment(after) if after is not None else ''}")
-    lines.append("):")
+    """The ``def`` line replaced by one parameter a line, with the comments the Rust
+    parameters had (see ``printer.signature_with_comments``)."""
+    from .printer import signature_with_comments
+
     header = re.compile(rf"^def {re.escape(fn.name)}\(.*\):$", re.M)
-    return header.sub(lambda _: "\n".join(lines), src, count=1)
+    return header.sub(lambda _: "\n".join(signature_with_comments(fn)), src, count=1)
 
 
 def render_module(source: str, doc: str | None, imports: list[str], consts: list[str],
@@ -120,8 +126,9 @@ def render_unformatted(source: str, doc: str | None, imports: list[str], consts:
     """The module text before ``ruff format``: valid Python, not yet laid out."""
     doc_text = None
     if doc:
-        doc_text = ast.unparse(ast.Module(body=[ast.Expr(ast.Constant(doc + ("\n" if "\n" in doc else "")))],
-                                          type_ignores=[]))
+        from .printer import docstring_literal
+
+        doc_text = docstring_literal(doc + ("\n" if "\n" in doc else ""))
     text = _env().get_template("module.py.j2").render(
         header_prefix=HEADER_PREFIX, source=_safe_comment(source), doc=doc_text, imports=sorted(imports), consts=consts,
         functions=functions, launchers=list(launchers), runtime_import=RUNTIME_IMPORT)
