@@ -17,6 +17,10 @@ from rs2triton.printer import LINE_LENGTH, Printer, Unhandled, docstring_literal
 from rs2triton.pyast import comment_marker
 from tests.conftest import ROOT
 
+# Python 3.10's ast.unparse writes tuple targets in parentheses (`(a, b) = f()`); printer.py
+# writes them as 3.11 and later do, so on 3.10 whole functions may differ from the reference.
+STATEMENTS_AS_311 = pytest.mark.skipif(sys.version_info < (3, 11), reason="3.10's ast.unparse: `(a, b) = ...`")
+
 # ------------------------------------------------------------------ every known kernel
 
 
@@ -29,6 +33,7 @@ def _sources(tmp: Path) -> list[Path]:
     return [p for d in dirs for p in sorted(d.glob("*.rs"))] + sorted(tmp.rglob("*.rs"))
 
 
+@STATEMENTS_AS_311
 def test_every_known_kernel_prints_as_the_reference_prints_it(tmp_path, monkeypatch):
     printed: list[tuple[str, ast.AST, str]] = []
 
@@ -211,6 +216,7 @@ def _functions(depth: int):
         args, docstrings, st.lists(_statements(depth), min_size=1, max_size=5))
 
 
+@STATEMENTS_AS_311
 @settings(max_examples=150, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
 @given(_functions(2))
 def test_random_functions_print_as_the_reference_prints_them(fn):
