@@ -91,10 +91,13 @@ def main() -> None:
         tmp = Path(tmp_s)
         corpus = tmp / "corpus"
         shutil.copytree(ROOT / "kernels_rs", corpus / "kernels_rs")
-        _, generated = generate(corpus / "stress", a.files, seed=0)
+        generate(corpus / "stress", a.files, seed=0)
         for i, d in enumerate(a.dirs):
             shutil.copytree(d, corpus / f"extra{i}_{d.name}", ignore=shutil.ignore_patterns("target"))
         n_files = len(list(corpus.rglob("*.rs")))
+        kernels = sum(1 for f in corpus.rglob("*.rs")
+                      for line in f.read_text(encoding="utf-8", errors="replace").splitlines()
+                      if line.lstrip().startswith("#[kernel"))
 
         py = sys.executable
         warm_cache, warm_out = tmp / "warm-cache", tmp / "warm-out"
@@ -131,9 +134,7 @@ def main() -> None:
 
     med = {k: statistics.median(v) for k, v in times.items()}
     cpu = {k: statistics.median(v) for k, v in CPU.items()}
-    kernels = generated + sum(1 for f in (ROOT / "kernels_rs").glob("*.rs") for line in f.read_text().splitlines()
-                              if line.startswith("#[kernel"))
-    print(f"corpus: {n_files} .rs files, {kernels}+ kernels (kernels_rs + stress corpus"
+    print(f"corpus: {n_files} .rs files, {kernels} #[kernel] fns (kernels_rs + stress corpus"
           f"{' + ' + ', '.join(map(str, a.dirs)) if a.dirs else ''}); median of {a.rounds} alternated rounds")
     print(f"{'run':<24} {'median s':>9} {'x parse':>8}   {'min s':>6} {'max s':>6}   {'CPU s':>6} {'x parse':>8}")
     for k, v in times.items():
