@@ -311,8 +311,7 @@ def transpile_many(sources: list[tuple[bytes, str, dict]], jobs: int = 1,
         return _transpile_share(sources, line_comments)
     # Forked before the lowering stages are imported (tree-sitter, the op tables, jinja2):
     # every process imports them at the same time, rather than the others waiting for this one.
-    order = sorted(range(len(sources)), key=lambda i: -len(sources[i][0]))  # big files first, dealt out
-    shares = [order[j::jobs] for j in range(jobs)]
+    shares = _balanced_shares([len(src) if b"kernel" in src else 0 for src, *_ in sources], jobs)
     children = []
     for share in shares[1:]:
         read_end, write_end = os.pipe()
@@ -344,6 +343,19 @@ def transpile_many(sources: list[tuple[bytes, str, dict]], jobs: int = 1,
 
 
 _MIN_FILES_PER_JOB = 8  # below this, starting a process costs more than it saves
+
+
+def _balanced_shares(weights: list[int], jobs: int) -> list[list[int]]:
+    """Indices of ``weights`` split into ``jobs`` shares of about equal total weight (the
+    heaviest first, each to the lightest share so far). A file's weight is its size, or 0
+    when it cannot hold a kernel (it is not even parsed: see discover.may_define_kernels)."""
+    shares: list[list[int]] = [[] for _ in range(jobs)]
+    totals = [0] * jobs
+    for i in sorted(range(len(weights)), key=lambda i: -weights[i]):
+        j = min(range(jobs), key=lambda j: (totals[j], len(shares[j])))
+        shares[j].append(i)
+        totals[j] += weights[i]
+    return [sorted(share) for share in shares]
 
 
 def _child(read_end: int, write_end: int, sources: list[tuple[bytes, str]], line_comments: bool) -> None:
