@@ -115,15 +115,19 @@ def python_name(rust: str) -> str:
     return base + "_" if base in PY_RESERVED else base
 
 
+# The helpers below build nodes with positional fields (`ast.Name(id, ctx)`): lowering makes
+# many of them, and keyword construction costs about twice as much.
+
+
 def name(id_: str) -> ast.Name:
-    return ast.Name(id=id_, ctx=LOAD)
+    return ast.Name(id_, LOAD)
 
 
 def attr_path(dotted: str) -> ast.expr:
     parts = dotted.split(".")
-    node: ast.expr = name(parts[0])
+    node: ast.expr = ast.Name(parts[0], LOAD)
     for p in parts[1:]:
-        node = ast.Attribute(value=node, attr=p, ctx=LOAD)
+        node = ast.Attribute(node, p, LOAD)  # value, attr, ctx
     return node
 
 
@@ -135,7 +139,7 @@ def const(v) -> ast.expr:
 
 def call(func: str | ast.expr, args=(), keywords=()) -> ast.Call:
     f = attr_path(func) if isinstance(func, str) else func
-    return ast.Call(func=f, args=list(args), keywords=[ast.keyword(arg=k, value=v) for k, v in keywords])
+    return ast.Call(f, list(args), [ast.keyword(k, v) for k, v in keywords])  # func, args, keywords
 
 
 def literal_value(e: ast.expr):
