@@ -22,6 +22,7 @@ from .diagnostics import Diagnostic, SourceMap, TranspileError
 
 if TYPE_CHECKING:
     import ast
+    from collections.abc import Iterable
 
     from tree_sitter import Node
 
@@ -301,31 +302,36 @@ def transpile_many(sources: list[tuple[bytes, str, dict]], jobs: int = 1,
     """Transpile each (source, display path, lower_source options): a finished :class:`Result` or the
     file's errors.
 
-    With ``jobs`` > 1 and enough files, the files are split between this process and
-    ``jobs - 1`` forked ones (where ``os.fork`` exists); each lowers its share and
-    formats it with one ruff call. The results are the same as with ``jobs=1``,
-    except that results from other processes carry no ``kernels`` or ``functions``.
+    With ``jobs`` > 1 and enough files, this process and ``jobs - 1`` forked ones (where
+    ``os.fork`` exists) share the files: each takes the next one from a common queue (the
+    biggest first) until none is left, then formats what it lowered with one ruff call.
+    The results are the same as with ``jobs=1``, except that results from other processes
+    carry no ``kernels`` or ``functions``.
     """
     jobs = min(jobs, len(sources) // _MIN_FILES_PER_JOB)
     if jobs <= 1 or not hasattr(os, "fork"):
         return _transpile_share(sources, line_comments)
     _load_stages()  # once, here: the forked processes share them (fewer CPU seconds, same wall time)
-    shares = _balanced_shares([len(src) if b"kernel" in src else 0 for src, *_ in sources], jobs)
+    queue, queue_in = os.pipe()
     children = []
-    for share in shares[1:]:
+    for _ in range(jobs - 1):
         read_end, write_end = os.pipe()
         pid = os.fork()
-        if pid == 0:  # the child: transpile its share, send it back, and never return
-            _child(read_end, write_end, [sources[i] for i in share], line_comments)
+        if pid == 0:  # the child: transpile what it takes, send it back, and never return
+            _child(read_end, write_end, queue_in, sources, queue, line_comments)
         os.close(write_end)
-        children.append((pid, read_end, share))
+        children.append((pid, read_end))
+    order = sorted(range(len(sources)), key=lambda i: -_work(sources[i][0]))
+    with os.fdopen(queue_in, "wb") as f:  # (more than a pipe holds waits for the children to take some)
+        f.write(b"".join(i.to_bytes(_INDEX, "little") for i in order))
     outcomes: list = [None] * len(sources)
-    for i, r in zip(shares[0], _transpile_share([sources[i] for i in shares[0]], line_comments), strict=True):
+    for i, r in _transpile_queue(sources, queue, line_comments):
         outcomes[i] = r
+    os.close(queue)
     import pickle
 
     crash = None
-    for pid, read_end, share in children:
+    for pid, read_end in children:
         with os.fdopen(read_end, "rb") as f:
             data = f.read()
         os.waitpid(pid, 0)
@@ -333,40 +339,69 @@ def transpile_many(sources: list[tuple[bytes, str, dict]], jobs: int = 1,
         if status != "ok":
             crash = payload
             continue
-        for i, item in zip(share, payload, strict=True):
+        for i, item in payload:
             outcomes[i] = (Result(sources[i][1], item[0], [], item[1]) if isinstance(item, tuple)
                            else TranspileError(item))
-    if crash is not None:  # pragma: no cover - a bug in rs2triton
-        raise RuntimeError(f"rs2triton failed in a worker process:\n{crash}")
+    if crash is not None or any(o is None for o in outcomes):  # pragma: no cover - a bug in rs2triton
+        raise RuntimeError(f"rs2triton failed in a worker process:\n{crash or 'a file was not transpiled'}")
     return outcomes
 
 
 _MIN_FILES_PER_JOB = 8  # below this, starting a process costs more than it saves
+_INDEX = 4  # bytes per file index in the queue: a pipe read this small is atomic, so no two processes get one
 
 
-def _balanced_shares(weights: list[int], jobs: int) -> list[list[int]]:
-    """Indices of ``weights`` split into ``jobs`` shares of about equal total weight (the
-    heaviest first, each to the lightest share so far). A file's weight is its size, or 0
-    when it cannot hold a kernel (it is not even parsed: see discover.may_define_kernels)."""
-    shares: list[list[int]] = [[] for _ in range(jobs)]
-    totals = [0] * jobs
-    for i in sorted(range(len(weights)), key=lambda i: -weights[i]):
-        j = min(range(jobs), key=lambda j: (totals[j], len(shares[j])))
-        shares[j].append(i)
-        totals[j] += weights[i]
-    return [sorted(share) for share in shares]
+def _work(source: bytes) -> int:
+    """About how much lowering ``source`` takes, in units of a byte of kernel body: the text
+    from each `#[kernel` to the next line that starts with `}`, a thirteenth of the file
+    (parsing) and 700 for the file itself (fitted to the time per file on kernels_rs, a
+    sample of teenygrad's kernels and the stress corpus). 0 for a file without kernels,
+    which is not even parsed (see discover.may_define_kernels). Files are queued by it,
+    the biggest first, so that the processes finish together."""
+    if b"kernel" not in source:
+        return 0
+    body, i = 0, source.find(b"#[kernel")
+    while i >= 0:
+        end = source.find(b"\n}", i)
+        end = len(source) if end < 0 else end
+        body += end - i
+        i = source.find(b"#[kernel", end)
+    return body + len(source) // 13 + 700
 
 
-def _child(read_end: int, write_end: int, sources: list[tuple[bytes, str]], line_comments: bool) -> None:
+def _taken(queue: int):
+    """The indices this process takes from the queue, one at a time, until it is empty."""
+    while len(raw := os.read(queue, _INDEX)) == _INDEX:
+        yield int.from_bytes(raw, "little")
+
+
+def _transpile_queue(sources: list[tuple[bytes, str, dict]], queue: int,
+                     line_comments: bool) -> list[tuple[int, Result | TranspileError]]:
+    """(index, outcome) for every file this process took from ``queue``."""
+    taken: list[int] = []
+
+    def take():
+        for i in _taken(queue):
+            taken.append(i)
+            yield sources[i]
+
+    outcomes = _transpile_share(take(), line_comments)
+    return list(zip(taken, outcomes, strict=True))
+
+
+def _child(read_end: int, write_end: int, queue_in: int, sources: list[tuple[bytes, str, dict]], queue: int,
+           line_comments: bool) -> None:
     """A forked worker: whatever happens (an error, a closed pipe, Ctrl-C), it exits here."""
     status = 1
     try:
         os.close(read_end)
+        os.close(queue_in)  # the parent's to fill and close: the queue ends when it does
         import pickle
 
         try:
-            done = _transpile_share(sources, line_comments)
-            payload = ("ok", [(r.text, r.warnings) if isinstance(r, Result) else r.diagnostics for r in done])
+            done = _transpile_queue(sources, queue, line_comments)
+            payload = ("ok", [(i, (r.text, r.warnings) if isinstance(r, Result) else r.diagnostics)
+                              for i, r in done])
         except Exception:  # reported by the parent
             import traceback
 
@@ -389,7 +424,7 @@ def _load_stages() -> None:
     ruff_binary()
 
 
-def _transpile_share(sources: list[tuple[bytes, str, dict]],
+def _transpile_share(sources: Iterable[tuple[bytes, str, dict]],
                      line_comments: bool = False) -> list[Result | TranspileError]:
     out: list[Result | TranspileError] = []
     for data, display, options in sources:

@@ -334,14 +334,3 @@ def test_tuning_tables_and_plain_are_part_of_the_key(tmp_path, monkeypatch, coun
     assert len(counted) == 2 and '{"BLOCK_SIZE": 128}' in second[Path("out/vector_add.py")]
     plain = pipeline.plan(["k"], "out", cache=store, launchers=False)
     assert len(counted) == 3 and "Launcher" not in plain[Path("out/vector_add.py")]
-
-
-def test_files_are_shared_between_processes_by_weight():
-    from rs2triton.pipeline import _balanced_shares
-
-    weights = [900, 0, 0, 400, 350, 300, 0, 120, 80, 50]
-    shares = _balanced_shares(weights, 2)
-    assert sorted(i for share in shares for i in share) == list(range(len(weights)))
-    totals = [sum(weights[i] for i in share) for share in shares]
-    assert totals == [1100, 1100]  # dealing them out by size would give 1420 / 780
-    assert [len(share) for share in shares] == [5, 5]  # the weightless files go to the share with fewer
