@@ -552,18 +552,31 @@ def write(files: dict[Path, str]) -> list[Path]:
     them are written are they renamed into place, so a full disk or a read-only
     folder leaves nothing half-written (E0010).
     """
-    import tempfile
-
     staged: list[tuple[str, Path]] = []
+    made: set[str] = set()  # folders known to exist
+    tag = f".rs2triton-{os.getpid()}-{os.urandom(4).hex()}-"
     try:
         for path, text in sorted(files.items()):
-            if path.is_file() and path.read_text(encoding="utf-8", errors="replace") == text:
-                continue
-            path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".rs2triton-", suffix=".tmp")
+            target, data = os.fspath(path), text.encode("utf-8")
+            try:
+                with open(target, "rb") as f:
+                    if f.read() == data:
+                        continue  # unchanged: not even touched
+            except OSError:  # not there yet (or not a file: replacing it fails below, with the reason)
+                pass
+            folder = os.path.dirname(target) or "."
+            if folder not in made:
+                os.makedirs(folder, exist_ok=True)
+                made.add(folder)
+            tmp = os.path.join(folder, tag + os.path.basename(target))
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)  # (the umask applies, as for any file)
             staged.append((tmp, path))
-            with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
-                f.write(text)
+            try:
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(fd, view):]
+            finally:
+                os.close(fd)
         for tmp, path in staged:
             os.replace(tmp, path)
     except OSError as e:
