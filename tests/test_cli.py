@@ -1,5 +1,6 @@
 """The command line: transpile, check, run and ops, with their exit codes."""
 
+import os
 import shutil
 import subprocess
 import sys
@@ -221,3 +222,13 @@ def test_line_comments_name_the_rust_line_of_each_statement(runner, tree):
     compile(text, "linear.py", "exec")
     res = runner.invoke(main, ["transpile", "src/linear.rs", "-o", "plain"])
     assert "src/linear.rs:" not in (tree / "plain" / "linear.py").read_text().split("\n", 1)[1]  # off by default
+
+
+def test_generated_modules_get_the_usual_file_permissions(runner, tree):
+    old = os.umask(0o022)
+    try:
+        assert runner.invoke(main, ["transpile", "src", "-o", "out"]).exit_code == 0
+    finally:
+        os.umask(old)
+    modes = {p.name: p.stat().st_mode & 0o777 for p in (tree / "out").iterdir() if p.is_file()}
+    assert modes and set(modes.values()) == {0o644}, modes  # not a temp file's 0600
