@@ -127,6 +127,9 @@ _BOOLOPS = {"&&": ast.And, "||": ast.Or}
 BLOCK_PTR_OPS = frozenset({"load", "store", "advance"})
 
 
+_EXPR_METHODS: dict[str, str] = {}  # node type -> the name of the FunctionLowerer method for it
+
+
 def _guarded(method):
     """An unexpected exception while lowering ``node`` becomes an internal error located there."""
     @functools.wraps(method)
@@ -684,14 +687,21 @@ class FunctionLowerer:
         self.emit(ast.While(test=cond.expr, body=body, orelse=[]), node)
 
     # ---------------------------------------------------------------- expressions
-    @_guarded
     def expr(self, node: Node) -> Val:
-        method = getattr(self, f"expr_{node.type}", None)
-        if method is None:
-            hint = UNSUPPORTED_HINTS.get(node.type, "this Rust construct is not part of the kernel DSL")
-            what = node.type.replace("_expression", "").replace("_", " ")
-            raise self.err(node, "E0002", f"unsupported construct: {what}", hint)
-        return method(node)
+        """Lower an expression with its ``expr_<node type>`` method (what ``_guarded`` does,
+        written out: this runs for every expression node)."""
+        try:
+            kind = node.type
+            method = getattr(self, _EXPR_METHODS.get(kind) or _EXPR_METHODS.setdefault(kind, "expr_" + kind), None)
+            if method is None:
+                hint = UNSUPPORTED_HINTS.get(kind, "this Rust construct is not part of the kernel DSL")
+                what = kind.replace("_expression", "").replace("_", " ")
+                raise self.err(node, "E0002", f"unsupported construct: {what}", hint)
+            return method(node)
+        except (TranspileError, RecursionError):  # (too deeply nested source: see pipeline.py)
+            raise
+        except Exception as exc:  # noqa: BLE001 - the safety net: never a bare traceback
+            raise TranspileError([self.smap.ice(node, "lowering", exc)]) from exc
 
     def expr_parenthesized_expression(self, node: Node) -> Val:
         return self.expr(named_children(node)[0])
