@@ -14,8 +14,7 @@ from __future__ import annotations
 import ast
 import os
 import re
-import subprocess
-import tempfile
+import sys
 from collections.abc import Callable
 from functools import lru_cache
 from importlib import resources
@@ -142,7 +141,14 @@ def _safe_comment(s: str) -> str:
 
 @lru_cache(maxsize=1)
 def ruff_binary() -> str:
-    from ruff.__main__ import find_ruff_bin
+    """The ruff executable of the ``ruff`` package installed with rs2triton."""
+    if os.name == "posix" and sys.prefix != sys.base_prefix:
+        # In a virtual environment, where ruff's own lookup looks first (its scripts folder),
+        # without importing sysconfig for it.
+        here = os.path.join(sys.prefix, "bin", "ruff")
+        if os.path.isfile(here):
+            return here
+    from ruff import find_ruff_bin
 
     return find_ruff_bin()
 
@@ -164,6 +170,8 @@ def format_batch(texts: list[str], while_waiting: Callable[[], None] | None = No
         if while_waiting:
             while_waiting()
         return []
+    import subprocess
+
     if len(texts) == 1:
         proc = subprocess.Popen([ruff_binary(), "format", "--isolated", "--stdin-filename", "generated.py", "-"],
                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
@@ -172,6 +180,8 @@ def format_batch(texts: list[str], while_waiting: Callable[[], None] | None = No
         out, err = proc.communicate(texts[0].encode())
         _check(proc.returncode, err, texts)
         return [out.decode()]
+    import tempfile
+
     with tempfile.TemporaryDirectory(prefix="rs2triton-format-", dir=_scratch_dir()) as tmp:
         paths = [Path(tmp) / f"m{i}.py" for i in range(len(texts))]
         for p, t in zip(paths, texts, strict=True):

@@ -15,6 +15,7 @@ error (E0013) at transpile time.
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 from functools import lru_cache
@@ -30,13 +31,23 @@ TABLE_KEYS = ("key", "configs", "sweep", "reset_to_zero", "restore_value")
 
 
 def find_pyproject(source: Path) -> Path | None:
-    """The nearest ``pyproject.toml`` in a folder above ``source``."""
-    return _pyproject_above(source.resolve().parent)
+    """The nearest ``pyproject.toml`` in a folder above ``source`` (resolved: symbolic links followed)."""
+    if os.path.islink(source):
+        return _pyproject_above(source.resolve().parent)
+    # (joined, not normalised: `link/../x.rs` is resolved through the link, as Path.resolve does)
+    return _pyproject_in_or_above(os.path.dirname(os.path.join(os.getcwd(), os.fspath(source))))
+
+
+@lru_cache(maxsize=256)
+def _pyproject_in_or_above(folder: str) -> Path | None:
+    # One resolve per folder, not per file: a run's files share their folders.
+    return _pyproject_above(Path(folder).resolve())
 
 
 def forget_pyprojects() -> None:
     """Look for pyproject.toml files afresh (the start of a run: one may have been made since)."""
     _pyproject_above.cache_clear()
+    _pyproject_in_or_above.cache_clear()
 
 
 @lru_cache(maxsize=256)
