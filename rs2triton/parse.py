@@ -35,6 +35,8 @@ def blank_tile_attributes(source: bytes) -> bytes:
     parameter with two of them is valid Rust that tree-sitter-rust cannot parse.
     Blanking keeps every other byte (and so every diagnostic position) in place.
     """
+    if b"tile" not in source:  # (most files: no copy)
+        return source
     out = bytearray(source)
     for m in _TILE_ATTR.finditer(source):
         if _in_comment(source, m.start()):  # `#[tile(...)]` written in a (doc) comment is text
