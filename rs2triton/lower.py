@@ -226,7 +226,8 @@ class FunctionLowerer:
         with self.names.scope() if scoped else contextlib.nullcontext():
             self.bodies.append(body)
             children = named_children_with_comments(block)
-            self.find_counted_loops(children)
+            if self.smap.source.find(b"while", block.start_byte, block.end_byte) >= 0:  # (most blocks: none)
+                self.find_counted_loops(children)
             try:
                 self.lower_stmts(children, block)
             finally:
