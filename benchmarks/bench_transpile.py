@@ -138,8 +138,9 @@ def main() -> None:
 
     med = {k: statistics.median(v) for k, v in times.items()}
     cpu = {k: statistics.median(v) for k, v in CPU.items()}
-    print(f"corpus: {n_files} .rs files, {kernels} #[kernel] fns (kernels_rs + stress corpus"
-          f"{' + ' + ', '.join(map(str, a.dirs)) if a.dirs else ''}); median of {a.rounds} alternated rounds"
+    parts = ["kernels_rs"] + (["stress corpus"] if a.files else []) + [str(d) for d in a.dirs]
+    print(f"corpus: {n_files} .rs files, {kernels} #[kernel] fns ({' + '.join(parts)}); "
+          f"median of {a.rounds} alternated rounds"
           f"{'; python: ' + a.python if a.python != sys.executable else ''}")
     print(f"{'run':<24} {'median s':>9} {'x parse':>8}   {'min s':>6} {'max s':>6}   {'CPU s':>6} {'x parse':>8}")
     for k, v in times.items():
