@@ -27,7 +27,6 @@ import json
 import os
 import sqlite3
 import sys
-import tempfile
 import time
 from collections.abc import Iterator, Mapping
 from functools import lru_cache
@@ -79,7 +78,7 @@ def package_digest(root: Path = PACKAGE_ROOT) -> str:
 
 
 def _formatter_identity() -> str:
-    from .render import ruff_binary
+    from .formatter import ruff_binary
 
     ruff = ruff_binary()
     try:
@@ -268,6 +267,8 @@ def _transaction(con: sqlite3.Connection) -> Iterator[None]:
 def write_atomic(path: Path, text: str) -> None:
     """Write ``path`` whole or not at all (a temp file beside it, then a rename), so a reader
     in another process never sees half a file."""
+    import tempfile  # (only `load` writes files here: command-line runs start without it)
+
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=path.suffix)
     try:

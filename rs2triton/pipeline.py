@@ -166,7 +166,7 @@ def finish(results: list[Result]) -> None:
     Compiling catches what no parser would (a duplicate parameter, say) before
     anything is written; formatting changes only the layout.
     """
-    from .render import format_batch
+    from .formatter import format_batch
 
     todo = [r for r in results if r.text is not None]
     bad: list[Diagnostic] = []  # internal errors: generated code that does not compile
@@ -195,7 +195,7 @@ def finish(results: list[Result]) -> None:
 
 def _unformattable(results: list[Result]) -> list[Result]:
     """The modules ruff cannot format on their own (all of them if each one can)."""
-    from .render import format_code
+    from .formatter import format_code
 
     failing = []
     for r in results:
@@ -416,8 +416,9 @@ def _child(read_end: int, write_end: int, queue_in: int, sources: list[tuple[byt
 def _load_stages() -> None:
     """Import the lowering stages and build the parser and the template environment."""
     from . import lower  # noqa: F401 - imported for its side effect: loaded before forking
+    from .formatter import ruff_binary
     from .parse import _parser
-    from .render import _env, ruff_binary
+    from .render import _env
 
     _parser()
     _env().get_template("module.py.j2")

@@ -46,7 +46,7 @@ def test_generation_is_deterministic():
 
 
 def test_golden_files_are_ruff_clean_and_formatted():
-    from rs2triton.render import ruff_binary as _ruff
+    from rs2triton.formatter import ruff_binary as _ruff
 
     lint = subprocess.run([_ruff(), "check", "--isolated", str(GOLDEN)], capture_output=True, text=True)
     assert lint.returncode == 0, lint.stdout + lint.stderr
