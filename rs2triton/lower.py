@@ -1176,7 +1176,7 @@ class FunctionLowerer:
 
     def arg(self, node: Node) -> Val | _Omit:
         """A DSL method argument: `None` is the argument left out, `Some(x)` is `x`."""
-        if node.type == "identifier" and text(node) == "None":
+        if node.type == "identifier" and node.end_byte - node.start_byte == 4 and text(node) == "None":
             return OMIT
         return self.expr(node)
 
