@@ -535,7 +535,10 @@ def plan(srcs: list[str], outdir: str | os.PathLike, warnings: list[Diagnostic] 
         if any(src.is_relative_to(d) for d in dir_inputs):
             parent = rel.parent
             while True:
-                packages.add(out / parent / "__init__.py")
+                init = out / parent / "__init__.py"
+                if init in packages:  # and so are the folders above it
+                    break
+                packages.add(init)
                 if parent == Path("."):
                     break
                 parent = parent.parent
