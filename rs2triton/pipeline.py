@@ -313,17 +313,28 @@ def transpile_many(sources: list[tuple[bytes, str, dict]], jobs: int = 1,
         return _transpile_share(sources, line_comments)
     _load_stages()  # once, here: the forked processes share them (fewer CPU seconds, same wall time)
     queue, queue_in = os.pipe()
+    order = b"".join(i.to_bytes(_INDEX, "little") for i in
+                     sorted(range(len(sources)), key=lambda i: -_work(sources[i][0])))
+    if len(order) <= _PIPE_HOLDS:  # the usual case: the whole queue is in the pipe before anyone starts
+        os.write(queue_in, order)
+        os.close(queue_in)
+        order = b""
     children = []
     for _ in range(jobs - 1):
         read_end, write_end = os.pipe()
         pid = os.fork()
         if pid == 0:  # the child: transpile what it takes, send it back, and never return
-            _child(read_end, write_end, queue_in, sources, queue, line_comments)
+            _child(read_end, write_end, queue_in if order else None, sources, queue, line_comments)
         os.close(write_end)
         children.append((pid, read_end))
-    order = sorted(range(len(sources)), key=lambda i: -_work(sources[i][0]))
-    with os.fdopen(queue_in, "wb") as f:  # (more than a pipe holds waits for the children to take some)
-        f.write(b"".join(i.to_bytes(_INDEX, "little") for i in order))
+    if order:  # more than a pipe holds: written by a thread while every process (this one too) takes from it
+        import threading
+
+        def fill() -> None:
+            with os.fdopen(queue_in, "wb") as f:
+                f.write(order)
+
+        threading.Thread(target=fill, daemon=True).start()
     outcomes: list = [None] * len(sources)
     for i, r in _transpile_queue(sources, queue, line_comments):
         outcomes[i] = r
@@ -349,6 +360,7 @@ def transpile_many(sources: list[tuple[bytes, str, dict]], jobs: int = 1,
 
 _MIN_FILES_PER_JOB = 8  # below this, starting a process costs more than it saves
 _INDEX = 4  # bytes per file index in the queue: a pipe read this small is atomic, so no two processes get one
+_PIPE_HOLDS = 4096  # bytes any pipe holds without a reader (POSIX's PIPE_BUF minimum; Linux holds 64 KiB)
 
 
 def _work(source: bytes) -> int:
@@ -389,13 +401,14 @@ def _transpile_queue(sources: list[tuple[bytes, str, dict]], queue: int,
     return list(zip(taken, outcomes, strict=True))
 
 
-def _child(read_end: int, write_end: int, queue_in: int, sources: list[tuple[bytes, str, dict]], queue: int,
-           line_comments: bool) -> None:
+def _child(read_end: int, write_end: int, queue_in: int | None, sources: list[tuple[bytes, str, dict]],
+           queue: int, line_comments: bool) -> None:
     """A forked worker: whatever happens (an error, a closed pipe, Ctrl-C), it exits here."""
     status = 1
     try:
         os.close(read_end)
-        os.close(queue_in)  # the parent's to fill and close: the queue ends when it does
+        if queue_in is not None:
+            os.close(queue_in)  # the parent's to fill and close: the queue ends when it does
         import pickle
 
         try:

@@ -334,3 +334,24 @@ def test_tuning_tables_and_plain_are_part_of_the_key(tmp_path, monkeypatch, coun
     assert len(counted) == 2 and '{"BLOCK_SIZE": 128}' in second[Path("out/vector_add.py")]
     plain = pipeline.plan(["k"], "out", cache=store, launchers=False)
     assert len(counted) == 3 and "Launcher" not in plain[Path("out/vector_add.py")]
+
+
+def test_a_queue_longer_than_a_pipe_holds_is_shared_too(tmp_path):
+    """With more files than fit the pipe at once, a thread feeds the queue while every process takes."""
+    script = f"""
+import sys
+sys.path.insert(0, {str(ROOT)!r}); sys.path.insert(0, {str(ROOT / "benchmarks")!r})
+from pathlib import Path
+from gen_corpus import generate
+from rs2triton import pipeline
+generate(Path({str(tmp_path)!r}) / "src", files=26, seed=2)
+sources = [(p.read_bytes(), p.name, {{}}) for p in sorted((Path({str(tmp_path)!r}) / "src").rglob("*.rs"))]
+pipeline._PIPE_HOLDS = 8  # two files' worth
+one = pipeline.transpile_many(sources, jobs=1)
+three = pipeline.transpile_many(sources, jobs=3)
+assert [r.text for r in one] == [r.text for r in three] and sum(r.text is not None for r in one) >= 20
+assert any(r.text is not None and not r.kernels for r in three)  # (lowered in another process)
+print("ok", len(sources))
+"""
+    res = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0 and res.stdout.startswith("ok"), res.stdout + res.stderr
