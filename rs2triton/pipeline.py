@@ -79,20 +79,19 @@ def lower_source(source: bytes | str, path: str = "<string>", line_comments: boo
     try:
         return _lower_source(source, smap, line_comments, launchers, pyproject)
     except RecursionError:  # nesting so deep it used up Python's stack outside a kernel's lowering
-        from .parse import parse
-
-        raise TranspileError([too_deep(smap, parse(source, smap).root_node)]) from None
+        raise TranspileError([too_deep(smap)]) from None
 
 
-def too_deep(smap: SourceMap, root: Node) -> Diagnostic:
-    """E0002 at the most deeply nested node under ``root``: source nested so deeply that
-    lowering or printing it ran out of Python stack (a RecursionError).
+def too_deep(smap: SourceMap, root: Node | None = None) -> Diagnostic:
+    """E0002 at the most deeply nested node under ``root`` (by default, of the whole file,
+    parsed again): source nested so deeply that lowering, printing or compiling it ran out
+    of Python stack (a RecursionError).
 
     There is no fixed depth limit: nesting is refused only where it cannot be handled.
     """
-    from .parse import deepest
+    from .parse import deepest, parse
 
-    node, depth = deepest(root)
+    node, depth = deepest(root if root is not None else parse(smap.source, smap).root_node)
     return smap.diag(node, "E0002", f"unsupported construct: nesting {depth} syntax-tree levels deep",
                      "split the expression with `let` bindings or flatten the blocks")
 
@@ -208,11 +207,9 @@ def _unformattable(results: list[Result]) -> list[Result]:
 
 def _too_deep_module(r: Result, exc: BaseException) -> Diagnostic:
     """E0002 for a module Python cannot compile because it nests too deeply."""
-    from .parse import parse
-
     if r.smap is None:  # pragma: no cover - only fresh results are compiled
         return _internal_error(r, "generating Python for", exc)
-    return too_deep(r.smap, parse(r.smap.source, r.smap).root_node)
+    return too_deep(r.smap)
 
 
 def _internal_error(r: Result, doing: str, exc: BaseException) -> Diagnostic:
@@ -368,8 +365,10 @@ def _work(source: bytes) -> int:
     from each `#[kernel` to the next line that starts with `}`, a thirteenth of the file
     (parsing) and 700 for the file itself (fitted to the time per file on kernels_rs, a
     sample of teenygrad's kernels and the stress corpus). 0 for a file without kernels,
-    which is not even parsed (see discover.may_define_kernels). Files are queued by it,
-    the biggest first, so that the processes finish together."""
+    which is not even parsed (an estimate: a file that never says `kernel` cannot hold
+    one; discover.may_define_kernels decides exactly, for a little more time in this
+    serial step). Files are queued by it, the biggest first, so that the processes
+    finish together."""
     if b"kernel" not in source:
         return 0
     body, i = 0, source.find(b"#[kernel")
