@@ -1,9 +1,10 @@
-"""Formatting: the generated modules laid out by ruff, pinned and ``--isolated``.
+"""Formatting with ruff, pinned and ``--isolated``: for the modules the printer could not
+lay out itself (see ``printer.py``'s layout mode; usually none).
 
-One ruff process formats every module of a run (:func:`format_batch`), so the output
-does not depend on a user's ruff configuration and is byte-identical everywhere. The
-formatter's identity (:func:`ruff_binary`) is part of every transpile-cache key, so this
-module stays light: the cached path imports it and nothing else of rendering.
+One ruff process formats every such module of a process (:func:`format_batch`), so the
+output does not depend on a user's ruff configuration and is byte-identical everywhere.
+The formatter's identity (:func:`ruff_binary`) is part of every transpile-cache key, so
+this module stays light: the cached path imports it and nothing else of rendering.
 """
 
 from __future__ import annotations

@@ -51,10 +51,12 @@ def signature_literal(kernel: Kernel) -> dict:
 
 
 def launcher_source(kernel: Kernel, fn_name: str | None = None, python_names: list[str] | None = None,
-                    tuning: dict | None = None) -> str:
+                    tuning: dict | None = None, layout: bool = False) -> str:
     """``fn_name``: the jit function's name; ``python_names``: its parameters (Rust parameters, then
     const generics). Where lowering renamed one (a Python keyword gets a trailing ``_``), the
-    launcher is told."""
+    launcher is told. With ``layout``, the text is laid out as ``ruff format`` would (else it
+    is valid Python to be formatted); ``printer.Unhandled`` for a literal whose layout the
+    printer does not know."""
     name = launcher_name(kernel.name)
     lit = signature_literal(kernel)
     rust = [_bare(p.name) for p in kernel.params] + [_bare(c.name) for c in kernel.consts]
@@ -64,6 +66,13 @@ def launcher_source(kernel: Kernel, fn_name: str | None = None, python_names: li
             lit["names"] = renamed
     if tuning:
         lit["tuning"] = tuning
+    if layout:
+        from .printer import INDENT, literal_lines, string_literal
+
+        lines = [f"{name} = Launcher(", f"{INDENT}{fn_name or kernel.name},", f"{INDENT}{string_literal(name)},"]
+        for k, v in lit.items():
+            lines += literal_lines(f"{k}=", v, INDENT, ",")
+        return "\n".join([*lines, ")"])
     keywords = "".join(f"    {k}={v!r},\n" for k, v in lit.items())
     return f"{name} = Launcher(\n    {fn_name or kernel.name},\n    {name!r},\n{keywords})"
 

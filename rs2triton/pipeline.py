@@ -22,7 +22,7 @@ from .diagnostics import Diagnostic, SourceMap, TranspileError
 
 if TYPE_CHECKING:
     import ast
-    from collections.abc import Iterable
+    from collections.abc import Callable, Iterable
 
     from tree_sitter import Node
 
@@ -44,6 +44,8 @@ class Result:
         self._line_map = _line_map
         # The source, to place an internal error found after lowering (None from the cache).
         self.smap = smap
+        # Whether ``text`` is laid out (as ruff would); False: ``finish`` formats it with ruff.
+        self.laid_out = True
 
     def __repr__(self) -> str:
         return f"Result(source_path={self.source_path!r}, text={self.text!r}, kernels={self.kernels!r})"
@@ -101,7 +103,7 @@ def _lower_source(source: bytes, smap: SourceMap, line_comments: bool, launchers
     from .discover import collect, may_define_kernels
     from .lower import ModuleContext, lower_kernel
     from .parse import parse
-    from .render import render_unformatted, unparse
+    from .render import module_text
 
     path = smap.path
     if not may_define_kernels(source):
@@ -136,31 +138,35 @@ def _lower_source(source: bytes, smap: SourceMap, line_comments: bool, launchers
         for f in kernel_defs:
             add_line_comments(f, path)
     with smap.guard(None, "rendering the module for"):
-        helpers = [unparse(h) for h in ctx.helpers.values()]
         functions = list(ctx.helpers.values()) + kernel_defs
-        consts = [unparse(c) for c in ctx.used_consts.values()]
         launcher_defs = _launchers(items.kernels, kernel_defs, set(ctx.helpers) | set(ctx.used_consts), smap,
                                    pyproject) if launchers else []
-        text = render_unformatted(path, items.doc, sorted(ctx.imports), consts,
-                                  helpers + [unparse(f) for f in kernel_defs], launcher_defs)
-    return Result(path, text, items.kernels, items.warnings, functions, smap=smap)
+        text, laid_out = module_text(path, items.doc, sorted(ctx.imports), list(ctx.used_consts.values()),
+                                     functions, launcher_defs)
+    result = Result(path, text, items.kernels, items.warnings, functions, smap=smap)
+    result.laid_out = laid_out
+    return result
 
 
 def _launchers(kernels: list[Kernel], defs: list[ast.FunctionDef], taken: set[str], smap,
-               pyproject: Path | None) -> list[str]:
-    """The launcher definitions, with any tuning from ``pyproject``'s ``[tool.rs2triton.tune]``."""
+               pyproject: Path | None) -> list[Callable[[bool], str]]:
+    """The launcher definitions (functions of ``layout``: see ``render.module_text``), with any
+    tuning from ``pyproject``'s ``[tool.rs2triton.tune]``."""
+    from functools import partial
+
     from .launchgen import check_names, launcher_source
     from .tuning import tables, tuning_for
 
     check_names(kernels, taken, smap)
     where, text, tune = tables(pyproject)
-    return [launcher_source(k, d.name, [a.arg for a in d.args.args],
-                            tuning_for(k, where, text, tune[k.name]) if k.name in tune else None)
+    return [partial(launcher_source, k, d.name, [a.arg for a in d.args.args],
+                    tuning_for(k, where, text, tune[k.name]) if k.name in tune else None)
             for k, d in zip(kernels, defs, strict=True)]
 
 
 def finish(results: list[Result]) -> None:
-    """Lay out every module with one ruff call; each is compiled while ruff works.
+    """Compile every module; lay out those the printer could not with one ruff call
+    (each is compiled while ruff works).
 
     Compiling catches what no parser would (a duplicate parameter, say) before
     anything is written; formatting changes only the layout.
@@ -168,6 +174,7 @@ def finish(results: list[Result]) -> None:
     from .formatter import format_batch
 
     todo = [r for r in results if r.text is not None]
+    unformatted = [r for r in todo if not r.laid_out]
     bad: list[Diagnostic] = []  # internal errors: generated code that does not compile
 
     def compile_all() -> None:
@@ -181,15 +188,16 @@ def finish(results: list[Result]) -> None:
                            else _internal_error(r, "generating Python for", e))
 
     try:
-        texts = format_batch([r.text for r in todo], while_waiting=compile_all)
+        texts = format_batch([r.text for r in unformatted], while_waiting=compile_all)
     except Exception as e:  # noqa: BLE001 - ruff failed: a bug in rs2triton; say for which file
         if not bad:
-            bad = [_internal_error(r, "formatting the module for", e) for r in _unformattable(todo)]
+            bad = [_internal_error(r, "formatting the module for", e) for r in _unformattable(unformatted)]
         raise TranspileError(bad) from e
     if bad:
         raise TranspileError(bad)
-    for r, text in zip(todo, texts, strict=True):
+    for r, text in zip(unformatted, texts, strict=True):
         r.text = text
+        r.laid_out = True
 
 
 def _unformattable(results: list[Result]) -> list[Result]:

@@ -1,18 +1,20 @@
 """Rendering: Python AST -> the text of a generated module.
 
-Functions are printed from the AST (so they always parse) by ``printer.py``, which prints
-what ``ast.unparse`` would, only faster; :func:`unparse_reference` is the slow reference it
-is tested against and falls back to. The
-module around them comes from ``rs2triton/templates/module.py.j2`` (package data, read with
-:mod:`importlib.resources`); ``ruff format`` gives the final layout, in one call for
-every module of a run (``formatter.format_batch``). The result is compiled before anyone may
-write it (see ``pipeline.py``).
+Functions are printed from the AST (so they always parse) by ``printer.py``, laid out as
+``ruff format`` lays them out (:func:`module_text`). The module around them comes from
+``rs2triton/templates/module.py.j2`` (package data, read with :mod:`importlib.resources`),
+written in ruff's layout too. A module with a construct the printer cannot lay out is
+printed plainly instead (``printer.py`` without layout prints what ``ast.unparse`` would,
+only faster; :func:`unparse_reference` is the slow reference it is tested against and
+falls back to) and formatted by ruff (``formatter.format_batch``). The result is compiled
+before anyone may write it (see ``pipeline.py``).
 """
 
 from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Callable
 from functools import lru_cache
 from importlib import resources
 
@@ -110,12 +112,32 @@ def _commented_signature(fn: ast.FunctionDef, src: str) -> str:
     return header.sub(lambda _: "\n".join(signature_with_comments(fn)), src, count=1)
 
 
-def render_module(source: str, doc: str | None, imports: list[str], consts: list[str],
-                  functions: list[str], launchers: list[str] = ()) -> str:
-    """The finished module text (formatted); see :func:`render_unformatted` for batches."""
-    from .formatter import format_code
+def module_text(source: str, doc: str | None, imports: list[str], consts: list[ast.stmt],
+                functions: list[ast.FunctionDef], launchers: list[Callable[[bool], str]]) -> tuple[str, bool]:
+    """A generated module's text, and whether it is laid out already.
 
-    return format_code(render_unformatted(source, doc, imports, consts, functions, launchers))
+    Usually it is: the printer lays out what the lowering writes as ``ruff format`` would,
+    and the module needs no formatter. When some part has a construct whose layout the
+    printer does not know, the whole module is printed plainly instead, and False says
+    that ruff must lay it out (``formatter.format_batch``). ``launchers``: functions of
+    ``layout`` that write one launcher definition.
+    """
+    from .printer import Unhandled, docstring_lines, print_tree
+
+    try:
+        doc_text = "\n".join(docstring_lines(_module_doc(doc), "")) if doc else None
+        text = _render(source, doc_text, imports, [print_tree(c, True) for c in consts],
+                       [print_tree(f, True) for f in functions], [write(True) for write in launchers])
+        return text, True
+    except Unhandled:
+        pass
+    return render_unformatted(source, doc, imports, [unparse(c) for c in consts], [unparse(f) for f in functions],
+                              [write(False) for write in launchers]), False
+
+
+def _module_doc(doc: str) -> str:
+    # A module docstring of several lines closes on a line of its own.
+    return doc + ("\n" if "\n" in doc else "")
 
 
 def render_unformatted(source: str, doc: str | None, imports: list[str], consts: list[str],
@@ -125,7 +147,12 @@ def render_unformatted(source: str, doc: str | None, imports: list[str], consts:
     if doc:
         from .printer import docstring_literal
 
-        doc_text = docstring_literal(doc + ("\n" if "\n" in doc else ""))
+        doc_text = docstring_literal(_module_doc(doc))
+    return _render(source, doc_text, imports, consts, functions, launchers)
+
+
+def _render(source: str, doc_text: str | None, imports: list[str], consts: list[str],
+            functions: list[str], launchers: list[str]) -> str:
     text = _env().get_template("module.py.j2").render(
         header_prefix=HEADER_PREFIX, source=_safe_comment(source), doc=doc_text, imports=sorted(imports), consts=consts,
         functions=functions, launchers=list(launchers), runtime_import=RUNTIME_IMPORT)

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rs2triton import render
+from rs2triton import printer, render
 from rs2triton.diagnostics import TranspileError
 from rs2triton.pipeline import lower_source
 from rs2triton.printer import LINE_LENGTH, Printer, Unhandled, docstring_literal, print_tree
@@ -37,12 +37,12 @@ def _sources(tmp: Path) -> list[Path]:
 def test_every_known_kernel_prints_as_the_reference_prints_it(tmp_path, monkeypatch):
     printed: list[tuple[str, ast.AST, str]] = []
 
-    def both(node):
+    def both(node, layout=False):
         new = print_tree(node)  # raises Unhandled: a node the lowering makes and printer.py lacks
         printed.append((new, node, render.unparse_reference(node)))
-        return new
+        return print_tree(node, layout)
 
-    monkeypatch.setattr(render, "unparse", both)
+    monkeypatch.setattr(printer, "print_tree", both)
     files = _sources(tmp_path)
     for path in files:
         for line_comments in (False, True):  # `# path:LINE` trailing comments, placed by LINE_LENGTH

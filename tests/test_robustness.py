@@ -14,7 +14,7 @@ import jinja2
 import pytest
 from click.testing import CliRunner
 
-from rs2triton import TranspileError, formatter, render, transpile_source
+from rs2triton import TranspileError, formatter, printer, render, transpile_source
 from rs2triton.cli import main
 from rs2triton.diagnostics import ICE_CODE
 from rs2triton.lower import FunctionLowerer
@@ -251,13 +251,20 @@ def test_load_reports_an_internal_error_as_a_transpile_error(broken_binop, monke
 def test_a_rendering_failure_is_an_internal_error(monkeypatch):
     def fail(*args):
         raise jinja2.TemplateError("planted")
-    monkeypatch.setattr(render, "render_unformatted", fail)
+    monkeypatch.setattr(render, "_render", fail)
     [d] = rejected(VECTOR_ADD)
     assert d.code == ICE_CODE and d.message == "internal error in rs2triton while rendering the module for this file"
 
 
 def test_a_formatting_failure_is_an_internal_error_for_the_file_ruff_rejects(monkeypatch, tmp_path):
     real = formatter.format_batch
+    real_print = printer.print_tree
+
+    def unlaid(node, layout=False):  # every module left to ruff, as one with a construct the printer cannot lay out
+        if layout:
+            raise printer.Unhandled("planted")
+        return real_print(node)
+    monkeypatch.setattr(printer, "print_tree", unlaid)
 
     def picky(texts, while_waiting=None):
         if any("relu" in t for t in texts):
@@ -271,9 +278,8 @@ def test_a_formatting_failure_is_an_internal_error_for_the_file_ruff_rejects(mon
 
 
 def test_invalid_generated_python_is_an_internal_error_at_its_kernel(monkeypatch):
-    real = render.render_unformatted
-    monkeypatch.setattr(render, "render_unformatted",
-                        lambda *a: real(*a).replace("tl.store(", "tl.store((", 1))
+    real = render._render
+    monkeypatch.setattr(render, "_render", lambda *a: real(*a).replace("tl.store(", "tl.store((", 1))
     [d] = rejected(VECTOR_ADD)
     assert d.code == ICE_CODE and "while generating Python for function item" in d.message and d.line == 22
 

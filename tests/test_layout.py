@@ -1,0 +1,227 @@
+"""The printer's layout mode writes what ``ruff format`` writes, so a generated module needs
+no formatter: on every kernel the suite knows, on thousands of random statements, random
+docstrings and random launcher literals. What it cannot lay out it says so (``Unhandled``),
+and that module is formatted by ruff instead, with the same result."""
+
+import ast
+import random
+import sys
+from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from rs2triton import printer
+from rs2triton.diagnostics import TranspileError
+from rs2triton.formatter import format_batch, format_code
+from rs2triton.pipeline import finish, lower_source
+from rs2triton.printer import Printer, Unhandled, docstring_lines, literal_lines, print_tree
+from tests.conftest import ROOT
+
+
+def _plain(monkeypatch):
+    """Make every module leave its layout to ruff (the printer's fallback)."""
+    real = printer.print_tree
+
+    def unlaid(node, layout=False):
+        if layout:
+            raise Unhandled("planted")
+        return real(node)
+    monkeypatch.setattr(printer, "print_tree", unlaid)
+
+
+# ------------------------------------------------------------------ every known kernel
+
+
+def _sources(tmp: Path) -> list[Path]:
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from gen_corpus import generate
+
+    generate(tmp, files=35, seed=5)  # five files of each family
+    dirs = [ROOT / "kernels_rs", ROOT / "tests" / "kernels", ROOT / "tests" / "filecheck", ROOT / "tests" / "fuzz_corpus"]
+    return [p for d in dirs for p in sorted(d.glob("*.rs"))] + sorted(tmp.rglob("*.rs"))
+
+
+def _lower_all(files, **options):
+    out = []
+    for path in files:
+        try:
+            r = lower_source(path.read_bytes(), str(path), **options)
+        except TranspileError:
+            continue  # fuzz inputs that are rejected
+        if r.text is not None:
+            out.append(r)
+    return out
+
+
+def test_every_known_kernel_is_laid_out_as_ruff_lays_it_out(tmp_path, monkeypatch):
+    files = _sources(tmp_path)
+    variants = [{"line_comments": False}, {"line_comments": True}, {"launchers": False}]
+    laid = [r for options in variants for r in _lower_all(files, **options)]
+    assert len(laid) > 150
+    # Every one of them is laid out by the printer: none needs ruff.
+    assert [r.source_path for r in laid if not r.laid_out] == []
+    _plain(monkeypatch)
+    plain = [r for options in variants for r in _lower_all(files, **options)]
+    assert not any(r.laid_out for r in plain)
+    assert [r.source_path for r in laid] == [r.source_path for r in plain]
+    for r, want in zip(laid, format_batch([r.text for r in plain]), strict=True):
+        assert r.text == want, r.source_path
+
+
+def test_a_module_the_printer_cannot_lay_out_is_formatted_by_ruff():
+    # A docstring whose text ends in a double quote: the printer leaves such a module to
+    # ruff (which adds a space before closing quotes that would follow it).
+    source = (ROOT / "kernels_rs" / "relu.rs").read_text().replace(
+        "/// Grid: `[cdiv(n_elements, BLOCK_SIZE)]`.", '/// Clamp at zero: "relu"', 1)
+    r = lower_source(source, "relu.rs")
+    assert not r.laid_out
+    unformatted = r.text
+    finish([r])
+    assert r.laid_out and r.text == format_code(unformatted)
+    assert '    Clamp at zero: "relu"\n    """' in r.text
+
+
+# ------------------------------------------------------------------ random statements
+
+NAMES = ["x", "offs", "mask", "BLOCK_N", "stride_am", "acc", "row_start", "zero_fill", "a_ptr",
+         "dy_tile", "running_mean_accumulator", "sum_dy_gamma_xhat_broadcast_over_the_row"]
+CALLEES = ["tl.load", "tl.where", "tl.full", "tl.sum", "tl.maximum", "_upcast_f16", "tl.math.exp", "f"]
+KEYWORDS = ["mask", "other", "dtype", "axis", "eviction_policy"]
+ARITHMETIC = [ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.BitAnd, ast.BitOr, ast.LShift,
+              ast.BitXor, ast.MatMult]
+
+
+def _name(rng) -> ast.expr:
+    return ast.Name(rng.choice(NAMES), ast.Load())
+
+
+def _callee(rng) -> ast.expr:
+    parts = rng.choice(CALLEES).split(".")
+    node: ast.expr = ast.Name(parts[0], ast.Load())
+    for p in parts[1:]:
+        node = ast.Attribute(node, p, ast.Load())
+    return node
+
+
+def _expr(rng, depth: int) -> ast.expr:
+    if depth <= 0 or rng.random() < 0.2:
+        return rng.choice([
+            lambda: _name(rng), lambda: _name(rng), lambda: ast.Constant(rng.choice([0, 1, 2, 1024, 0.5, 1e-05, 1e20])),
+            lambda: ast.Constant(rng.choice(["ieee", "evict_last", "a'b"])),
+            lambda: ast.Attribute(ast.Name("tl", ast.Load()), rng.choice(["float32", "int64"]), ast.Load()),
+        ])()
+    kind = rng.random()
+    if kind < 0.4:
+        return ast.BinOp(_expr(rng, depth - 1), rng.choice(ARITHMETIC)(), _expr(rng, depth - 1))
+    if kind < 0.45:  # a method call: `x.to(tl.float32)`, `(a + b).to(D)`
+        return ast.Call(ast.Attribute(_expr(rng, depth - 1), "to", ast.Load()), [_expr(rng, 0)], [])
+    if kind < 0.75:
+        args = [_expr(rng, depth - 1) for _ in range(rng.randint(0, 3))]
+        keywords = [ast.keyword(k, _expr(rng, depth - 1)) for k in rng.sample(KEYWORDS, rng.randint(0, 2))]
+        return ast.Call(_callee(rng), args, keywords)
+    if kind < 0.8:
+        return ast.UnaryOp(rng.choice([ast.USub, ast.Not, ast.Invert])(), _expr(rng, depth - 1))
+    if kind < 0.85:
+        return ast.Compare(_expr(rng, depth - 1), [rng.choice([ast.Lt, ast.GtE, ast.Eq])()], [_expr(rng, depth - 1)])
+    if kind < 0.9:
+        return ast.IfExp(_expr(rng, depth - 1), _expr(rng, depth - 1), _expr(rng, depth - 1))
+    if kind < 0.95:
+        return ast.List([_expr(rng, depth - 1) for _ in range(rng.randint(0, 3))], ast.Load())
+    index = rng.choice([ast.Tuple([ast.Slice(), ast.Constant(None)], ast.Load()), _name(rng),
+                        ast.Slice(_name(rng), None), ast.Slice(_expr(rng, 1), _name(rng))])
+    return ast.Subscript(_name(rng), index, ast.Load())
+
+
+def _statement(rng) -> ast.stmt:
+    value = _expr(rng, rng.randint(1, 5))
+    kind = rng.random()
+    if kind < 0.5:
+        return ast.Assign([_name(rng)], value)
+    if kind < 0.65:
+        return ast.AugAssign(_name(rng), rng.choice([ast.Add, ast.Mult])(), value)
+    if kind < 0.85:
+        return ast.Expr(ast.Call(_callee(rng), [value, _expr(rng, 2)], []))
+    if kind < 0.95:
+        return ast.Return(value)
+    return ast.If(value, [ast.Pass()], [])
+
+
+def _function(rng) -> ast.FunctionDef:
+    body: list[ast.stmt] = [_statement(rng) for _ in range(2)]
+    for _ in range(rng.randint(0, 3)):  # nested a few blocks deep: less room on each line
+        body = [ast.If(_name(rng), body, [])]
+    params = [ast.arg(n) for n in rng.sample(NAMES, rng.randint(1, 9))]
+    args = ast.arguments([], params, None, [], [], None, [])
+    fn = ast.FunctionDef(rng.choice(["k", "a_kernel_with_a_rather_long_name"]), args, body, [], None, None)
+    if sys.version_info >= (3, 12):
+        fn.type_params = []
+    return ast.fix_missing_locations(fn)
+
+
+def test_random_statements_are_laid_out_as_ruff_lays_them_out():
+    rng = random.Random(int(__import__('os').environ.get('LAYOUT_SEED', '20261201')))
+    functions = [_function(rng) for _ in range(1000)]
+    plain = [print_tree(f) + "\n" for f in functions]
+    laid: list[str | None] = []
+    for f in functions:
+        try:
+            laid.append(print_tree(f, layout=True) + "\n")
+        except Unhandled:
+            laid.append(None)
+    done = [(text, want) for text, want in zip(laid, format_batch(plain), strict=True) if text is not None]
+    long_lines = sum(any(len(line) > printer.LINE_LENGTH for line in text.split("\n")) for text in plain)
+    assert long_lines > 500 and len(done) > 400  # many need a layout, and many of those get one
+    for text, want in done:
+        assert text == want
+
+
+# ------------------------------------------------------------------ docstrings and literals
+
+DOC_TEXT = st.text(st.sampled_from(list("ab `[]()\\\"'\n    é—")), max_size=60)
+
+
+@settings(max_examples=150, deadline=None)
+@given(DOC_TEXT)
+def test_docstrings_are_laid_out_as_ruff_lays_them_out(text):
+    body = [ast.Expr(ast.Constant(text)), ast.Pass()]
+    fn = ast.FunctionDef("f", ast.arguments([], [], None, [], [], None, []), body, [], None, None)
+    if sys.version_info >= (3, 12):
+        fn.type_params = []
+    try:
+        lines = docstring_lines(text, "    ")
+    except Unhandled:
+        return
+    laid = "\n".join(["def f():", *lines, "    pass"]) + "\n"
+    assert laid == format_code(print_tree(fn) + "\n")
+
+
+DATA = st.recursive(
+    st.one_of(st.integers(-10 ** 6, 10 ** 6), st.booleans(), st.none(), st.floats(allow_nan=False, allow_infinity=False),
+              st.text(st.sampled_from(list("abkn_*'")), max_size=30)),
+    lambda inner: st.lists(inner, max_size=6) | st.dictionaries(st.text(st.sampled_from(list("abkn_")), min_size=1,
+                                                                        max_size=25), inner, max_size=6),
+    max_leaves=30)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.dictionaries(st.sampled_from(["params", "consts", "dtypes", "tuning"]), DATA, min_size=1))
+def test_launcher_literals_are_laid_out_as_ruff_lays_them_out(keywords):
+    try:
+        body = [line for k, v in keywords.items() for line in literal_lines(f"{k}=", v, "    ", ",")]
+    except Unhandled:
+        return
+    laid = "\n".join(["X = Launcher(", "    f,", '    "X",', *body, ")"]) + "\n"
+    plain = "X = Launcher(\n    f,\n    'X',\n" + "".join(f"    {k}={v!r},\n" for k, v in keywords.items()) + ")\n"
+    assert laid == format_code(plain)
+
+
+def test_the_layout_printer_says_what_it_cannot_lay_out():
+    power = ast.parse("def f(x):\n    return x ** 2\n").body[0]
+    try:
+        print_tree(power, layout=True)
+    except Unhandled as e:
+        assert "power" in str(e)
+    else:
+        raise AssertionError("a power was laid out")
+    assert Printer(layout=True).expr(ast.parse("'ieee'", mode="eval").body) == '"ieee"'
