@@ -70,10 +70,16 @@ PACKAGE_ROOT = Path(__file__).resolve().parent
 def package_digest(root: Path = PACKAGE_ROOT) -> str:
     """The bytes of every file rs2triton ships (code, templates; the version is in ``__init__.py``)."""
     h = hashlib.sha256()
-    for p in sorted(root.rglob("*")):
-        if p.suffix in (".py", ".j2") and "__pycache__" not in p.parts:
-            h.update(p.relative_to(root).as_posix().encode() + b"\0")
-            h.update(p.read_bytes() + b"\0")
+    names = []  # (path parts relative to root): the order Path sorting gives
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = [d for d in dirs if d != "__pycache__"]
+        rel = os.path.relpath(folder, root)
+        parts = () if rel == "." else tuple(rel.split(os.sep))
+        names += [(*parts, f) for f in files if f.endswith((".py", ".j2"))]
+    for parts in sorted(names):
+        h.update("/".join(parts).encode() + b"\0")
+        with open(os.path.join(root, *parts), "rb") as f:
+            h.update(f.read() + b"\0")
     return h.hexdigest()
 
 

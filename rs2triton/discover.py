@@ -8,13 +8,13 @@ them (constants, combine functions); everything else is skipped.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 
 from tree_sitter import Node
 
 from .diagnostics import SourceMap
 from .ops import BOUND_DTYPES, BOUND_IS_FLOAT, DTYPES
 from .parse import named_children, text
+from .record import Record
 
 # Access markers around pointer parameters: no meaning in the kernel body, but they say which
 # buffers a kernel reads and writes (kept for launchers and torch custom ops).
@@ -37,42 +37,54 @@ def may_define_kernels(source: bytes) -> bool:
     return b"kernel" in source and _KERNEL_ATTR.search(source) is not None
 
 
-@dataclass
-class DtypeParam:
-    name: str
-    bound: str  # Float, Num, Int, Dtype
+class DtypeParam(Record):
+    __slots__ = _fields = ("name", "bound")
+
+    def __init__(self, name: str, bound: str):
+        self.name = name
+        self.bound = bound  # Float, Num, Int, Dtype
 
     @property
     def is_float(self) -> bool | None:
         return BOUND_IS_FLOAT.get(self.bound)
 
 
-@dataclass
-class ConstParam:
-    name: str
-    rust_type: str
+class ConstParam(Record):
+    __slots__ = _fields = ("name", "rust_type")
+
+    def __init__(self, name: str, rust_type: str):
+        self.name = name
+        self.rust_type = rust_type
 
 
-@dataclass
-class KernelParam:
-    name: str
-    kind: str  # "pointer" | "scalar"
-    elem: str  # pointee type (a dtype parameter name or a Rust scalar type) or scalar type
-    node: Node = field(repr=False, compare=False, default=None)
-    access: str | None = None  # "in" | "out" | "inout" from an access marker, else unknown
+class KernelParam(Record):
+    __slots__ = ("name", "kind", "elem", "node", "access")
+    _fields = ("name", "kind", "elem", "access")
+
+    def __init__(self, name: str, kind: str, elem: str, node: Node | None = None, access: str | None = None):
+        self.name = name
+        self.kind = kind  # "pointer" | "scalar"
+        self.elem = elem  # pointee type (a dtype parameter name or a Rust scalar type) or scalar type
+        self.node = node
+        self.access = access  # "in" | "out" | "inout" from an access marker, else unknown
 
 
-@dataclass
-class Kernel:
-    name: str
-    doc: str | None
-    triton: str  # the name of the Triton-bound type parameter (usually T)
-    dtype_params: list[DtypeParam]
-    consts: list[ConstParam]
-    params: list[KernelParam]
-    attr_dtypes: tuple[str, ...] | None
-    backward: str | None
-    node: Node = field(repr=False, compare=False, default=None)
+class Kernel(Record):
+    __slots__ = ("name", "doc", "triton", "dtype_params", "consts", "params", "attr_dtypes", "backward", "node")
+    _fields = __slots__[:-1]
+
+    def __init__(self, name: str, doc: str | None, triton: str, dtype_params: list[DtypeParam],
+                 consts: list[ConstParam], params: list[KernelParam], attr_dtypes: tuple[str, ...] | None,
+                 backward: str | None, node: Node | None = None):
+        self.name = name
+        self.doc = doc
+        self.triton = triton  # the name of the Triton-bound type parameter (usually T)
+        self.dtype_params = dtype_params
+        self.consts = consts
+        self.params = params
+        self.attr_dtypes = attr_dtypes
+        self.backward = backward
+        self.node = node
 
     def dtype_param(self, name: str) -> DtypeParam | None:
         for d in self.dtype_params:  # (a plain loop: lowering asks this for most operations)
@@ -95,13 +107,16 @@ class Kernel:
         return BOUND_DTYPES.get(param.bound, BOUND_DTYPES["Dtype"]) if param else (dtype_name,)
 
 
-@dataclass
-class ModuleItems:
-    kernels: list[Kernel]
-    functions: dict[str, Node]  # plain fns by name (combine-function candidates)
-    consts: dict[str, Node]  # module-level const items by name
-    doc: str | None
-    warnings: list = field(default_factory=list)  # Diagnostics for items that are skipped loudly
+class ModuleItems(Record):
+    __slots__ = _fields = ("kernels", "functions", "consts", "doc", "warnings")
+
+    def __init__(self, kernels: list[Kernel], functions: dict[str, Node], consts: dict[str, Node],
+                 doc: str | None, warnings: list | None = None):
+        self.kernels = kernels
+        self.functions = functions  # plain fns by name (combine-function candidates)
+        self.consts = consts  # module-level const items by name
+        self.doc = doc
+        self.warnings = warnings if warnings is not None else []  # Diagnostics for items skipped loudly
 
 
 def _doc_text(comment: Node) -> str | None:

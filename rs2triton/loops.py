@@ -28,11 +28,11 @@ sign or zero) has no meaning to preserve.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from tree_sitter import Node
 
 from .parse import named_children, text
+from .record import FrozenRecord
 
 _ASCENDING = {"<": False, "<=": True}  # operator -> inclusive
 _DESCENDING = {">": False, ">=": True}
@@ -43,19 +43,20 @@ _PURE = frozenset({"identifier", "integer_literal", "binary_expression", "unary_
                    "scoped_identifier", "field_expression", "field_identifier"})
 
 
-@dataclass(frozen=True)
-class CountedLoop:
-    """A `while` that is `for counter in range(start, stop[+-1], +-step)`."""
+class CountedLoop(FrozenRecord):
+    """A `while` that is `for counter in range(start, stop[+-1], +-step)`.
 
-    counter: str
-    let: Node          # the statement that starts the counter, absorbed by the loop: its
-                       # `let mut counter = start;` or a later `counter = start;`
-    start: Node
-    bound: Node
-    step: Node
-    descending: bool
-    inclusive: bool
-    step_stmt: Node    # the `counter += step;` statement, dropped from the body
+    ``let``: the statement that starts the counter, absorbed by the loop (its
+    `let mut counter = start;` or a later `counter = start;`); ``step_stmt``: the
+    `counter += step;` statement, dropped from the body.
+    """
+
+    __slots__ = _fields = ("counter", "let", "start", "bound", "step", "descending", "inclusive", "step_stmt")
+
+    def __init__(self, counter: str, let: Node, start: Node, bound: Node, step: Node, descending: bool,
+                 inclusive: bool, step_stmt: Node):
+        self._set(counter=counter, let=let, start=start, bound=bound, step=step, descending=descending,
+                  inclusive=inclusive, step_stmt=step_stmt)
 
 
 def counted_loops(stmts: list[Node]) -> dict[int, CountedLoop]:

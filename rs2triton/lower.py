@@ -18,7 +18,6 @@ import ast
 import contextlib
 import functools
 import re
-from dataclasses import dataclass, field
 
 from tree_sitter import Node
 
@@ -67,6 +66,7 @@ from .pyast import (
     python_name,
     shape_form,
 )
+from .record import Record
 from .rules import SPECIAL_RULES
 from .scope import Binding, Names
 
@@ -90,18 +90,21 @@ UNSUPPORTED_HINTS = {
 }
 
 
-@dataclass
-class ModuleContext:
+class ModuleContext(Record):
     """What lowering of one file needs beyond a single kernel."""
 
-    smap: SourceMap
-    functions: dict[str, Node]
-    consts: dict[str, Node]
-    imports: set[str] = field(default_factory=set)
-    helpers: dict[str, ast.FunctionDef] = field(default_factory=dict)
-    used_consts: dict[str, ast.stmt] = field(default_factory=dict)
-    lowering_helpers: set[str] = field(default_factory=set)
-    evaluating_consts: set[str] = field(default_factory=set)  # module consts being evaluated: cycles
+    __slots__ = _fields = ("smap", "functions", "consts", "imports", "helpers", "used_consts", "lowering_helpers",
+                           "evaluating_consts")
+
+    def __init__(self, smap: SourceMap, functions: dict[str, Node], consts: dict[str, Node]):
+        self.smap = smap
+        self.functions = functions
+        self.consts = consts
+        self.imports: set[str] = set()
+        self.helpers: dict[str, ast.FunctionDef] = {}
+        self.used_consts: dict[str, ast.stmt] = {}
+        self.lowering_helpers: set[str] = set()
+        self.evaluating_consts: set[str] = set()  # module consts being evaluated: cycles
 
 
 def is_float_elem(elem: str | None, kernel: Kernel | None) -> bool | None:

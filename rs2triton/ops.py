@@ -16,7 +16,7 @@ dropped. Rows with other rules are lowered by the function of the same name in
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from .record import FrozenRecord
 
 # Sentinel: the parameter has no default and must always be passed.
 REQUIRED = object()
@@ -24,8 +24,7 @@ REQUIRED = object()
 UNSUPPORTED = "unsupported"
 
 
-@dataclass(frozen=True)
-class Param:
+class Param(FrozenRecord):
     """One positional DSL parameter.
 
     ``kw`` is the Triton keyword it becomes (``None``: same as ``name``; ``""``: never passed).
@@ -36,19 +35,18 @@ class Param:
     or ``scalar_or_list`` (a one-element slice becomes the bare value).
     """
 
-    name: str
-    kw: str | None = None
-    positional: bool = False
-    default: object = REQUIRED
-    form: str = "list"
+    __slots__ = _fields = ("name", "kw", "positional", "default", "form")
+
+    def __init__(self, name: str, kw: str | None = None, positional: bool = False, default: object = REQUIRED,
+                 form: str = "list"):
+        self._set(name=name, kw=kw, positional=positional, default=default, form=form)
 
     @property
     def keyword(self) -> str:
         return self.kw or self.name
 
 
-@dataclass(frozen=True)
-class Op:
+class Op(FrozenRecord):
     """One DSL method and what it becomes.
 
     ``returns`` drives the little type inference that lowering needs (is a value
@@ -61,16 +59,14 @@ class Op:
     (``None``: the argument only names an input type and is dropped).
     """
 
-    name: str
-    params: tuple[Param, ...]
-    target: str
-    rule: str = "call"
-    returns: str = "arg0"
-    generics: tuple[str | None, ...] = ()
-    note: str = ""
-    group: str = "misc"
-    tested: bool = False
-    extra: dict = field(default_factory=dict, hash=False, compare=False)
+    __slots__ = ("name", "params", "target", "rule", "returns", "generics", "note", "group", "tested", "extra")
+    _fields = __slots__[:-1]  # `extra` is not compared
+
+    def __init__(self, name: str, params: tuple[Param, ...], target: str, rule: str = "call", returns: str = "arg0",
+                 generics: tuple[str | None, ...] = (), note: str = "", group: str = "misc", tested: bool = False,
+                 extra: dict | None = None):
+        self._set(name=name, params=params, target=target, rule=rule, returns=returns, generics=generics, note=note,
+                  group=group, tested=tested, extra={} if extra is None else extra)
 
 
 def P(name, kw=None, positional=False, default=REQUIRED, form="list") -> Param:
@@ -297,11 +293,9 @@ def _ops() -> list[Op]:
         ops.append(Op(name, (Pos("ptr"), Pos("val"), P("mask", default=None), P("sem", default=None),
                              P("scope", default=None)), f"tl.{name}", returns="ptr_elem0",
                       group="atomic"))
-    return [
-        Op(**{**op.__dict__, "tested": op.name in TESTED,
-              "note": op.note or ("f16/bf16 computed in f32" if op.name in F32_MATH else "")})
-        for op in ops
-    ]
+    for op in ops:  # the rows are still being built here: set in place
+        op._set(tested=op.name in TESTED, note=op.note or ("f16/bf16 computed in f32" if op.name in F32_MATH else ""))
+    return ops
 
 
 OPS: dict[str, Op] = {op.name: op for op in _ops()}

@@ -619,23 +619,27 @@ def orphans(files: dict[Path, str], outdir: str | os.PathLike) -> list[Path]:
     """Generated modules in ``outdir`` whose Rust source (named in their header) is gone."""
     from .render import HEADER_PREFIX
 
-    root = Path(outdir)
-    if not root.is_dir():
+    root = os.fspath(Path(outdir))  # normalised as the planned paths are (`out/`, `./out` -> `out`)
+    if not os.path.isdir(root):
         return []
+    planned = {os.fspath(p) for p in files}
     found = []
-    for py in sorted(root.rglob("*.py")):
-        if py in files:
-            continue
-        try:
-            with py.open(encoding="utf-8") as f:
-                first = f.readline()
-        except (OSError, UnicodeDecodeError):
-            continue
-        if first.startswith(HEADER_PREFIX):
-            source = first[len(HEADER_PREFIX):].split(". Do not edit")[0]
-            if not Path(source).exists():  # another input's module is not an orphan
-                found.append(py)
-    return found
+    for folder, dirs, names in os.walk(root):
+        dirs.sort()
+        for name in sorted(names):
+            path = os.path.join(folder, name)
+            if not name.endswith(".py") or path in planned:
+                continue
+            try:
+                with open(path, encoding="utf-8") as f:
+                    first = f.readline()
+            except (OSError, UnicodeDecodeError):
+                continue
+            if first.startswith(HEADER_PREFIX):
+                source = first[len(HEADER_PREFIX):].split(". Do not edit")[0]
+                if not os.path.exists(source):  # another input's module is not an orphan
+                    found.append(Path(path))
+    return sorted(found)
 
 
 def check(files: dict[Path, str], outdir: str | os.PathLike | None = None) -> list[str]:
@@ -647,7 +651,11 @@ def check(files: dict[Path, str], outdir: str | os.PathLike | None = None) -> li
         old = path.read_text(encoding="utf-8").splitlines(keepends=True)
         diffs.append("".join(difflib.unified_diff(old, [], fromfile=path.as_posix(), tofile="/dev/null")))
     for path, text in sorted(files.items()):
-        current = path.read_text(encoding="utf-8") if path.exists() else None
+        try:
+            with open(path, encoding="utf-8") as f:
+                current = f.read()
+        except FileNotFoundError:
+            current = None
         if current == text:
             continue
         old = [] if current is None else current.splitlines(keepends=True)

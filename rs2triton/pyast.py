@@ -6,10 +6,10 @@ Shared by the lowering pass (``lower.py``) and the op rules (``rules.py``).
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
 from typing import NamedTuple
 
 from .ops import REQUIRED, Param
+from .record import Record
 
 PY_RESERVED = frozenset(
     """False None True and as assert async await break class continue def del elif else except
@@ -83,8 +83,7 @@ UNKNOWN = Ty("unknown")
 NONE_TY = Ty("none")
 
 
-@dataclass
-class BlockPtr:
+class BlockPtr(Record):
     """A DSL block pointer, kept apart at translation time (Triton 3.9 has none).
 
     ``offsets`` are runtime values (variables once the pointer is bound); the rest
@@ -92,21 +91,28 @@ class BlockPtr:
     become pointer arithmetic plus a boundary mask (see ``rules.rule_load_store``).
     """
 
-    base: ast.expr
-    shape: list[ast.expr]
-    strides: list[ast.expr]
-    offsets: list[ast.expr]
-    block: list[ast.expr]
-    label: str = "block"  # names the index temporaries of loads/stores (`{label}_idx0`)
+    __slots__ = _fields = ("base", "shape", "strides", "offsets", "block", "label")
+
+    def __init__(self, base: ast.expr, shape: list[ast.expr], strides: list[ast.expr], offsets: list[ast.expr],
+                 block: list[ast.expr], label: str = "block"):
+        self.base = base
+        self.shape = shape
+        self.strides = strides
+        self.offsets = offsets
+        self.block = block
+        self.label = label  # names the index temporaries of loads/stores (`{label}_idx0`)
 
 
-@dataclass
-class Val:
-    expr: ast.expr
-    ty: Ty = UNKNOWN
-    static_choice: bool = False  # `if CONST { a } else { b }` with a compile-time branch
-    weak: bool = False  # an unsuffixed literal (or arithmetic on them): Rust infers its type from the use
-    block_ptr: BlockPtr | None = None
+class Val(Record):
+    __slots__ = _fields = ("expr", "ty", "static_choice", "weak", "block_ptr")
+
+    def __init__(self, expr: ast.expr, ty: Ty = UNKNOWN, static_choice: bool = False, weak: bool = False,
+                 block_ptr: BlockPtr | None = None):
+        self.expr = expr
+        self.ty = ty
+        self.static_choice = static_choice  # `if CONST { a } else { b }` with a compile-time branch
+        self.weak = weak  # an unsuffixed literal (or arithmetic on them): Rust infers its type from the use
+        self.block_ptr = block_ptr
 
 
 def python_name(rust: str) -> str:

@@ -19,16 +19,18 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 
 from .pyast import PY_RESERVED, Ty, python_name
+from .record import Record
 
 
-@dataclass
-class Binding:
-    py: str
-    ty: Ty
-    constexpr: bool = False  # bound with `name: tl.constexpr = ...`: Triton forbids rebinding it
+class Binding(Record):
+    __slots__ = _fields = ("py", "ty", "constexpr")
+
+    def __init__(self, py: str, ty: Ty, constexpr: bool = False):
+        self.py = py
+        self.ty = ty
+        self.constexpr = constexpr  # bound with `name: tl.constexpr = ...`: Triton forbids rebinding it
 
 
 def _same_known(a: Ty, b: Ty) -> bool:

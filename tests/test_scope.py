@@ -1,6 +1,5 @@
 """The scope object that owns a lowered function's names, and the op table's rule check."""
 
-import dataclasses
 
 import pytest
 
@@ -106,10 +105,10 @@ def test_scopes_are_restored_when_lowering_fails():
 # ---------------------------------------------------------------- the op table's rules
 
 def test_a_row_whose_rule_has_no_implementation_fails_at_import():
-    row = dataclasses.replace(ops.OPS["exp"], rule="expp")
+    row = ops.OPS["exp"].replace(rule="expp")
     with pytest.raises(RuntimeError, match=r"exp \(rule 'expp'\)"):
         rules.check_op_table([row])
-    rules.check_op_table([dataclasses.replace(row, rule=ops.UNSUPPORTED)])
+    rules.check_op_table([row.replace(rule=ops.UNSUPPORTED)])
 
 
 def test_every_row_of_the_real_table_has_a_rule():
@@ -129,7 +128,7 @@ pub fn k<T: Triton, const B: i32>(x_ptr: T::Pointer<f32>) {
 
 
 def test_a_row_marked_unsupported_is_an_error_where_it_is_used(monkeypatch):
-    monkeypatch.setitem(ops.OPS, "exp", dataclasses.replace(ops.OPS["exp"], rule=ops.UNSUPPORTED, note=""))
+    monkeypatch.setitem(ops.OPS, "exp", ops.OPS["exp"].replace(rule=ops.UNSUPPORTED, note=""))
     with pytest.raises(TranspileError) as info:
         transpile_source(SRC, "k.rs")
     d = info.value.diagnostics[0]
@@ -138,8 +137,22 @@ def test_a_row_marked_unsupported_is_an_error_where_it_is_used(monkeypatch):
 
 
 def test_a_row_whose_rule_vanished_fails_loudly_not_as_a_plain_call(monkeypatch):
-    monkeypatch.setitem(ops.OPS, "exp", dataclasses.replace(ops.OPS["exp"], rule="nonexistent"))
+    monkeypatch.setitem(ops.OPS, "exp", ops.OPS["exp"].replace(rule="nonexistent"))
     with pytest.raises(TranspileError) as info:  # an internal error (E0999), never the plain call
         transpile_source(SRC, "k.rs")
     [d] = info.value.diagnostics
     assert d.code == "E0999" and any("KeyError" in n for n in d.notes)
+
+
+def test_records_compare_print_and_freeze_as_dataclasses_did():
+    from rs2triton.discover import KernelParam
+    from rs2triton.pyast import Val
+
+    a, b = KernelParam("x", "pointer", "f32", node=object()), KernelParam("x", "pointer", "f32", node=None)
+    assert a == b and repr(a) == "KernelParam(name='x', kind='pointer', elem='f32', access=None)"  # node left out
+    assert a != KernelParam("x", "pointer", "f16") and Val(None) == Val(None)
+    row = ops.OPS["exp"]
+    assert row == row.replace() and hash(row) == hash(row.replace(extra={"x": 1}))  # `extra` is not compared
+    assert row.replace(rule="binop").rule == "binop" and row.rule != "binop"
+    with pytest.raises(AttributeError, match="read-only"):
+        row.rule = "binop"
