@@ -1,9 +1,26 @@
 """rs2triton: transpile teeny-triton Rust DSL kernels to Python Triton."""
 
-from .diagnostics import Diagnostic, TranspileError
-from .pipeline import Result, transpile_file, transpile_source
-
 __version__ = "0.1.0"
+
+# The public names, imported on first use (PEP 562): `python -m rs2triton` and the
+# `rs2triton` command start here, and start a worker before loading anything else
+# (see rs2triton.lead).
+_LAZY = {"Diagnostic": "diagnostics", "TranspileError": "diagnostics", "Result": "pipeline",
+         "transpile_file": "pipeline", "transpile_source": "pipeline"}
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        from importlib import import_module
+
+        value = getattr(import_module(f".{_LAZY[name]}", __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})
 
 
 def load(path, *, interpret=None):

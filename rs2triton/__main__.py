@@ -1,5 +1,19 @@
-"""``python -m rs2triton``: the command line."""
+"""The ``rs2triton`` command and ``python -m rs2triton``: :func:`main`."""
 
-from .cli import console
+import sys
 
-console()
+from . import lead
+
+
+def main() -> None:
+    """Start the lead worker of a ``transpile`` or ``check`` (:mod:`rs2triton.lead`), so
+    that it loads the lowering stages while this process loads the command line (click)
+    and plans the run; then run the command (``cli.console``)."""
+    lead.start_for(sys.argv[1:])
+    from .cli import console
+
+    console()
+
+
+if __name__ == "__main__":
+    main()

@@ -262,7 +262,8 @@ if __name__ == "__main__":
 
 
 def console() -> None:
-    """The ``rs2triton`` command (and ``python -m rs2triton``): :func:`main`, then a quick exit.
+    """Run the command line (:func:`main`), then exit quickly (``rs2triton`` and ``python -m
+    rs2triton`` come here through ``rs2triton.__main__``, which may start a lead worker first).
 
     Once the command is done, its files are written and closed and any worker processes
     waited for; the process then ends with ``os._exit`` after flushing its output, rather
@@ -275,6 +276,9 @@ def console() -> None:
         if isinstance(e.code, str):
             print(e.code, file=sys.stderr)
         code = e.code if isinstance(e.code, int) else int(e.code is not None)
+    from rs2triton import lead
+
+    lead.stop()  # unused (an error came first, or nothing needed lowering): it ends now
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()

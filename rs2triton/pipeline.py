@@ -309,10 +309,18 @@ def transpile_many(sources: list[tuple[bytes, str, dict]], jobs: int = 1,
 
     With ``jobs`` > 1 and enough files, this process and ``jobs - 1`` forked ones (where
     ``os.fork`` exists) share the files: each takes the next one from a common queue (the
-    biggest first) until none is left, then formats what it lowered with one ruff call.
-    The results are the same as with ``jobs=1``, except that results from other processes
-    carry no ``kernels`` or ``functions``.
+    biggest first) until none is left, then compiles (and, if the printer could not lay
+    one out, formats) what it lowered. When the command line started a lead worker
+    (:mod:`rs2triton.lead`), the files go to it instead and it does all of this. The results
+    are the same as with ``jobs=1``, except that results from other processes carry no
+    ``kernels`` or ``functions``.
     """
+    from . import lead
+
+    if lead.started():
+        if sources and jobs > 1:
+            return _on_lead(lead.take(), sources, jobs, line_comments)
+        lead.stop()
     jobs = min(jobs, len(sources) // _MIN_FILES_PER_JOB)
     if jobs <= 1 or not hasattr(os, "fork"):
         return _transpile_share(sources, line_comments)
@@ -463,6 +471,56 @@ def _transpile_share(sources: Iterable[tuple[bytes, str, dict]],
             out = [TranspileError([d for d in e.diagnostics if d.path == r.source_path])
                    if r.source_path in paths else r for r in out]
     return out
+
+
+def lead_main(work_r: int, results_w: int) -> None:
+    """The lead worker (see :mod:`rs2triton.lead`), once forked: load the stages, then
+    lower what it is sent. Whatever happens (an error, a closed pipe, Ctrl-C), it exits here."""
+    status = 1
+    try:
+        import gc
+
+        gc.disable()  # as in the command-line process (see cli._plan)
+        _load_stages()
+        import pickle
+
+        with os.fdopen(work_r, "rb") as f:
+            data = f.read()
+        if data:
+            try:
+                sources, jobs, line_comments = pickle.loads(data)
+                done = transpile_many(sources, jobs, line_comments)
+                payload = ("ok", [(r.text, r.warnings) if isinstance(r, Result) else r.diagnostics for r in done])
+            except Exception:  # reported by the parent
+                import traceback
+
+                payload = ("crash", traceback.format_exc())
+            with os.fdopen(results_w, "wb") as f:
+                pickle.dump(payload, f, protocol=pickle.HIGHEST_PROTOCOL)
+        status = 0
+    finally:
+        os._exit(status)
+
+
+def _on_lead(lead: tuple[int, int, int], sources: list[tuple[bytes, str, dict]], jobs: int,
+             line_comments: bool) -> list[Result | TranspileError]:
+    """:func:`transpile_many`'s outcomes, from the lead worker ``lead`` (pid, work pipe, results pipe)."""
+    import pickle
+
+    pid, work_w, results_r = lead
+    try:
+        with os.fdopen(work_w, "wb") as f:
+            pickle.dump((sources, jobs, line_comments), f, protocol=pickle.HIGHEST_PROTOCOL)
+    except BrokenPipeError:  # the lead died before reading: reported below
+        pass
+    with os.fdopen(results_r, "rb") as f:
+        data = f.read()
+    os.waitpid(pid, 0)
+    status, payload = pickle.loads(data) if data else ("crash", "the lead worker process died")
+    if status != "ok":
+        raise RuntimeError(f"rs2triton failed in a worker process:\n{payload}")
+    return [Result(source[1], item[0], [], item[1]) if isinstance(item, tuple) else TranspileError(item)
+            for source, item in zip(sources, payload, strict=True)]
 
 
 def default_jobs() -> int:

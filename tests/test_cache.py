@@ -355,3 +355,54 @@ print("ok", len(sources))
 """
     res = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
     assert res.returncode == 0 and res.stdout.startswith("ok"), res.stdout + res.stderr
+
+
+def test_the_lead_worker_lowers_what_it_is_sent_and_a_dead_one_is_reported(tmp_path):
+    """The command line's lead worker (rs2triton.lead): forked before any input is known,
+    it lowers what transpile_many sends it, as the process itself would; if it dies, the
+    run fails with an internal error instead of hanging or writing anything."""
+    script = f"""
+import sys
+sys.path.insert(0, {str(ROOT)!r}); sys.path.insert(0, {str(ROOT / "benchmarks")!r})
+from pathlib import Path
+from gen_corpus import generate
+from rs2triton import lead, pipeline
+generate(Path({str(tmp_path)!r}) / "src", files=10, seed=4)
+sources = [(p.read_bytes(), p.name, {{}}) for p in sorted((Path({str(tmp_path)!r}) / "src").rglob("*.rs"))]
+one = pipeline.transpile_many(sources, jobs=1)
+lead.start()
+led = pipeline.transpile_many(sources, jobs=2)
+assert not lead.started() and [r.text for r in led] == [r.text for r in one]
+assert sum(r.text is not None for r in led) >= 8
+lead.start()  # not needed after all (one process): let go, and this process lowers
+assert [r.text for r in pipeline.transpile_many(sources, jobs=1)] == [r.text for r in one]
+assert not lead.started()
+def broken():
+    raise MemoryError("planted")
+pipeline._load_stages = broken  # the lead dies while loading
+lead.start()
+try:
+    pipeline.transpile_many(sources, jobs=2)
+except RuntimeError as e:
+    assert "worker process" in str(e), e
+else:
+    raise AssertionError("a dead lead worker went unnoticed")
+print("ok")
+"""
+    res = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0 and res.stdout.startswith("ok"), res.stdout + res.stderr
+
+
+@pytest.mark.parametrize("args", [["check", "src", "-o", "out"], ["transpile", "--help"], ["check", "nowhere"]])
+def test_a_lead_worker_never_holds_the_callers_pipes(tmp_path, args):
+    """Runs where the lead gets no work (all cached, --help, an error first) end at once,
+    and whoever reads their output sees it end with them."""
+    shutil.copytree(ROOT / "kernels_rs", tmp_path / "src")
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "RS2TRITON_CACHE_DIR": str(tmp_path / "cache")}
+    first = subprocess.run([sys.executable, "-m", "rs2triton", "transpile", "-q", "src", "-o", "out"], cwd=tmp_path,
+                           env=env, capture_output=True, text=True, timeout=120)
+    assert first.returncode == 0, first.stderr
+    proc = subprocess.Popen([sys.executable, "-m", "rs2triton", *args], cwd=tmp_path, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    out, err = proc.communicate(timeout=60)  # (a lead holding stdout or stderr would block this)
+    assert proc.returncode == (2 if "nowhere" in args else 0), out + err  # (2: a usage error)

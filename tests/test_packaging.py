@@ -108,4 +108,4 @@ def test_wheel_metadata_light_dependencies_run_extra_and_version(wheel):
         "click", "jinja2", "ruff", "tomli", "tree-sitter", "tree-sitter-rust"]  # tomli: Python 3.10 only
     run = [r for r in requires if 'extra == "run"' in r]
     assert sorted(r.split(">")[0].strip() for r in run) == ["numpy", "torch", "triton"]
-    assert "rs2triton = rs2triton.cli:console" in zf.read(f"{dist_info}/entry_points.txt").decode()
+    assert "rs2triton = rs2triton.__main__:main" in zf.read(f"{dist_info}/entry_points.txt").decode()
