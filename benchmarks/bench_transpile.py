@@ -62,7 +62,7 @@ CPU: dict[str, list[float]] = {}
 
 
 def _cpu() -> float:
-    r = resource.getrusage(resource.RUSAGE_CHILDREN)  # every waited-for descendant: ruff, workers
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)  # every waited-for descendant: the workers (and ruff, if it ran)
     return r.ru_utime + r.ru_stime
 
 
