@@ -17,8 +17,8 @@ the file - is a crash: the input is written to a ``crash-<hash>.rs`` file that
 
 Each mutant is lowered and its module compiled in-process (``lower_source``);
 ``ruff format`` (a subprocess) runs once per chunk, over a sample of the
-mutants that transpiled, so a module that transpiles but cannot be laid out is
-still caught.
+mutants that transpiled, printed plainly: the printer's own layout of each must be
+the same bytes (a difference is a crash too).
 
     python -m tests.fuzz --count 20000 --seed 7     # a longer run
     python -m tests.fuzz --replay crash-0123abcd.rs # one saved input
@@ -42,7 +42,9 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from rs2triton import printer  # noqa: E402
 from rs2triton.diagnostics import CODES, ICE_CODE, TranspileError  # noqa: E402
+from rs2triton.formatter import format_batch  # noqa: E402
 from rs2triton.pipeline import Result, finish, lower_source  # noqa: E402
 
 CORPUS = ROOT / "tests" / "fuzz_corpus"
@@ -246,6 +248,22 @@ def check(data: bytes, path: str = FUZZ_PATH) -> tuple[str, str | None, Result |
     return "ok", None, result
 
 
+def plain_text(data: bytes, path: str = FUZZ_PATH) -> str:
+    """The module printed plainly (as the printer prints what it cannot lay out), for ruff."""
+    real = printer.print_tree
+
+    def plain(node, layout=False):
+        if layout:
+            raise printer.Unhandled("plain printing asked for")
+        return real(node)
+
+    printer.print_tree = plain
+    try:
+        return lower_source(data, path).text
+    finally:
+        printer.print_tree = real
+
+
 def diagnostics_problem(err: TranspileError, data: bytes, path: str) -> str | None:
     """Why these diagnostics are not acceptable for a user error, or None."""
     if not err.diagnostics:
@@ -308,8 +326,14 @@ def fuzz(seed: int, count: int, crash_dir: Path | None = None, format_sample: in
             report.crashes.append((i, applied, problem, saved))
         elif result is not None and result.text is not None and len(to_format) < format_sample and i % 5 == 0:
             to_format.append((i, result))
-    try:  # what transpiled must also be laid out: one ruff call for the sample
+    try:  # what transpiled must also be laid out, as ruff lays it out: one ruff call for the sample
         finish([r for _, r in to_format])
+        for (i, r), want in zip(to_format, format_batch([plain_text(mutant(seed, i, sources)[0])
+                                                          for i, _ in to_format]), strict=True):
+            if r.text != want:
+                data, applied = mutant(seed, i, sources)
+                saved = save_crash(data, crash_dir) if crash_dir is not None else None
+                report.crashes.append((i, applied, "the printer's layout differs from ruff's", saved))
         report.formatted = len(to_format)
     except Exception:  # noqa: BLE001
         problem = f"formatting failed:\n{traceback.format_exc()}"
