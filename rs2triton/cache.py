@@ -22,8 +22,6 @@ or written for :data:`KEEP_DAYS` days are deleted (checked at most once a day).
 from __future__ import annotations
 
 import contextlib
-import hashlib
-import json
 import os
 import sqlite3
 import sys
@@ -33,6 +31,15 @@ from functools import lru_cache
 from pathlib import Path
 
 from .diagnostics import Diagnostic
+
+try:  # BLAKE2 as CPython builds it in: hashlib would load OpenSSL first (several ms of every run)
+    from _blake2 import blake2b
+except ImportError:  # pragma: no cover - a Python without the module
+    from hashlib import blake2b
+
+
+def _digest(data: bytes = b"") -> blake2b:
+    return blake2b(data, digest_size=32)
 
 FORMAT = 2  # bump when the entry layout changes (a file of another format is started afresh)
 
@@ -69,7 +76,7 @@ PACKAGE_ROOT = Path(__file__).resolve().parent
 @lru_cache(maxsize=4)
 def package_digest(root: Path = PACKAGE_ROOT) -> str:
     """The bytes of every file rs2triton ships (code, templates; the version is in ``__init__.py``)."""
-    h = hashlib.sha256()
+    h = _digest()
     names = []  # (path parts relative to root): the order Path sorting gives
     for folder, dirs, files in os.walk(root):
         dirs[:] = [d for d in dirs if d != "__pycache__"]
@@ -98,11 +105,28 @@ def fingerprint(options: Mapping[str, object] | None = None) -> str:
     """A digest of everything except the input itself that affects generated text."""
     from . import __version__
 
-    h = hashlib.sha256()
+    h = _digest()
     h.update(f"format {FORMAT}\nrs2triton {__version__}\npackage {package_digest()}\n".encode())
     h.update(f"python {sys.version_info[0]}.{sys.version_info[1]}\nruff {_formatter_identity()}\n".encode())
-    h.update(json.dumps(dict(options or {}), sort_keys=True, default=str).encode())
+    h.update(_json(dict(options or {})).encode())
     return h.hexdigest()
+
+
+def _loads(text: str):
+    if text in ("[]", "{}"):
+        return [] if text == "[]" else {}
+    import json
+
+    return json.loads(text)
+
+
+def _json(value: object) -> str:
+    """``value`` as canonical JSON; the usual empty values without loading the json module."""
+    if value == {} or value == []:
+        return "{}" if value == {} else "[]"
+    import json
+
+    return json.dumps(value, sort_keys=True, default=str)
 
 
 Entry = tuple[str | None, list[Diagnostic], dict[int, int] | None]
@@ -148,7 +172,7 @@ class Cache:
 
     def key(self, source: bytes, display: str, options: str = "") -> str:
         """``options``: per-file settings that shape the text (launchers, the tuning tables that apply)."""
-        h = hashlib.sha256(self.fingerprint.encode())
+        h = _digest(self.fingerprint.encode())
         h.update(b"\0" + display.encode("utf-8", "surrogateescape") + b"\0")
         h.update(options.encode() + b"\0")
         h.update(source)
@@ -174,8 +198,8 @@ class Cache:
         if not entries:
             return
         day = today()
-        rows = [(key, day, text, json.dumps([vars(w) for w in warnings]),
-                 None if line_map is None else json.dumps(line_map)) for key, text, warnings, line_map in entries]
+        rows = [(key, day, text, _json([vars(w) for w in warnings]),
+                 None if line_map is None else _json(line_map)) for key, text, warnings, line_map in entries]
         sql = ("INSERT OR REPLACE INTO entries (key, used, text, warnings, line_map) VALUES "
                "(?1, ?2, ?3, ?4, coalesce(?5, (SELECT line_map FROM entries WHERE key = ?1)))")
         self._run(lambda con: self._write(con, sql, rows), None, retry=True)
@@ -190,8 +214,8 @@ class Cache:
                                f"FROM entries WHERE key IN ({','.join('?' * len(chunk))})", chunk)
             for key, used, text, warnings, line_map in rows:
                 try:
-                    found[key] = (text, [Diagnostic(**w) for w in json.loads(warnings)],
-                                  None if line_map is None else {int(k): v for k, v in json.loads(line_map).items()})
+                    found[key] = (text, [Diagnostic(**w) for w in _loads(warnings)],
+                                  None if line_map is None else {int(k): v for k, v in _loads(line_map).items()})
                 except (ValueError, TypeError, AttributeError):  # a garbled entry: a miss
                     continue
                 if used < day:
