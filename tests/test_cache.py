@@ -406,3 +406,13 @@ def test_a_lead_worker_never_holds_the_callers_pipes(tmp_path, args):
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     out, err = proc.communicate(timeout=60)  # (a lead holding stdout or stderr would block this)
     assert proc.returncode == (2 if "nowhere" in args else 0), out + err  # (2: a usage error)
+
+
+def test_keys_written_without_the_json_module_are_what_json_writes():
+    import json
+
+    for value in ({}, [], {"b": [1, 2], "a": None}, [{"code": "W0001"}]):
+        assert cache._json(value) == json.dumps(value, sort_keys=True, default=str)
+        assert cache._loads(cache._json(value)) == value
+    for launchers in (True, False):
+        assert pipeline._options(launchers, None) == json.dumps({"launchers": launchers, "tune": {}}, sort_keys=True)
