@@ -445,8 +445,9 @@ def _child(read_end: int, write_end: int, queue_in: int | None, sources: list[tu
 
 
 def _load_stages() -> None:
-    """Import the lowering stages and build the parser and the template environment."""
-    from . import lower  # noqa: F401 - imported for its side effect: loaded before forking
+    """Import the lowering stages and build the parser and the template environment
+    (before forking: every worker inherits them)."""
+    from . import launchgen, lower, printer, tuning  # noqa: F401 - imported for their side effect
     from .formatter import ruff_binary
     from .parse import _parser
     from .render import _env
