@@ -357,16 +357,17 @@ class Printer:
         if ({type(first), type(last)} & {ast.List, ast.Tuple, ast.Subscript, ast.UnaryOp} or flat[0] in "[{"
                 or (flat[0] == "(" and not wrapped(self, first, first_prec))):  # e.g. `(a + b).to(c) * d`
             raise Unhandled("a long binary expression with brackets at an end")
+        last_text, first_text = self.expr(last, last_prec), self.expr(first, first_prec)
+        if not (flat.endswith(last_text) and flat.startswith(first_text)):  # (a node printed twice, differently)
+            raise Unhandled("an operand printed otherwise than in its expression")
         if len(operators) == 1 and type(last) is ast.Call and last.args + last.keywords:
-            text = self.expr(last, last_prec)
-            self.split_call(prefix + flat[: len(flat) - len(text)], last, indent, "")
+            self.split_call(prefix + flat[: len(flat) - len(last_text)], last, indent, "")
             return
         if len(operators) == 1 and wrapped(self, last, last_prec):
-            text = self.expr(last, last_prec)
-            head, tail = prefix + flat[: len(flat) - len(text)] + "(", ")"
-            body, body_text = last, text[1:-1]
+            head, tail = prefix + flat[: len(flat) - len(last_text)] + "(", ")"
+            body, body_text = last, last_text[1:-1]
         elif len(operators) == 1 and wrapped(self, first, first_prec):
-            text = self.expr(first, first_prec)
+            text = first_text
             head, tail = prefix + "(", ")" + flat[len(text):]
             if any(c in tail for c in "([{"):  # ruff would split the last of those brackets that fits
                 raise Unhandled("a long binary expression with more brackets after the first operand")

@@ -225,3 +225,29 @@ def test_the_layout_printer_says_what_it_cannot_lay_out():
     else:
         raise AssertionError("a power was laid out")
     assert Printer(layout=True).expr(ast.parse("'ieee'", mode="eval").body) == '"ieee"'
+
+
+def test_a_node_in_two_places_is_laid_out_as_ruff_lays_it_out_or_left_to_it():
+    # The lowering may put one node object in two places; the printer then prints the
+    # second as ast.unparse does (with the precedence the first set): `f((a + b))`.
+    a_b = ast.BinOp(ast.Name("running_mean_accumulator", ast.Load()), ast.Add(), ast.Name("dy_tile", ast.Load()))
+    uses = [
+        ast.BinOp(ast.BinOp(a_b, ast.Mult(), ast.Name("stride_am", ast.Load())), ast.Add(),
+                  ast.Call(_callee(random.Random(1)), [a_b, ast.Name("sum_dy_gamma_xhat_broadcast", ast.Load())], [])),
+        ast.BinOp(ast.Call(ast.Name("f", ast.Load()), [a_b], []), ast.Sub(), ast.BinOp(a_b, ast.Mult(), a_b)),
+    ]
+    checked = 0
+    for value in uses:
+        fn = ast.FunctionDef("k", ast.arguments([], [], None, [], [], None, []),
+                             [ast.Assign([ast.Name("x", ast.Load())], value), ast.Assign([ast.Name("y", ast.Load())],
+                                                                                       value)], [], None, None)
+        if sys.version_info >= (3, 12):
+            fn.type_params = []
+        fn = ast.fix_missing_locations(fn)
+        try:
+            laid = print_tree(fn, layout=True) + "\n"
+        except Unhandled:
+            continue
+        assert laid == format_code(print_tree(fn) + "\n")
+        checked += 1
+    assert checked
