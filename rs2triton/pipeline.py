@@ -1,12 +1,14 @@
 """The pipeline: parse -> discover -> lower -> render, and the file-level plan.
 
 Nothing is written until every input has transpiled: :func:`plan` computes all
-outputs in memory, :func:`write` then writes them atomically. :func:`plan` formats
-every module of a run with one ruff call and keeps what it generated in the
-transpile cache (:mod:`rs2triton.cache`), so an unchanged input is not lowered again.
+outputs in memory (laid out by the printer; a module it cannot lay out is formatted by
+ruff, see :func:`finish`), :func:`write` then writes them atomically. :func:`plan` keeps
+what it generated in the transpile cache (:mod:`rs2triton.cache`), so an unchanged input
+is not lowered again. Files to lower are shared by processes (:func:`transpile_many`;
+on the command line, led by the worker :mod:`rs2triton.lead` starts).
 
 The heavy stages (tree-sitter, lowering, jinja2) are imported when first needed: a
-run served entirely from the cache never loads them.
+run served entirely from the cache never loads them in its own process.
 """
 
 from __future__ import annotations
