@@ -4,8 +4,8 @@ Nothing is written until every input has transpiled: :func:`plan` computes all
 outputs in memory (laid out by the printer; a module it cannot lay out is formatted by
 ruff, see :func:`finish`), :func:`write` then writes them atomically. :func:`plan` keeps
 what it generated in the transpile cache (:mod:`rs2triton.cache`), so an unchanged input
-is not lowered again. Files to lower are shared by processes (:func:`transpile_many`;
-on the command line, led by the worker :mod:`rs2triton.lead` starts).
+is not lowered again. Files to lower are shared by processes (:func:`transpile_many`; on
+the command line, the lead worker :mod:`rs2triton.lead` starts and the ones it forks).
 
 The heavy stages (tree-sitter, lowering, jinja2) are imported when first needed: a
 run served entirely from the cache never loads them in its own process.
