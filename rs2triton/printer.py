@@ -185,7 +185,7 @@ class Printer:
     def split_signature(self, node: ast.FunctionDef, indent: str) -> list[str]:
         """A ``def`` line too long for one line, as ruff lays it out: the parameters on one
         line of their own if they fit there, else one a line with a trailing comma."""
-        if node.returns or node.type_comment or node.args.posonlyargs or node.decorator_list and indent:
+        if node.returns or node.type_comment or node.args.posonlyargs:
             raise Unhandled("a long signature with a return annotation or positional-only parameters")
         params = self.argument_list(node.args)
         inner = indent + INDENT
@@ -346,32 +346,27 @@ class Printer:
         """
         flat = self.expr(node)
         inner = indent + INDENT
-        operators, loosest = [], 0
-        for op in binary_operators(self, node):
-            if not operators or op < loosest:
-                loosest, operators = op, [op]
-            elif op == loosest:
-                operators.append(op)
+        precedences = binary_operators(node)
+        single = precedences.count(min(precedences)) == 1  # one operator of the loosest kind
         first, first_prec = edge_operand(node, "left")
         last, last_prec = edge_operand(node, "right")
         if ({type(first), type(last)} & {ast.List, ast.Tuple, ast.Subscript, ast.UnaryOp} or flat[0] in "[{"
-                or (flat[0] == "(" and not wrapped(self, first, first_prec))):  # e.g. `(a + b).to(c) * d`
+                or (flat[0] == "(" and not wrapped(first, first_prec))):  # e.g. `(a + b).to(c) * d`
             raise Unhandled("a long binary expression with brackets at an end")
         last_text, first_text = self.expr(last, last_prec), self.expr(first, first_prec)
         if not (flat.endswith(last_text) and flat.startswith(first_text)):  # (a node printed twice, differently)
             raise Unhandled("an operand printed otherwise than in its expression")
-        if len(operators) == 1 and type(last) is ast.Call and last.args + last.keywords:
+        if single and type(last) is ast.Call and last.args + last.keywords:
             self.split_call(prefix + flat[: len(flat) - len(last_text)], last, indent, "")
             return
-        if len(operators) == 1 and wrapped(self, last, last_prec):
+        if single and wrapped(last, last_prec):
             head, tail = prefix + flat[: len(flat) - len(last_text)] + "(", ")"
             body, body_text = last, last_text[1:-1]
-        elif len(operators) == 1 and wrapped(self, first, first_prec):
-            text = first_text
-            head, tail = prefix + "(", ")" + flat[len(text):]
+        elif single and wrapped(first, first_prec):
+            head, tail = prefix + "(", ")" + flat[len(first_text):]
             if any(c in tail for c in "([{"):  # ruff would split the last of those brackets that fits
                 raise Unhandled("a long binary expression with more brackets after the first operand")
-            body, body_text = first, text[1:-1]
+            body, body_text = first, first_text[1:-1]
         else:
             head, tail, body, body_text = prefix + "(", ")", node, flat
         if not fits(indent + head) or not fits(indent + tail):
@@ -390,7 +385,14 @@ class Printer:
             return
         if type(node) is not ast.BinOp:
             raise Unhandled("a long parenthesised expression")
-        lines = [indent + text for text in self.operand_lines(node)]
+        self.operand_block(node, indent, "", "")
+
+    def operand_block(self, node: ast.BinOp, indent: str, key: str, suffix: str) -> None:
+        """``key``, the operands of ``node`` one a line (:meth:`operand_lines`), then ``suffix``."""
+        lines = self.operand_lines(node)
+        lines[0] = key + lines[0]
+        lines[-1] += suffix
+        lines = [indent + line for line in lines]
         if not all(fits(x) for x in lines):
             raise Unhandled("a long operand")
         self.lines.extend(lines)
@@ -445,13 +447,8 @@ class Printer:
             raise Unhandled("a long argument")
         if type(arg) is ast.Call:
             self.split_call(key, arg, indent, suffix)
-            return
-        lines = [indent + text for text in self.operand_lines(arg)]
-        lines[0] = indent + key + lines[0][len(indent):]
-        lines[-1] += suffix
-        if not all(fits(x) for x in lines):
-            raise Unhandled("a long operand")
-        self.lines.extend(lines)
+        else:
+            self.operand_block(arg, indent, key, suffix)
 
     # ------------------------------------------------------------------ expressions
 
@@ -601,13 +598,13 @@ def fits(line: str) -> bool:
     return len(line) <= LINE_LENGTH
 
 
-def binary_operators(printer: Printer, node: ast.expr) -> list[int]:
+def binary_operators(node: ast.BinOp) -> list[int]:
     """The precedence of every binary operator in ``node`` outside parentheses."""
     out = []
-    stack = [(node, None)]
+    stack: list[tuple[ast.expr, int | None]] = [(node, None)]
     while stack:
         n, prec = stack.pop()
-        if type(n) is not ast.BinOp or (prec is not None and prec > BINARY[type(n.op)][1]):
+        if type(n) is not ast.BinOp or (prec is not None and wrapped(n, prec)):
             continue
         own = BINARY[type(n.op)][1]
         out.append(own)
@@ -619,16 +616,15 @@ def binary_operators(printer: Printer, node: ast.expr) -> list[int]:
 def edge_operand(node: ast.BinOp, side: str) -> tuple[ast.expr, int]:
     """The operand at the left or right end of a binary expression outside parentheses,
     and the precedence it is printed at."""
-    prec = BINARY[type(node.op)][1]
     while True:
         own = BINARY[type(node.op)][1]
         child, prec = (node.left, own) if side == "left" else (node.right, own + 1)
-        if type(child) is not ast.BinOp or prec > BINARY[type(child.op)][1]:
+        if type(child) is not ast.BinOp or wrapped(child, prec):
             return child, prec
         node = child
 
 
-def wrapped(printer: Printer, node: ast.expr, prec: int) -> bool:
+def wrapped(node: ast.expr, prec: int) -> bool:
     """Whether ``node`` printed at ``prec`` gets parentheses of its own."""
     kind = type(node)
     if kind is ast.BinOp:
