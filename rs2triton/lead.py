@@ -24,12 +24,13 @@ def start_for(argv: list[str]) -> None:
     """Start the lead when the command line ``argv`` (without the program name) is a
     ``transpile`` or ``check`` that may lower files in several processes."""
     if (len(argv) < 2 or argv[0] not in ("transpile", "check") or not hasattr(os, "fork")
-            or "-h" in argv or "--help" in argv or _jobs_asked(argv) == 1 or _cores() < 2):
+            or "-h" in argv or "--help" in argv or _jobs_asked(argv) == 1 or cores() < 2):
         return
     start()
 
 
-def _cores() -> int:
+def cores() -> int:
+    """The cores this process may run on."""
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
 
 

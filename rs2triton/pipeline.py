@@ -36,7 +36,7 @@ class Result:
 
     def __init__(self, source_path: str, text: str | None, kernels: list[Kernel] | None = None,
                  warnings: list[Diagnostic] | None = None, functions: list[ast.FunctionDef] | None = None,
-                 _line_map: dict[int, int] | None = None, smap: SourceMap | None = None):
+                 _line_map: dict[int, int] | None = None, smap: SourceMap | None = None, laid_out: bool = True):
         self.source_path = source_path
         self.text = text  # None when the file holds no kernels
         self.kernels = kernels if kernels is not None else []
@@ -47,7 +47,7 @@ class Result:
         # The source, to place an internal error found after lowering (None from the cache).
         self.smap = smap
         # Whether ``text`` is laid out (as ruff would); False: ``finish`` formats it with ruff.
-        self.laid_out = True
+        self.laid_out = laid_out
 
     def __repr__(self) -> str:
         return f"Result(source_path={self.source_path!r}, text={self.text!r}, kernels={self.kernels!r})"
@@ -145,9 +145,7 @@ def _lower_source(source: bytes, smap: SourceMap, line_comments: bool, launchers
                                    pyproject) if launchers else []
         text, laid_out = module_text(path, items.doc, sorted(ctx.imports), list(ctx.used_consts.values()),
                                      functions, launcher_defs)
-    result = Result(path, text, items.kernels, items.warnings, functions, smap=smap)
-    result.laid_out = laid_out
-    return result
+    return Result(path, text, items.kernels, items.warnings, functions, smap=smap, laid_out=laid_out)
 
 
 def _launchers(kernels: list[Kernel], defs: list[ast.FunctionDef], taken: set[str], smap,
@@ -548,8 +546,9 @@ def default_jobs() -> int:
 
     if threading.active_count() > 1:  # forking a threaded process is unsafe
         return 1
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-    return max(1, min(cores, 8))
+    from .lead import cores
+
+    return max(1, min(cores(), 8))
 
 
 def discover_sources(srcs: list[str]) -> list[tuple[Path, Path]]:
@@ -701,9 +700,8 @@ def orphans(files: dict[Path, str], outdir: str | os.PathLike) -> list[Path]:
         return []
     planned = {os.fspath(p) for p in files}
     found = []
-    for folder, dirs, names in os.walk(root):
-        dirs.sort()
-        for name in sorted(names):
+    for folder, _dirs, names in os.walk(root):
+        for name in names:
             path = os.path.join(folder, name)
             if not name.endswith(".py") or path in planned:
                 continue
