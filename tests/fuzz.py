@@ -28,6 +28,7 @@ the same bytes (a difference is a crash too).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import hashlib
 import random
 import re
@@ -248,8 +249,10 @@ def check(data: bytes, path: str = FUZZ_PATH) -> tuple[str, str | None, Result |
     return "ok", None, result
 
 
-def plain_text(data: bytes, path: str = FUZZ_PATH) -> str:
-    """The module printed plainly (as the printer prints what it cannot lay out), for ruff."""
+@contextlib.contextmanager
+def plain_printing():
+    """Within it, every module is printed plainly and left to ruff, as one with a construct
+    the printer cannot lay out would be (its layout mode raises ``Unhandled``)."""
     real = printer.print_tree
 
     def plain(node, layout=False):
@@ -259,9 +262,15 @@ def plain_text(data: bytes, path: str = FUZZ_PATH) -> str:
 
     printer.print_tree = plain
     try:
-        return lower_source(data, path).text
+        yield
     finally:
         printer.print_tree = real
+
+
+def plain_text(data: bytes, path: str = FUZZ_PATH) -> str:
+    """The module printed plainly (as the printer prints what it cannot lay out), for ruff."""
+    with plain_printing():
+        return lower_source(data, path).text
 
 
 def diagnostics_problem(err: TranspileError, data: bytes, path: str) -> str | None:

@@ -17,18 +17,7 @@ from rs2triton.formatter import format_batch, format_code
 from rs2triton.pipeline import finish, lower_source
 from rs2triton.printer import Printer, Unhandled, docstring_lines, literal_lines, print_tree
 from tests.conftest import ROOT
-
-
-def _plain(monkeypatch):
-    """Make every module leave its layout to ruff (the printer's fallback)."""
-    real = printer.print_tree
-
-    def unlaid(node, layout=False):
-        if layout:
-            raise Unhandled("planted")
-        return real(node)
-    monkeypatch.setattr(printer, "print_tree", unlaid)
-
+from tests.fuzz import plain_printing
 
 # ------------------------------------------------------------------ every known kernel
 
@@ -54,15 +43,15 @@ def _lower_all(files, **options):
     return out
 
 
-def test_every_known_kernel_is_laid_out_as_ruff_lays_it_out(tmp_path, monkeypatch):
+def test_every_known_kernel_is_laid_out_as_ruff_lays_it_out(tmp_path):
     files = _sources(tmp_path)
     variants = [{"line_comments": False}, {"line_comments": True}, {"launchers": False}]
     laid = [r for options in variants for r in _lower_all(files, **options)]
     assert len(laid) > 150
     # Every one of them is laid out by the printer: none needs ruff.
     assert [r.source_path for r in laid if not r.laid_out] == []
-    _plain(monkeypatch)
-    plain = [r for options in variants for r in _lower_all(files, **options)]
+    with plain_printing():
+        plain = [r for options in variants for r in _lower_all(files, **options)]
     assert not any(r.laid_out for r in plain)
     assert [r.source_path for r in laid] == [r.source_path for r in plain]
     for r, want in zip(laid, format_batch([r.text for r in plain]), strict=True):

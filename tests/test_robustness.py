@@ -14,7 +14,7 @@ import jinja2
 import pytest
 from click.testing import CliRunner
 
-from rs2triton import TranspileError, formatter, printer, render, transpile_source
+from rs2triton import TranspileError, formatter, render, transpile_source
 from rs2triton.cli import main
 from rs2triton.diagnostics import ICE_CODE
 from rs2triton.lower import FunctionLowerer
@@ -258,20 +258,14 @@ def test_a_rendering_failure_is_an_internal_error(monkeypatch):
 
 def test_a_formatting_failure_is_an_internal_error_for_the_file_ruff_rejects(monkeypatch, tmp_path):
     real = formatter.format_batch
-    real_print = printer.print_tree
-
-    def unlaid(node, layout=False):  # every module left to ruff, as one with a construct the printer cannot lay out
-        if layout:
-            raise printer.Unhandled("planted")
-        return real_print(node)
-    monkeypatch.setattr(printer, "print_tree", unlaid)
 
     def picky(texts, while_waiting=None):
         if any("relu" in t for t in texts):
             raise RuntimeError("ruff could not format generated code")
         return real(texts, while_waiting)
     monkeypatch.setattr(formatter, "format_batch", picky)
-    res = CliRunner().invoke(main, ["transpile", "--no-cache", str(ROOT / "kernels_rs"), "-o", str(tmp_path / "o")])
+    with fuzz.plain_printing():  # every module left to ruff
+        res = CliRunner().invoke(main, ["transpile", "--no-cache", str(ROOT / "kernels_rs"), "-o", str(tmp_path / "o")])
     assert res.exit_code == 1 and not (tmp_path / "o").exists()
     assert res.output.count(f"error[{ICE_CODE}]") == 1 and "relu.rs:1:1" in res.output
     assert "while formatting the module for this file" in res.output
