@@ -27,7 +27,7 @@ def main() -> None:
     opts = ap.parse_args()
 
     import rs2triton
-    from rs2triton.loader import use_interpreter
+    from rs2triton.loading.loader import use_interpreter
 
     interp = use_interpreter(None)
     if interp and not opts.smoke:

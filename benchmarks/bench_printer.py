@@ -24,9 +24,9 @@ sys.path[:0] = [str(ROOT), str(ROOT / "benchmarks")]
 
 def trees(corpus: Path, line_comments: bool) -> list:
     """Every tree ``render.unparse`` is asked to print while lowering ``corpus``."""
-    from rs2triton import render
     from rs2triton.diagnostics import TranspileError
-    from rs2triton.pipeline import lower_source
+    from rs2triton.transpiler.driver.pipeline import lower_source
+    from rs2triton.transpiler.emit import module as render
 
     out: list = []
     real = render.unparse
@@ -57,7 +57,7 @@ def main() -> None:
 
     from gen_corpus import generate
 
-    from rs2triton import render
+    from rs2triton.transpiler.emit import module as render
 
     with tempfile.TemporaryDirectory() as tmp:
         files, kernels = generate(Path(tmp), args.files, args.seed)

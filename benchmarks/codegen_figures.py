@@ -60,8 +60,8 @@ def compiled() -> dict:
     from triton.backends.compiler import GPUTarget
     from triton.compiler import ASTSource
 
-    from rs2triton.compile import signature
-    from rs2triton.loader import load
+    from rs2triton.loading.loader import load
+    from rs2triton.tools.aot import signature
 
     CASES = _cases()
 

@@ -63,7 +63,7 @@ def main() -> None:
     a = ap.parse_args()
 
     import rs2triton
-    from rs2triton.compile import TARGETS, compile_kernel
+    from rs2triton.tools.aot import TARGETS, compile_kernel
 
     mods = {f: rs2triton.load(ROOT / "kernels_rs" / f, interpret=False) for f in {k[0] for k in KERNELS}}
     import handwritten as hw

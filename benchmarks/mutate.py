@@ -193,7 +193,7 @@ def main() -> int:
     import importlib
 
     # tests.conftest first: it sets the interpreter mode before triton is imported.
-    for name in ("tests.conftest", "torch", "triton", "rs2triton.lower", "rs2triton.rules", "rs2triton.semantics",
+    for name in ("tests.conftest", "torch", "triton", "rs2triton.transpiler.lowering.function", "rs2triton.transpiler.lowering.rules", "rs2triton.rust.semantics",
                  "pytest", *(t.removesuffix(".py").replace("/", ".") for ts in TESTS.values() for t in ts)):
         importlib.import_module(name)
     explained = importlib.import_module("tests.test_semantics_rules").EXPLAINED_MUTANTS

@@ -4,9 +4,10 @@ __version__ = "0.1.0"
 
 # The public names, imported on first use (PEP 562): `python -m rs2triton` and the
 # `rs2triton` command start here, and start a worker before loading anything else
-# (see rs2triton.lead).
-_LAZY = {"Diagnostic": "diagnostics", "TranspileError": "diagnostics", "Result": "pipeline",
-         "transpile_file": "pipeline", "transpile_source": "pipeline"}
+# (see rs2triton.transpiler.driver.lead).
+_LAZY = {"Diagnostic": "diagnostics", "TranspileError": "diagnostics", "Result": "transpiler.driver.pipeline",
+         "transpile_file": "transpiler.driver.pipeline",
+         "transpile_source": "transpiler.driver.pipeline"}
 
 
 def __getattr__(name: str):
@@ -29,7 +30,7 @@ def load(path, *, interpret=None):
     The Triton backend is chosen before the kernels are decorated: a GPU when
     torch sees one, else Triton's CPU interpreter (``interpret=True`` forces it).
     """
-    from .loader import load as _load
+    from rs2triton.loading.loader import load as _load
 
     return _load(path, interpret=interpret)
 
@@ -37,9 +38,9 @@ def load(path, *, interpret=None):
 def install_import_hook(*packages):
     """Let ``import pkg.name`` find ``pkg/name.rs`` (for every package, or only the named ones).
 
-    Opt-in; see :mod:`rs2triton.hook`. ``rs2triton.hook.remove()`` turns it off.
+    Opt-in; see :mod:`rs2triton.loading.hook`. ``rs2triton.loading.hook.remove()`` turns it off.
     """
-    from .hook import install
+    from rs2triton.loading.hook import install
 
     return install(*packages)
 

@@ -2,15 +2,15 @@
 
 import sys
 
-from . import lead
+from rs2triton.transpiler.driver import lead
 
 
 def main() -> None:
-    """Start the lead worker of a ``transpile`` or ``check`` (:mod:`rs2triton.lead`), so
+    """Start the lead worker of a ``transpile`` or ``check`` (:mod:`rs2triton.transpiler.driver.lead`), so
     that it loads the lowering stages while this process loads the command line (click)
     and plans the run; then run the command (``cli.console``)."""
     lead.start_for(sys.argv[1:])
-    from .cli import console
+    from rs2triton.cli import console
 
     console()
 

@@ -27,8 +27,8 @@ def _fail(err: TranspileError, outcome: str = "nothing was written") -> None:
 def _plan(srcs: tuple[str, ...], outdir: str, use_cache: bool, jobs: int, line_comments: bool = False,
           plain: bool = False) -> dict:
     """Every output file's text, warnings printed; exits 1 on any user error."""
-    from rs2triton import cache
-    from rs2triton.pipeline import default_jobs, plan
+    from rs2triton.transpiler.driver import cache
+    from rs2triton.transpiler.driver.pipeline import default_jobs, plan
 
     # A command-line run is short-lived and builds many small objects that all live
     # until it ends: the cyclic collector would scan them again and again for nothing
@@ -94,7 +94,7 @@ def transpile(srcs: tuple[str, ...], outdir: str, quiet: bool, line_comments: bo
 
     A folder given as SRC keeps its sub-folders and gets __init__.py files.
     """
-    from rs2triton.pipeline import orphans, write
+    from rs2triton.transpiler.driver.pipeline import orphans, write
 
     files = _plan(srcs, outdir, not no_cache, jobs, line_comments, plain)
     try:
@@ -117,7 +117,7 @@ def transpile(srcs: tuple[str, ...], outdir: str, quiet: bool, line_comments: bo
 @_planning_options
 def check(srcs: tuple[str, ...], outdir: str, no_cache: bool, jobs: int, plain: bool) -> None:
     """Exit 1 with a unified diff if OUTDIR is stale; writes nothing to OUTDIR."""
-    from rs2triton.pipeline import check as check_files
+    from rs2triton.transpiler.driver.pipeline import check as check_files
 
     files = _plan(srcs, outdir, not no_cache, jobs, plain=plain)
     diffs = check_files(files, outdir)
@@ -134,7 +134,7 @@ def check(srcs: tuple[str, ...], outdir: str, no_cache: bool, jobs: int, plain: 
 @click.option("--plain", is_flag=True, help=PLAIN_HELP)
 def show(file: str, plain: bool) -> None:
     """Print the Python Triton module generated for FILE (writes nothing)."""
-    from rs2triton.pipeline import transpile_file
+    from rs2triton.transpiler.driver.pipeline import transpile_file
 
     try:
         res = transpile_file(file, launchers=not plain)
@@ -166,9 +166,9 @@ def run(file, kernel, grid, consts, args, dtype, expects, seed, interpret) -> No
 
     Runs on CUDA or ROCm when torch sees a GPU, else on Triton's CPU interpreter.
     """
-    from rs2triton.loader import BackendError, MissingExtraError
-    from rs2triton.runner import RunError, check_expectations, parse_grid, parse_kv, summarize
-    from rs2triton.runner import run as run_kernel
+    from rs2triton.loading.loader import BackendError, MissingExtraError
+    from rs2triton.tools.run import RunError, check_expectations, parse_grid, parse_kv, summarize
+    from rs2triton.tools.run import run as run_kernel
 
     try:
         report = run_kernel(file, kernel, parse_grid(grid), parse_kv(consts, "--const"),
@@ -192,8 +192,8 @@ def run(file, kernel, grid, consts, args, dtype, expects, seed, interpret) -> No
 @click.argument("srcs", nargs=-1, required=True, type=click.Path(exists=True))
 def kernels(srcs: tuple[str, ...]) -> None:
     """List the kernels of SRCS with their launchers: const generics, parameters, dtypes, backward."""
-    from rs2triton.launchgen import describe
-    from rs2triton.pipeline import discover_sources, transpile_file
+    from rs2triton.transpiler.driver.pipeline import discover_sources, transpile_file
+    from rs2triton.transpiler.emit.launchers import describe
 
     errors = []
     for src, _ in discover_sources(list(srcs)):
@@ -229,10 +229,10 @@ def tune(file, kernel, grid, sweeps, consts, args, dtype, seed, interpret) -> No
     and the best is named. A config that fails to compile is reported, not fatal.
     Exit 1 when configs disagree or none ran.
     """
-    from rs2triton.loader import BackendError, MissingExtraError
-    from rs2triton.runner import RunError, parse_kv
-    from rs2triton.tuner import parse_sweep, summarize
-    from rs2triton.tuner import tune as tune_kernel
+    from rs2triton.loading.loader import BackendError, MissingExtraError
+    from rs2triton.tools.run import RunError, parse_kv
+    from rs2triton.tools.tune import parse_sweep, summarize
+    from rs2triton.tools.tune import tune as tune_kernel
 
     try:
         fixed = parse_kv(consts, "--const")
@@ -252,7 +252,7 @@ def tune(file, kernel, grid, sweeps, consts, args, dtype, seed, interpret) -> No
 @click.option("--markdown", is_flag=True, help="Print the generated docs/ops.md.")
 def ops(markdown: bool) -> None:
     """List the DSL methods and their Triton translations."""
-    from rs2triton.docs import ops_markdown, ops_table
+    from rs2triton.transpiler.dsl.docs import ops_markdown, ops_table
 
     click.echo(ops_markdown() if markdown else ops_table(), nl=False)
 
@@ -276,7 +276,7 @@ def console() -> None:
         if isinstance(e.code, str):
             print(e.code, file=sys.stderr)
         code = e.code if isinstance(e.code, int) else int(e.code is not None)
-    from rs2triton import lead
+    from rs2triton.transpiler.driver import lead
 
     lead.stop()  # unused (an error came first, or nothing needed lowering): it ends now
     for stream in (sys.stdout, sys.stderr):

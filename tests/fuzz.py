@@ -43,10 +43,10 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from rs2triton import printer  # noqa: E402
 from rs2triton.diagnostics import CODES, ICE_CODE, TranspileError  # noqa: E402
-from rs2triton.formatter import format_batch  # noqa: E402
-from rs2triton.pipeline import Result, finish, lower_source  # noqa: E402
+from rs2triton.transpiler.driver.pipeline import Result, finish, lower_source  # noqa: E402
+from rs2triton.transpiler.emit import printer  # noqa: E402
+from rs2triton.transpiler.emit.formatter import format_batch  # noqa: E402
 
 CORPUS = ROOT / "tests" / "fuzz_corpus"
 FUZZ_PATH = "fuzz.rs"  # the display path of every mutant

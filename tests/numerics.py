@@ -86,7 +86,7 @@ def slot_labels(rust_file: str, kernel: str) -> list[str]:
     from pathlib import Path
 
     from rs2triton.diagnostics import SourceMap
-    from rs2triton.parse import named_children, parse, text
+    from rs2triton.transpiler.frontend.parse import named_children, parse, text
 
     source = Path(rust_file).read_bytes()
     root = parse(source, SourceMap(rust_file, source)).root_node

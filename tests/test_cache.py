@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from rs2triton import cache, pipeline
+from rs2triton.transpiler.driver import cache, pipeline
 from tests.conftest import ROOT
 
 
@@ -241,7 +241,8 @@ def test_a_changed_template_or_version_is_regenerated(src, tmp_path):
 def test_package_digest_covers_code_and_templates(tmp_path):
     pkg = _package_copy(tmp_path) / "rs2triton"
     base = cache.package_digest.__wrapped__(pkg)
-    (pkg / "lower.py").write_text((pkg / "lower.py").read_text() + "\n# edited\n")
+    lowering = pkg / "transpiler" / "lowering" / "function.py"  # a module in a sub-package
+    lowering.write_text(lowering.read_text() + "\n# edited\n")
     edited_code = cache.package_digest.__wrapped__(pkg)
     (pkg / "templates" / "module.py.j2").write_text("x")
     assert len({base, edited_code, cache.package_digest.__wrapped__(pkg)}) == 3
@@ -297,7 +298,7 @@ def test_files_lowered_in_several_processes_give_the_same_result(tmp_path, monke
 
 def test_load_serves_an_unchanged_source_from_the_cache(tmp_path, monkeypatch, counted):
     """rs2triton.load: text and line map from the cache; kernels re-read; a changed source regenerated."""
-    from rs2triton.pipeline import transpile_file_cached
+    from rs2triton.transpiler.driver.pipeline import transpile_file_cached
 
     src = tmp_path / "relu.rs"
     shutil.copy(ROOT / "kernels_rs" / "relu.rs", src)
@@ -343,7 +344,7 @@ import sys
 sys.path.insert(0, {str(ROOT)!r}); sys.path.insert(0, {str(ROOT / "benchmarks")!r})
 from pathlib import Path
 from gen_corpus import generate
-from rs2triton import pipeline
+from rs2triton.transpiler.driver import pipeline
 generate(Path({str(tmp_path)!r}) / "src", files=26, seed=2)
 sources = [(p.read_bytes(), p.name, {{}}) for p in sorted((Path({str(tmp_path)!r}) / "src").rglob("*.rs"))]
 pipeline._PIPE_HOLDS = 8  # two files' worth
@@ -358,7 +359,7 @@ print("ok", len(sources))
 
 
 def test_the_lead_worker_lowers_what_it_is_sent_and_a_dead_one_is_reported(tmp_path):
-    """The command line's lead worker (rs2triton.lead): forked before any input is known,
+    """The command line's lead worker (rs2triton.transpiler.driver.lead): forked before any input is known,
     it lowers what transpile_many sends it, as the process itself would; if it dies, the
     run fails with an internal error instead of hanging or writing anything."""
     script = f"""
@@ -366,7 +367,8 @@ import sys
 sys.path.insert(0, {str(ROOT)!r}); sys.path.insert(0, {str(ROOT / "benchmarks")!r})
 from pathlib import Path
 from gen_corpus import generate
-from rs2triton import lead, pipeline
+from rs2triton.transpiler.driver import lead
+from rs2triton.transpiler.driver import pipeline
 generate(Path({str(tmp_path)!r}) / "src", files=10, seed=4)
 sources = [(p.read_bytes(), p.name, {{}}) for p in sorted((Path({str(tmp_path)!r}) / "src").rglob("*.rs"))]
 one = pipeline.transpile_many(sources, jobs=1)

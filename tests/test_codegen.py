@@ -11,7 +11,7 @@ import pytest
 import torch
 
 import rs2triton
-from rs2triton.pipeline import transpile_file
+from rs2triton.transpiler.driver.pipeline import transpile_file
 from tests.compile_helper import compile_in_subprocess
 from tests.conftest import DEVICE
 from tests.numerics import assert_matches, slot_labels

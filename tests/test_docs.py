@@ -3,8 +3,8 @@
 import os
 import re
 
-from rs2triton.docs import ops_markdown
-from rs2triton.ops import OPS, TESTED
+from rs2triton.transpiler.dsl.docs import ops_markdown
+from rs2triton.transpiler.dsl.ops import OPS, TESTED
 from tests.conftest import ROOT
 
 TRAIT = ROOT.parent / "shared" / "dsl" / "triton_trait.txt"
@@ -31,7 +31,7 @@ def test_table_has_every_trait_method():
 def test_ops_marked_tested_are_exercised_by_kernels_under_test():
     sources = "".join(p.read_text() for d in ("kernels_rs", "tests/kernels") for p in (ROOT / d).glob("*.rs"))
     used = set(re.findall(r"T::(\w+)", sources))
-    from rs2triton.ops import COMPILED_ONLY
+    from rs2triton.transpiler.dsl.ops import COMPILED_ONLY
 
     missing = sorted((TESTED | COMPILED_ONLY) - used)
     assert not missing, f"ops marked tested but used by no kernel under test: {missing}"

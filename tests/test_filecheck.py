@@ -10,7 +10,7 @@ import re
 import pytest
 
 from rs2triton import transpile_file
-from rs2triton.ops import OPS
+from rs2triton.transpiler.dsl.ops import OPS
 from tests.conftest import ROOT
 from tests.filecheck import FileCheckError, compile_pattern, filecheck, parse_checks
 

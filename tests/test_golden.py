@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from rs2triton.pipeline import check, plan, write
+from rs2triton.transpiler.driver.pipeline import check, plan, write
 from tests.conftest import ROOT
 
 GOLDEN = ROOT / "tests" / "golden"
@@ -46,7 +46,7 @@ def test_generation_is_deterministic():
 
 
 def test_golden_files_are_ruff_clean_and_formatted():
-    from rs2triton.formatter import ruff_binary as _ruff
+    from rs2triton.transpiler.emit.formatter import ruff_binary as _ruff
 
     lint = subprocess.run([_ruff(), "check", "--isolated", str(GOLDEN)], capture_output=True, text=True)
     assert lint.returncode == 0, lint.stdout + lint.stderr

@@ -8,7 +8,7 @@ import pytest
 import torch
 
 import rs2triton
-from rs2triton import hook
+from rs2triton.loading import hook
 from tests.conftest import DEVICE, ROOT
 from tests.numerics import assert_matches
 

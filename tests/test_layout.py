@@ -11,11 +11,11 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rs2triton import printer
 from rs2triton.diagnostics import TranspileError
-from rs2triton.formatter import format_batch, format_code
-from rs2triton.pipeline import finish, lower_source
-from rs2triton.printer import Printer, Unhandled, docstring_lines, literal_lines, print_tree
+from rs2triton.transpiler.driver.pipeline import finish, lower_source
+from rs2triton.transpiler.emit import printer
+from rs2triton.transpiler.emit.formatter import format_batch, format_code
+from rs2triton.transpiler.emit.printer import Printer, Unhandled, docstring_lines, literal_lines, print_tree
 from tests.conftest import ROOT
 from tests.fuzz import plain_printing
 

@@ -2,7 +2,7 @@
 
 import subprocess
 
-from rs2triton.formatter import ruff_binary as _ruff
+from rs2triton.transpiler.emit.formatter import ruff_binary as _ruff
 from tests.conftest import ROOT
 
 

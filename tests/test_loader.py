@@ -56,7 +56,7 @@ def test_compile_mode_triton_without_gpu_is_explained():
         import triton, rs2triton
         try:
             rs2triton.load("kernels_rs/relu.rs")
-        except rs2triton.loader.BackendError as e:
+        except rs2triton.loading.loader.BackendError as e:
             print("BackendError:", e)
     """, interpret=False)
     assert "BackendError: Triton was imported for compilation but torch sees no GPU" in proc.stdout, proc.stderr
@@ -67,7 +67,7 @@ def test_asking_for_the_other_mode_after_import_is_explained():
         import triton, rs2triton
         try:
             rs2triton.load("kernels_rs/relu.rs", interpret=False)
-        except rs2triton.loader.BackendError as e:
+        except rs2triton.loading.loader.BackendError as e:
             print("BackendError:", e)
     """, interpret=True)
     assert "already imported for the CPU interpreter" in proc.stdout, proc.stderr
@@ -80,7 +80,7 @@ def test_load_picks_the_interpreter_before_triton_is_imported():
         mod = rs2triton.load("kernels_rs/vector_add.rs")
         a = torch.arange(10.0); out = torch.empty(10)
         mod.vector_add[(1,)](a, a, out, 10, BLOCK_SIZE=16)
-        print(out.tolist() == (2 * a).tolist(), rs2triton.loader.triton_mode())
+        print(out.tolist() == (2 * a).tolist(), rs2triton.loading.loader.triton_mode())
     """, interpret=None)
     if DEVICE == "cpu":
         assert proc.stdout.split() == ["True", "True"], proc.stderr

@@ -59,7 +59,7 @@ main(["run", {str(ROOT / "kernels_rs" / "relu.rs")!r}, "relu_forward", "--grid",
 def test_load_names_the_missing_extra(tmp_path):
     code = BLOCK_RUN_EXTRA + f"""
 import rs2triton
-from rs2triton.loader import MissingExtraError
+from rs2triton.loading.loader import MissingExtraError
 try:
     rs2triton.load({str(ROOT / "kernels_rs" / "relu.rs")!r})
 except MissingExtraError as e:

@@ -10,11 +10,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rs2triton import printer, render
 from rs2triton.diagnostics import TranspileError
-from rs2triton.pipeline import lower_source
-from rs2triton.printer import LINE_LENGTH, Printer, Unhandled, docstring_literal, print_tree
-from rs2triton.pyast import comment_marker
+from rs2triton.transpiler.driver.pipeline import lower_source
+from rs2triton.transpiler.emit import module as render
+from rs2triton.transpiler.emit import printer
+from rs2triton.transpiler.emit.printer import LINE_LENGTH, Printer, Unhandled, docstring_literal, print_tree
+from rs2triton.transpiler.pyast import comment_marker
 from tests.conftest import ROOT
 
 # Python 3.10's ast.unparse writes tuple targets in parentheses (`(a, b) = f()`); printer.py

@@ -34,6 +34,6 @@ def test_odd_text_is_carried_verbatim_and_inert():
 def test_the_formatter_is_the_ruff_that_ruff_itself_finds():
     from ruff import find_ruff_bin
 
-    from rs2triton.formatter import ruff_binary
+    from rs2triton.transpiler.emit.formatter import ruff_binary
 
     assert ruff_binary() == find_ruff_bin()

@@ -14,10 +14,12 @@ import jinja2
 import pytest
 from click.testing import CliRunner
 
-from rs2triton import TranspileError, formatter, render, transpile_source
+from rs2triton import TranspileError, transpile_source
 from rs2triton.cli import main
 from rs2triton.diagnostics import ICE_CODE
-from rs2triton.lower import FunctionLowerer
+from rs2triton.transpiler.emit import formatter
+from rs2triton.transpiler.emit import module as render
+from rs2triton.transpiler.lowering.function import FunctionLowerer
 from tests import fuzz
 from tests.conftest import ROOT
 from tests.numerics import assert_matches
@@ -156,7 +158,7 @@ def test_nesting_that_fits_the_stack_transpiles_and_computes(expr):
 
 
 def test_a_module_too_deep_for_pythons_compiler_is_refused(monkeypatch):
-    from rs2triton import pipeline
+    from rs2triton.transpiler.driver import pipeline
 
     def too_deep_to_compile(*_a, **_k):
         raise RecursionError("maximum recursion depth exceeded during compilation")
@@ -168,8 +170,8 @@ def test_a_module_too_deep_for_pythons_compiler_is_refused(monkeypatch):
 
 def _items(src: bytes):
     from rs2triton.diagnostics import SourceMap
-    from rs2triton.discover import collect
-    from rs2triton.parse import parse
+    from rs2triton.transpiler.frontend.items import collect
+    from rs2triton.transpiler.frontend.parse import parse
 
     smap = SourceMap("x.rs", src)
     try:
@@ -180,7 +182,7 @@ def _items(src: bytes):
 
 def test_files_skipped_unparsed_are_exactly_those_without_kernel_attributes():
     """`may_define_kernels` is False only where collect would find no kernel and warn of none."""
-    from rs2triton.discover import may_define_kernels
+    from rs2triton.transpiler.frontend.items import may_define_kernels
 
     sources = fuzz.seed_sources()
     sources += [fuzz.mutant(7, i, sources)[0] for i in range(300)]
@@ -281,7 +283,7 @@ def test_invalid_generated_python_is_an_internal_error_at_its_kernel(monkeypatch
 def test_an_unexpected_cli_failure_is_not_a_traceback(monkeypatch):
     def fail(*args, **kwargs):
         raise ValueError("planted")
-    monkeypatch.setattr("rs2triton.docs.ops_table", fail)
+    monkeypatch.setattr("rs2triton.transpiler.dsl.docs.ops_table", fail)
     res = CliRunner().invoke(main, ["ops"])
     assert res.exit_code == 1 and "internal error in rs2triton: ValueError: planted" in res.output
 

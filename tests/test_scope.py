@@ -3,9 +3,11 @@
 
 import pytest
 
-from rs2triton import TranspileError, ops, rules, transpile_source
-from rs2triton.pyast import Ty
-from rs2triton.scope import Names
+from rs2triton import TranspileError, transpile_source
+from rs2triton.transpiler.dsl import ops
+from rs2triton.transpiler.lowering import rules
+from rs2triton.transpiler.lowering.names import Names
+from rs2triton.transpiler.pyast import Ty
 
 I32 = Ty("scalar", "i32")
 F32 = Ty("tensor", "f32")
@@ -145,8 +147,8 @@ def test_a_row_whose_rule_vanished_fails_loudly_not_as_a_plain_call(monkeypatch)
 
 
 def test_records_compare_print_and_freeze_as_dataclasses_did():
-    from rs2triton.discover import KernelParam
-    from rs2triton.pyast import Val
+    from rs2triton.transpiler.frontend.items import KernelParam
+    from rs2triton.transpiler.pyast import Val
 
     a, b = KernelParam("x", "pointer", "f32", node=object()), KernelParam("x", "pointer", "f32", node=None)
     assert a == b and repr(a) == "KernelParam(name='x', kind='pointer', elem='f32', access=None)"  # node left out

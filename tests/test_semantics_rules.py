@@ -15,8 +15,8 @@ import random
 import pytest
 import torch
 
-from rs2triton import semantics as S
-from rs2triton.pyast import Ty
+from rs2triton.rust import semantics as S
+from rs2triton.transpiler.pyast import Ty
 
 # ------------------------------------------------------------------ division, remainder
 

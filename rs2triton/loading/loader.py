@@ -1,0 +1,157 @@
+"""Importing kernels from Python: ``rs2triton.load("kernels_rs/foo.rs")``.
+
+The generated module is written to a content-addressed cache folder and
+imported from there (Triton reads a kernel's source through ``inspect``, so it
+must live in a real file). The backend is fixed *before* import, because
+``@triton.jit`` decides at decoration time whether it builds an interpreted
+function.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import os
+import sys
+from pathlib import Path
+from types import ModuleType
+
+from rs2triton.transpiler.driver import cache
+from rs2triton.transpiler.driver.cache import cache_dir
+from rs2triton.transpiler.driver.pipeline import transpile_file, transpile_file_cached
+
+# Transpiling needs none of these; running kernels needs all three (the `run` extra).
+RUN_PACKAGES = ("triton", "torch", "numpy")
+RUN_EXTRA = "pip install 'rs2triton[run]'"
+
+
+class MissingExtraError(ImportError):
+    """Running kernels needs packages that the light install of rs2triton leaves out."""
+
+
+def require_run_extra(what: str) -> None:
+    """Raise :class:`MissingExtraError`, naming the extra, unless triton, torch and numpy are installed."""
+    missing = [m for m in RUN_PACKAGES if importlib.util.find_spec(m) is None]
+    if missing:
+        raise MissingExtraError(
+            f"{what} needs {', '.join(missing)}, which the light install of rs2triton (transpile, check, "
+            f"show) leaves out; install the `run` extra: {RUN_EXTRA}")
+
+
+def gpu_available() -> bool:
+    try:
+        import torch
+    except ImportError:
+        return False
+    return bool(torch.cuda.is_available())
+
+
+class BackendError(RuntimeError):
+    """The interpreter/GPU choice conflicts with how Triton was already imported."""
+
+
+def triton_mode() -> bool | None:
+    """True if Triton was imported for its interpreter, False if for compilation, None if not yet.
+
+    Triton decorates its own standard library (``tl.sum``, ``tl.max``...) when it is
+    first imported, so the choice is made once per process, at that moment.
+    """
+    if "triton.language.standard" not in sys.modules:
+        return None
+    from triton.language import standard
+    from triton.runtime.jit import JITFunction
+
+    return not isinstance(standard.sum, JITFunction)
+
+
+def use_interpreter(interpret: bool | None) -> bool:
+    """Whether kernels should run on Triton's CPU interpreter."""
+    mode = triton_mode()
+    if interpret is None:
+        if mode is False and not gpu_available():
+            raise BackendError(
+                "Triton was imported for compilation but torch sees no GPU, so kernels could not run. "
+                "Set TRITON_INTERPRET=1 before anything imports triton (or import rs2triton first) "
+                "to use Triton's CPU interpreter.")
+        if mode is not None:
+            return mode
+        if os.environ.get("TRITON_INTERPRET") == "1":
+            return True
+        return not gpu_available()
+    return interpret
+
+
+def ensure_mode(interpret: bool) -> None:
+    """Fix Triton's mode for this process (before ``triton`` is imported)."""
+    mode = triton_mode()
+    if mode is not None and mode != interpret:
+        have = "the CPU interpreter" if mode else "compilation"
+        want = "the CPU interpreter" if interpret else "compilation"
+        raise BackendError(
+            f"Triton was already imported for {have} in this process, so kernels cannot use {want}: "
+            "the choice is made when `triton` is first imported. Set TRITON_INTERPRET=1 (or unset it) "
+            "before anything imports triton, or run the other mode in a separate process.")
+    if interpret:
+        os.environ["TRITON_INTERPRET"] = "1"
+    else:
+        os.environ.pop("TRITON_INTERPRET", None)
+
+
+def _import_file(py: Path, mod_name: str) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(mod_name, py)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[mod_name] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        sys.modules.pop(mod_name, None)
+        raise
+    return module
+
+
+def load(path: str | os.PathLike, *, interpret: bool | None = None) -> ModuleType:
+    require_run_extra("rs2triton.load")
+    p = Path(path)
+    interp = use_interpreter(interpret)
+    ensure_mode(interp)
+    if p.suffix == ".py":
+        return _import_file(p.resolve(), f"rs2triton_generated_{_ident(p.stem)}")
+    result, py = cached(p)
+    digest = py.parent.name
+    mod_name = f"rs2triton_generated_{_ident(p.stem)}_{digest}{'_interp' if interp else ''}"
+    if mod_name in sys.modules and getattr(sys.modules[mod_name], "__rs2triton_interpret__", None) == interp:
+        return sys.modules[mod_name]
+    module = _import_file(py, mod_name)
+    annotate(module, p, result, interp)
+    return module
+
+
+def cached(p: Path):
+    """Transpile ``p`` and write the module to the content-addressed cache: (Result, cached .py path).
+
+    Triton reads kernel source through ``inspect``, so the module must live in a real file.
+    """
+    # An unchanged source is served from the transpile cache (text and line map), and
+    # only parsed again for its kernels' signatures.
+    tcache = cache.default()
+    result = transpile_file_cached(p, tcache) if tcache is not None else transpile_file(p)
+    if result.text is None:
+        raise ValueError(f"{p} defines no #[kernel] functions")
+    digest = hashlib.sha256(result.text.encode()).hexdigest()[:16]
+    folder = cache_dir() / "modules" / digest
+    py = folder / f"{p.stem}.py"
+    if not py.exists():
+        cache.write_atomic(py, result.text)
+    return result, py
+
+
+def annotate(module: ModuleType, source: Path, result, interp: bool) -> None:
+    """What rs2triton records on a module it imported (signatures, source, line map, mode)."""
+    module.__rs2triton_kernels__ = {k.name: k for k in result.kernels}
+    module.__rs2triton_source__ = str(source)
+    module.__rs2triton_line_map__ = result.line_map
+    module.__rs2triton_interpret__ = interp
+
+
+def _ident(s: str) -> str:
+    return "".join(c if c.isalnum() or c == "_" else "_" for c in s)

@@ -1,0 +1,517 @@
+"""Launchers: named, checked launches of generated kernels.
+
+A generated module defines, beside each unchanged ``@triton.jit`` function, a
+:class:`Launcher` named like teenygrad's kernel struct (``relu_forward`` ->
+``ReluForward``)::
+
+    ReluForward(BLOCK_SIZE=1024)[grid](x, y, n)          # by position
+    ReluForward(BLOCK_SIZE=1024)[grid](x_ptr=x, y_ptr=y, n_elements=n)
+
+Every argument is checked against the Rust signature before anything is
+launched; a mistake is a ``TypeError`` / ``ValueError`` naming the launcher and
+the Rust parameter. This module is imported by generated code, so it imports
+neither torch nor triton at import time (only when a kernel is launched or
+tuned), and nothing from the transpiler.
+"""
+
+from __future__ import annotations
+
+import difflib
+import itertools
+import math
+import numbers
+import sys
+import time
+from functools import partial
+
+from rs2triton.rust.semantics import int_limits
+from rs2triton.transpiler.dsl.ops import FLOAT_LIMITS, INT_BITS
+
+# Rust element types -> torch dtype attribute names.
+TORCH_DTYPES = {
+    "f16": "float16", "bf16": "bfloat16", "f32": "float32", "f64": "float64",
+    "i8": "int8", "i16": "int16", "i32": "int32", "i64": "int64",
+    "u8": "uint8", "u16": "uint16", "u32": "uint32", "u64": "uint64", "bool": "bool",
+    "f8e4m3": "float8_e4m3fn", "f8e5m2": "float8_e5m2",
+}
+INT_RANGES = {t: int_limits(t) for t in INT_BITS}
+# The largest finite value of each float type (f64: any Python float fits).
+FLOAT_MAX = {t: float(FLOAT_LIMITS[t]["MAX"]) for t in ("f16", "bf16", "f32")} | {
+    "f64": math.inf, "f8e4m3": 448.0, "f8e5m2": 57344.0}
+# Triton launch options accepted on a launcher, a launch or a tuning config.
+LAUNCH_OPTIONS = ("num_warps", "num_stages", "num_ctas", "maxnreg", "enable_fp_fusion", "waves_per_eu",
+                  "matrix_instr_nonkdim", "kpack", "launch_cooperative_grid", "launch_pdl")
+_LAUNCH_OPTION_SET = frozenset(LAUNCH_OPTIONS)
+_CONFIG_FIELDS = ("num_warps", "num_stages", "num_ctas", "maxnreg")  # triton.Config's own fields
+RUN_EXTRA = "pip install 'rs2triton[run]'"
+
+
+def _torch():
+    try:
+        import torch
+    except ImportError:  # pragma: no cover - the base install
+        raise ImportError(f"launching kernels needs torch and triton: {RUN_EXTRA}") from None
+    return torch
+
+
+def _triton():
+    try:
+        import triton
+    except ImportError:  # pragma: no cover - the base install
+        raise ImportError(f"launching kernels needs torch and triton: {RUN_EXTRA}") from None
+    return triton
+
+
+_RUST_OF_TORCH: dict = {}
+_TENSOR = None  # torch.Tensor, once torch is imported
+
+
+def rust_dtype_of(torch_dtype) -> str | None:
+    """The Rust element type of a torch dtype (``torch.float32`` -> ``"f32"``), or None."""
+    if not _RUST_OF_TORCH:
+        global _TENSOR
+        torch = _torch()
+        _TENSOR = torch.Tensor
+        for rust, attr in TORCH_DTYPES.items():
+            dt = getattr(torch, attr, None)
+            if dt is not None:
+                _RUST_OF_TORCH[dt] = rust
+    return _RUST_OF_TORCH.get(torch_dtype)
+
+
+def _type_name(value) -> str:
+    return type(value).__name__
+
+
+def check_scalar(rust_type: str, value, what: str):
+    """``value`` converted for a Rust scalar type, or a TypeError/ValueError about ``what``.
+
+    Integers must be ints in range (never silently widened), floats take ints
+    or floats (passed as float, so Triton never specialises an f32 parameter as
+    an integer), bools must be bools.
+    """
+    if rust_type == "bool":
+        if type(value) is bool:
+            return value
+        raise TypeError(f"{what} must be a bool, got {_type_name(value)} {value!r}")
+    if rust_type in INT_RANGES:
+        if type(value) is not int:
+            if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+                raise TypeError(f"{what} must be an int, got {_type_name(value)} {value!r}")
+            value = int(value)
+        lo, hi = INT_RANGES[rust_type]
+        if not lo <= value <= hi:
+            raise ValueError(f"{what} must be in {rust_type} range [{lo}, {hi}], got {value}")
+        return value
+    if rust_type in FLOAT_MAX:
+        if isinstance(value, bool) or not isinstance(value, numbers.Real):
+            raise TypeError(f"{what} must be a float, got {_type_name(value)} {value!r}")
+        value = float(value)
+        if math.isfinite(value) and abs(value) > FLOAT_MAX[rust_type]:
+            raise ValueError(f"{what} is out of {rust_type} range (largest {FLOAT_MAX[rust_type]:g}), "
+                             f"got {value:g}")
+        return value
+    raise TypeError(f"{what} has Rust type `{rust_type}`, which a launcher cannot check")
+
+
+class _Param:
+    __slots__ = ("name", "index", "pointer", "elem", "dtype_param", "access", "rust")
+
+    def __init__(self, name: str, index: int, spec: str, dtype_params, access: str | None):
+        self.name = name
+        self.index = index
+        self.pointer = spec.startswith("*")
+        self.elem = spec.removeprefix("*")
+        self.dtype_param = self.elem in dtype_params
+        self.access = access
+        self.rust = f"{name}: T::Pointer<{self.elem}>" if self.pointer else f"{name}: {self.elem}"
+
+
+class Launcher:
+    """A kernel's launcher. ``Launcher(BLOCK_SIZE=...)`` fixes the const generics (and
+    any launch options); the result, indexed with a grid, launches the kernel.
+
+    ``params`` maps each Rust parameter to its type: ``"*D"`` a pointer to the
+    dtype parameter ``D``, ``"*i32"`` a pointer to ``i32``, ``"i32"`` / ``"D"`` a
+    scalar. ``consts`` maps const generics to Rust types, ``dtypes`` each dtype
+    parameter to the element types it accepts, ``access`` pointer parameters to
+    ``"in"`` / ``"out"`` / ``"inout"`` where the Rust source marks them, ``names`` the
+    jit function's name of a parameter or const generic where it differs from the
+    Rust name (a Python keyword gets a trailing ``_``).
+    ``tuning`` (``{"configs": [...], "key": [...]}``) makes launches without
+    const values go through Triton's autotuner.
+    """
+
+    def __init__(self, fn, name: str, *, params: dict[str, str], consts: dict[str, str] | None = None,
+                 dtypes: dict[str, str | tuple[str, ...]] | None = None, access: dict[str, str] | None = None,
+                 backward: str | None = None, names: dict[str, str] | None = None, tuning: dict | None = None):
+        self.fn = fn
+        self.name = name
+        self.params = dict(params)
+        self.consts = dict(consts or {})
+        self.dtypes = {k: tuple(t.strip() for t in v.split(",")) if isinstance(v, str) else tuple(v)
+                       for k, v in (dtypes or {}).items()}
+        self.access = dict(access or {})
+        self.backward_name = backward
+        self.names = dict(names or {})  # Rust name -> the jit function's name, where they differ
+        self._params = [_Param(n, i, s, self.dtypes, self.access.get(n)) for i, (n, s) in enumerate(params.items())]
+        self._index = {p.name: p for p in self._params}
+        self._names = tuple(self._index)
+        self._pointers = [p for p in self._params if p.pointer]
+        self._scalars = [p for p in self._params if not p.pointer]
+        self.interpreted = type(fn).__name__ == "InterpretedFunction"
+        self.tuning = None
+        self._tuned_consts: tuple[str, ...] = ()
+        self._tuned_options: frozenset = frozenset()
+        self._autotuner = None
+        if tuning is not None:
+            self._set_tuning(dict(tuning))
+
+    def __repr__(self) -> str:
+        params = ", ".join(p.rust for p in self._params)
+        consts = ", ".join(f"{k}: {v}" for k, v in self.consts.items())
+        return f"<Launcher {self.name}[{consts}]({params})>"
+
+    # ── construction ──────────────────────────────────────────────────────
+    def __call__(self, **values) -> Configured:
+        """Fix the const generics (keyword-only, by Rust name) and launch options."""
+        consts, options = {}, {}
+        for key, value in values.items():
+            if key in self.consts:
+                consts[key] = check_scalar(self.consts[key], value,
+                                           f"{self.name}: const generic `{key}: {self.consts[key]}`")
+            elif key in LAUNCH_OPTIONS:
+                options[key] = value
+            else:
+                raise TypeError(f"{self.name}(): unexpected keyword `{key}`"
+                                f"{self._suggest(key, list(self.consts) + list(LAUNCH_OPTIONS))}; "
+                                f"it takes the const generics {self._const_list()} and launch options "
+                                f"such as num_warps, num_stages")
+        required = [k for k in self.consts if k not in self._tuned_consts]
+        missing = [k for k in required if k not in consts]
+        tuned_given = [k for k in self._tuned_consts if k in consts]
+        if tuned_given and len(tuned_given) != len(self._tuned_consts):
+            missing += [k for k in self._tuned_consts if k not in consts]
+        if missing:
+            hint = ("; the tuned ones may be left out together to let the autotuner choose"
+                    if self._tuned_consts and all(k in self._tuned_consts for k in missing) else "")
+            raise TypeError(f"{self.name}(): missing const generic"
+                            f"{'s' if len(missing) > 1 else ''} "
+                            + ", ".join(f"`{k}: {self.consts[k]}`" for k in missing) + hint)
+        autotuned = bool(self._tuned_consts) and not tuned_given
+        if autotuned:
+            clash = sorted(set(options) & self._tuned_options)
+            if clash:
+                raise TypeError(f"{self.name}(): {', '.join(clash)} {'is' if len(clash) == 1 else 'are'} "
+                                "chosen by the autotuner; give every tuned const generic to launch one "
+                                "fixed configuration instead")
+        return Configured(self, consts, options, autotuned)
+
+    def _const_list(self) -> str:
+        return ", ".join(f"{k}: {v}" for k, v in self.consts.items()) or "(none)"
+
+    @staticmethod
+    def _suggest(name: str, choices) -> str:
+        close = difflib.get_close_matches(name, list(choices), n=1)
+        return f" (did you mean `{close[0]}`?)" if close else ""
+
+    @property
+    def backward(self) -> Launcher | None:
+        """The launcher named by ``#[kernel(backward = ...)]``, from the same module."""
+        if self.backward_name is None:
+            return None
+        module = sys.modules.get(getattr(getattr(self.fn, "fn", None), "__module__", ""), None)
+        found = getattr(module, self.backward_name, None)
+        if not isinstance(found, Launcher):
+            raise AttributeError(f"{self.name}.backward: `{self.backward_name}` is not defined in the module "
+                                 f"that defines {self.name} (is its kernel in another file?)")
+        return found
+
+    # ── tuning ────────────────────────────────────────────────────────────
+    def autotune(self, configs, key=(), **autotune_options) -> Launcher:
+        """A launcher whose launches without (tuned) const values use Triton's autotuner.
+
+        ``configs``: dicts of const generics and launch options
+        (``{"BLOCK_SIZE": 256, "num_warps": 4}``) or ``triton.Config`` objects;
+        ``key``: parameter names whose values select a cached best config.
+        Other ``triton.autotune`` options (``reset_to_zero``, ``restore_value``,
+        ``prune_configs_by``, ``warmup``, ``rep``, ``do_bench``...) pass through.
+        """
+        tuning = {"configs": list(configs), "key": list(key), **autotune_options}
+        return Launcher(self.fn, self.name, params=self.params, consts=self.consts, dtypes=self.dtypes,
+                        access=self.access, backward=self.backward_name, names=self.names, tuning=tuning)
+
+    def _set_tuning(self, tuning: dict) -> None:
+        configs = [self._config_dict(c, i) for i, c in enumerate(tuning.get("configs") or [])]
+        if not configs:
+            raise ValueError(f"{self.name}.autotune: give at least one config")
+        tuned = tuple(k for k in self.consts if k in configs[0])
+        for i, c in enumerate(configs):
+            have = tuple(k for k in self.consts if k in c)
+            if have != tuned:
+                raise ValueError(f"{self.name}.autotune: config {i} sets const generics {list(have)} but "
+                                 f"config 0 sets {list(tuned)}; every config must set the same ones")
+        if not tuned:
+            raise ValueError(f"{self.name}.autotune: the configs set no const generic; "
+                             f"tune one of {self._const_list()}")
+        for name in tuning.get("key") or []:
+            if name not in self._index:
+                raise ValueError(f"{self.name}.autotune: key `{name}` is not a parameter"
+                                 f"{self._suggest(name, self._index)}")
+        for opt in ("reset_to_zero", "restore_value"):
+            for name in tuning.get(opt) or []:
+                p = self._index.get(name)
+                if p is None or not p.pointer:
+                    raise ValueError(f"{self.name}.autotune: {opt} names `{name}`, which is not a pointer "
+                                     "parameter")
+        tuning["configs"] = configs
+        self.tuning = tuning
+        self._tuned_consts = tuned
+        self._tuned_options = frozenset(k for c in configs for k in c if k in LAUNCH_OPTIONS)
+
+    def _config_dict(self, config, i: int) -> dict:
+        if not isinstance(config, dict):  # a triton.Config
+            kwargs = dict(getattr(config, "kwargs", None) or {})
+            for f in _CONFIG_FIELDS:
+                if getattr(config, f, None) is not None:
+                    kwargs[f] = getattr(config, f)
+            config = kwargs
+        out = {}
+        for k, v in config.items():
+            if k in self.consts:
+                out[k] = check_scalar(self.consts[k], v, f"{self.name}.autotune: config {i}: `{k}: {self.consts[k]}`")
+            elif k in LAUNCH_OPTIONS:
+                out[k] = v
+            else:
+                raise ValueError(f"{self.name}.autotune: config {i} sets `{k}`, which is neither a const generic "
+                                 f"({self._const_list()}) nor a launch option"
+                                 f"{self._suggest(k, list(self.consts) + list(LAUNCH_OPTIONS))}")
+        return out
+
+    def autotuner(self):
+        """The ``triton.autotune`` object behind this launcher's tuned launches (built once)."""
+        if self.tuning is None:
+            raise ValueError(f"{self.name} has no tuning; use {self.name}.autotune(configs=..., key=...)")
+        if self._autotuner is None:
+            triton = _triton()
+            options = {k: v for k, v in self.tuning.items() if k not in ("configs", "key")}
+            if self.interpreted and "do_bench" not in options:
+                options["do_bench"] = _interpreter_bench  # the interpreter has no GPU timer
+            py = self.names.get
+            for opt in ("reset_to_zero", "restore_value"):
+                if options.get(opt):
+                    options[opt] = [py(n, n) for n in options[opt]]
+            key = [py(k, k) for k in self.tuning["key"]] + [py(k, k) for k in self.consts
+                                                            if k not in self._tuned_consts]
+            configs = []
+            for c in self.tuning["configs"]:
+                fields = {f: c[f] for f in _CONFIG_FIELDS if f in c}
+                kwargs = {py(k, k): v for k, v in c.items() if k not in _CONFIG_FIELDS}
+                configs.append(triton.Config(kwargs, **fields))
+            self._autotuner = triton.autotune(configs=configs, key=key, **options)(self.fn)
+        return self._autotuner
+
+    @property
+    def best_config(self) -> dict | None:
+        """The config the autotuner chose last (const generics and launch options), or None."""
+        best = getattr(self._autotuner, "best_config", None)
+        if best is None:
+            return None
+        rust = {v: k for k, v in self.names.items()}
+        out = {rust.get(k, k): v for k, v in best.kwargs.items()}
+        for f in ("num_warps", "num_stages"):
+            out[f] = getattr(best, f)
+        return out
+
+    # ── checking ──────────────────────────────────────────────────────────
+    def bind(self, args: tuple, kwargs: dict) -> list:
+        """Arguments in Rust order, checked and converted; raises before any launch."""
+        params = self._params
+        n = len(args)
+        if n > len(params):
+            raise TypeError(f"{self.name}: takes {len(params)} arguments ({', '.join(p.name for p in params)}) "
+                            f"but {n} were given")
+        values = None
+        if not n and len(kwargs) == len(params):  # all by name: no unknown names if all are found
+            try:
+                values = [kwargs[name] for name in self._names]
+            except KeyError:
+                values = None
+        if values is not None:
+            pass
+        elif kwargs or n < len(params):
+            values = list(args) + [_MISSING] * (len(params) - n)
+            for key, value in kwargs.items():
+                p = self._index.get(key)
+                if p is None:
+                    raise TypeError(self._unknown(key))
+                if values[p.index] is not _MISSING:
+                    raise TypeError(f"{self.name}: got argument `{key}` twice (by position and by name)")
+                values[p.index] = value
+            missing = [p for p in params if values[p.index] is _MISSING]
+            if missing:
+                raise TypeError(f"{self.name}: missing argument{'s' if len(missing) > 1 else ''} "
+                                + ", ".join(f"`{p.rust}`" for p in missing))
+        else:
+            values = list(args)
+        self._check(values)
+        return values
+
+    def _unknown(self, key: str) -> str:
+        if key in self.consts:
+            return (f"{self.name}: `{key}` is a const generic; give it when building the launcher: "
+                    f"{self.name}({key}=...)")
+        if key in LAUNCH_OPTIONS:
+            return f"{self.name}: launch option `{key}` must be given to {self.name}(...) or the launch, not twice"
+        return (f"{self.name}: no parameter `{key}`{self._suggest(key, self._index)}; "
+                f"its parameters are {', '.join(p.name for p in self._params)}")
+
+    def _check(self, values: list) -> None:
+        name = self.name
+        device = first = None
+        bound: dict[str, tuple] = {}
+        for p in self._pointers:
+            v = values[p.index]
+            dt = getattr(v, "dtype", None)
+            if dt is None or type(v) is not _TENSOR and not (hasattr(v, "data_ptr") and hasattr(v, "device")):
+                raise TypeError(f"{name}: argument `{p.rust}` must be a torch.Tensor, got "
+                                f"{_type_name(v)}")
+            if device is None:
+                device, first = v.device, p
+            elif v.device != device:
+                raise ValueError(f"{name}: argument `{p.name}` is on {v.device} but `{first.name}` is on "
+                                 f"{device}; every tensor must be on one device")
+            rust = rust_dtype_of(dt)
+            if p.dtype_param:
+                seen = bound.get(p.elem)
+                if seen is None:
+                    allowed = self.dtypes[p.elem]
+                    if rust not in allowed:
+                        raise TypeError(f"{name}: argument `{p.rust}` has dtype {dt}, but `{p.elem}` accepts "
+                                        f"{', '.join(allowed)}")
+                    bound[p.elem] = (dt, p)
+                elif seen[0] != dt:
+                    raise TypeError(f"{name}: argument `{p.name}` has dtype {dt} but `{seen[1].name}` has "
+                                    f"{seen[0]}; both are `T::Pointer<{p.elem}>`, so they must share one dtype")
+            elif rust != p.elem:
+                want = getattr(_torch(), TORCH_DTYPES.get(p.elem, ""), p.elem)
+                raise TypeError(f"{name}: argument `{p.rust}` must have dtype {want}, got {dt}")
+        if device is not None and device.type == "meta":
+            raise ValueError(f"{name}: argument `{first.name}` is a meta tensor (a shape with no data), so there "
+                             f"is nothing to launch {name} on; pass tensors that hold data")
+        if device is not None and not self.interpreted and device.type == "cpu":
+            raise ValueError(f"{name}: argument `{first.name}` is a CPU tensor, but {name} runs on the GPU; "
+                             "move the tensors to the GPU (or use Triton's interpreter, TRITON_INTERPRET=1)")
+        for p in self._scalars:
+            elem = p.elem
+            if p.dtype_param:
+                seen = bound.get(elem)
+                elem = rust_dtype_of(seen[0]) if seen else None
+                if elem is None:  # no pointer fixes D: the value's own kind decides
+                    continue
+            v = values[p.index]
+            if type(v) is int and elem == "i32" and -2147483648 <= v <= 2147483647:
+                continue  # the common case, checked inline
+            values[p.index] = check_scalar(elem, v, f"{name}: argument `{p.rust}`")
+
+
+class Configured:
+    """A launcher with its const generics fixed: index it with a grid, then call it."""
+
+    def __init__(self, launcher: Launcher, consts: dict, options: dict, autotuned: bool, wrap: bool = False):
+        self.launcher = launcher
+        self.consts = consts
+        self.options = options
+        self.autotuned = autotuned
+        self.wrap = wrap
+        names = launcher.names
+        self._const_kw = {names.get(k, k): v for k, v in consts.items()} if names else consts
+
+    def __repr__(self) -> str:
+        fixed = ", ".join(f"{k}={v!r}" for k, v in {**self.consts, **self.options}.items())
+        return f"<{self.launcher.name}({fixed}){' autotuned' if self.autotuned else ''}>"
+
+    def __getitem__(self, grid):
+        if type(grid) is tuple and 0 < len(grid) <= 3:  # the common case, checked inline
+            for g in grid:
+                if type(g) is not int:
+                    break
+            else:
+                return partial(self._launch, grid)
+        if not callable(grid):
+            if isinstance(grid, numbers.Integral):
+                grid = (grid,)
+            if not isinstance(grid, tuple | list) or not 1 <= len(grid) <= 3 or not all(
+                    isinstance(g, numbers.Integral) and not isinstance(g, bool) for g in grid):
+                raise TypeError(f"{self.launcher.name}: the grid must be 1 to 3 ints or a callable of the "
+                                f"launch's named arguments, got {grid!r}")
+            grid = tuple(int(g) for g in grid)
+        return partial(self._launch, grid)
+
+    def bind(self, *args, **kwargs) -> tuple[list, dict]:
+        """What a launch would pass to the ``@triton.jit`` function: (arguments, keywords); nothing runs."""
+        launch_options = {k: kwargs.pop(k) for k in [k for k in kwargs if k in LAUNCH_OPTIONS
+                                                      and k not in self.launcher._index]}
+        values = self.launcher.bind(args, kwargs)
+        return values, {**self._const_kw, **self.options, **launch_options}
+
+    def _launch(self, grid, *args, **kwargs):
+        launcher = self.launcher
+        options = self.options
+        if kwargs and not _LAUNCH_OPTION_SET.isdisjoint(kwargs):
+            extra = [k for k in kwargs if k in _LAUNCH_OPTION_SET and k not in launcher._index]
+            if extra:
+                options = {**options, **{k: kwargs.pop(k) for k in extra}}
+                if self.autotuned and set(extra) & launcher._tuned_options:
+                    raise TypeError(f"{launcher.name}: {', '.join(sorted(set(extra) & launcher._tuned_options))} "
+                                    "is chosen by the autotuner")
+        values = launcher.bind(args, kwargs)
+        if callable(grid) and (launcher.interpreted or launcher.names):
+            # The user's grid sees the arguments as given (not the interpreter's wrapped scalars),
+            # by Rust name.
+            grid = _GridOfArguments(grid, launcher, values)
+        fn = launcher.autotuner() if self.autotuned else launcher.fn
+        if self.wrap:
+            from torch.library import wrap_triton
+
+            fn = wrap_triton(fn)
+        return fn[grid](*values, **self._const_kw, **options)
+
+    def for_torch_op(self) -> Configured:
+        """The same launches made through ``torch.library.wrap_triton``, as ``torch.library.triton_op``
+        bodies must be so that ``torch.compile`` can trace them."""
+        return Configured(self.launcher, self.consts, self.options, self.autotuned, wrap=True)
+
+
+class _GridOfArguments:
+    __slots__ = ("grid", "launcher", "values")
+
+    def __init__(self, grid, launcher: Launcher, values: list):
+        self.grid, self.launcher, self.values = grid, launcher, values
+
+    def __call__(self, meta):
+        names = self.launcher.names
+        consts = {k: meta[py] for k, py in names.items() if k in self.launcher.consts and py in meta}
+        return self.grid({**meta, **consts, **dict(zip(self.launcher._names, self.values, strict=True))})
+
+
+class _Missing:
+    def __repr__(self) -> str:
+        return "<missing>"
+
+
+_MISSING = _Missing()
+
+
+def _interpreter_bench(kernel_call, quantiles=None, **_):
+    """Wall-clock time of one run: the interpreter has no GPU timer (its timings mean nothing)."""
+    start = time.perf_counter()
+    kernel_call()
+    ms = (time.perf_counter() - start) * 1000
+    return [ms] * len(quantiles) if quantiles else ms
+
+
+def sweep(**values) -> list[dict]:
+    """Every combination of the given values: ``sweep(BLOCK_SIZE=[64, 128], num_warps=[2, 4])``."""
+    names = list(values)
+    return [dict(zip(names, combo, strict=True)) for combo in itertools.product(*(values[n] for n in names))]

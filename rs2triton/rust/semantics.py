@@ -1,0 +1,305 @@
+"""Rust's value semantics, as rules lowering asks about: one pure module.
+
+Lowering (``lower.py``) walks the tree and builds Python; every question of the
+form "what does Rust compute here" is answered here instead, the way Triton keeps
+``semantic.py`` apart from its ``code_generator.py``. Nothing in this module
+builds syntax or knows tree-sitter: its functions take Python numbers, Rust
+type names and the small static types of :mod:`rs2triton.transpiler.pyast`, and return
+numbers, type names or decisions. (``may_be_negative`` reads a compile-time
+expression; it does not build one.)
+
+The rules, each tested in ``tests/test_semantics_rules.py`` with the cases where
+the obvious Python differs:
+
+- integer ``/`` and ``%`` truncate toward zero (Python's ``//``/``%`` floor);
+- shifts, literal folding, and wrapping of integers to a type's width;
+- ``as`` casts between every integer and float type;
+- the element type of a binary operation, and whether a value is compile-time,
+  scalar, tensor or pointer (``join_kind``).
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+import re
+
+from rs2triton.transpiler.dsl.ops import FLOAT_TYPES, INT_BITS
+from rs2triton.transpiler.pyast import Ty, literal_value
+
+
+class ConstError(Exception):
+    """Rust rejects this at compile time (rustc's deny-by-default lints): overflow in a
+    constant, a literal out of its type's range, a division by a literal zero."""
+
+    def __init__(self, message: str, hint: str | None = None):
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+
+
+# ------------------------------------------------------------------- integers
+
+
+def int_info(elem: str) -> tuple[int, bool]:
+    """(bits, signed) of a Rust integer type; unknown types are taken as i64."""
+    return INT_BITS.get(elem, (64, True))
+
+
+def int_limits(elem: str) -> tuple[int, int]:
+    """``elem::MIN`` and ``elem::MAX`` of a Rust integer type."""
+    bits, signed = int_info(elem)
+    return (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if signed else (0, (1 << bits) - 1)
+
+
+def check_int_literal(value: int, elem: str | None, negated: bool = False) -> None:
+    """A suffixed literal (``300u8``, ``-129i8``) must fit its type, as rustc insists.
+
+    An unsuffixed literal's type is inferred in Rust (``let x: i64 = 5_000_000_000;``),
+    so it is not checked here.
+    """
+    if elem not in INT_BITS:
+        return
+    lo, hi = int_limits(elem)
+    v = -value if negated else value
+    if not lo <= v <= hi:
+        raise ConstError(f"literal out of range for `{elem}`",
+                         f"the literal `{v}` does not fit into the type `{elem}` whose range is `{lo}..={hi}`")
+
+
+def parse_int_literal(raw: str) -> tuple[int, str | None] | None:
+    """An integer literal's value and suffix (``0xFFu8`` -> ``(255, "u8")``); None if malformed."""
+    m = re.fullmatch(r"(0x[0-9a-fA-F]+|0o[0-7]+|0b[01]+|[0-9]+)([iuf](?:8|16|32|64|size))?", raw.replace("_", ""))
+    if m is None:
+        return None
+    digits = m.group(1)  # `007` is decimal in Rust (no octal without `0o`)
+    return int(digits, {"0x": 16, "0o": 8, "0b": 2}.get(digits[:2], 10)), m.group(2)
+
+
+def wrap_int(value: int, elem: str) -> int:
+    """``value`` reduced to ``elem``'s width, two's complement (what `as` does between ints)."""
+    bits, signed = int_info(elem)
+    value &= (1 << bits) - 1
+    if signed and value >= 1 << (bits - 1):
+        value -= 1 << bits
+    return value
+
+
+def trunc_div(a: int, b: int) -> int:
+    """Rust's integer ``a / b``: the quotient rounded toward zero (Python's ``//`` floors)."""
+    return abs(a) // abs(b) * (1 if (a < 0) == (b < 0) else -1)
+
+
+def trunc_rem(a: int, b: int) -> int:
+    """Rust's integer ``a % b``: takes the sign of ``a`` (Python's ``%`` takes ``b``'s)."""
+    return a - b * trunc_div(a, b)
+
+
+_INT_FOLDS = {
+    "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
+    "/": trunc_div, "%": trunc_rem,
+    "&": lambda a, b: a & b, "|": lambda a, b: a | b, "^": lambda a, b: a ^ b,
+    "<<": lambda a, b: a << b, ">>": lambda a, b: a >> b,
+}
+
+
+def fold(op: str, a, b, elem: str | None = None):
+    """Rust arithmetic on two literal values, done now; None when it is left to Python.
+
+    ``elem`` is the integer type of the result when Rust knows it (a suffixed or cast
+    literal; None for unsuffixed literals, whose type Rust infers from their use):
+    ``<<`` then wraps to the type (bits shifted out are lost, as in Rust) and any other
+    result outside the type's range is rustc's "this arithmetic operation will overflow".
+    Float ``%`` is C's ``fmod`` (the sign of ``a``), as in Rust; other float arithmetic
+    is left to Python.
+    """
+    if isinstance(a, int) and isinstance(b, int):
+        if op in ("/", "%") and b == 0:
+            raise ConstError("this operation will panic at runtime",
+                             "attempt to divide by zero" if op == "/"
+                             else "attempt to calculate the remainder with a divisor of zero")
+        if op not in _INT_FOLDS:
+            return None
+        if op in ("<<", ">>"):
+            bits = int_info(elem)[0] if elem in INT_BITS else 64
+            if not 0 <= b < bits:
+                if elem in INT_BITS:
+                    raise ConstError("this arithmetic operation will overflow",
+                                     f"attempt to shift {'left' if op == '<<' else 'right'} by `{b}`, "
+                                     f"which would overflow `{elem}`")
+                return None
+            if op == "<<" and elem in INT_BITS:
+                return wrap_int(a << b, elem)
+        value = _INT_FOLDS[op](a, b)
+        if elem in INT_BITS:
+            lo, hi = int_limits(elem)
+            if not lo <= value <= hi:
+                raise ConstError("this arithmetic operation will overflow",
+                                 f"`{a} {op} {b}` is {value}, outside `{elem}`'s range `{lo}..={hi}`")
+        return value
+    if op == "%" and isinstance(a, float | int) and isinstance(b, float | int) and b != 0:
+        return math.fmod(a, b)
+    return None
+
+
+def bitwise_not(value: int, elem: str) -> int:
+    """Rust's ``!`` on an integer literal of type ``elem`` (``!5u32`` is 4294967290, not -6)."""
+    return wrap_int(~value, elem)
+
+
+def may_be_negative(e: ast.expr) -> bool:
+    """Whether a compile-time expression could be negative (it subtracts or negates)."""
+    return any(isinstance(n, (ast.Sub, ast.USub)) for n in ast.walk(e)) or (
+        isinstance(literal_value(e), (int, float)) and literal_value(e) < 0)
+
+
+def int_division(left_float: bool | None, right_float: bool | None, left_const: bool, right_const: bool) -> bool:
+    """Whether ``/`` between operands of these kinds is integer division (else true division).
+
+    ``*_float`` is True/False for a known float/integer operand, None when unknown
+    (a dtype parameter bounded by ``Num``); ``*_const``: a compile-time value.
+    """
+    if left_float is False and right_float is False:
+        return True
+    if left_float is False and right_const and right_float is None:
+        return True
+    if right_float is False and left_const and left_float is None:
+        return True
+    return False
+
+
+def const_div_needs_trunc(left: ast.expr, right: ast.expr) -> bool:
+    """Compile-time integer ``/``/``%`` that Python's floor rules could get wrong."""
+    return may_be_negative(left) or may_be_negative(right)
+
+
+# ---------------------------------------------------------------- booleans
+
+
+def not_is_logical(ty: Ty) -> bool:
+    """Whether Rust's ``!`` is Python's ``not`` (a compile-time bool) rather than ``~``.
+
+    On Triton values ``~`` is both: logical on bools (i1) and bitwise on integers.
+    """
+    return ty.kind == "const" and ty.elem == "bool"
+
+
+def bool_op_is_bitwise(kind: str) -> bool:
+    """Whether ``&&``/``||`` on values of this kind are ``&``/``|`` (elementwise on blocks).
+
+    Python's ``and``/``or`` need one truth value; on tensors both sides are evaluated anyway.
+    """
+    return kind in ("tensor", "ptrs")
+
+
+# ------------------------------------------------------------------- casts
+
+
+def float_to_int(value: float, elem: str) -> int:
+    """Rust's ``f as int``: rounded toward zero, saturated at the type's limits, NaN is 0."""
+    if math.isnan(value):
+        return 0
+    lo, hi = int_limits(elem)
+    if math.isinf(value):
+        return hi if value > 0 else lo
+    return min(max(math.trunc(value), lo), hi)
+
+
+# IEEE formats: (significand bits including the implicit one, largest exponent, smallest normal exponent)
+_FLOAT_FORMATS = {"f32": (24, 127, -126), "f16": (11, 15, -14), "bf16": (8, 127, -126)}
+
+
+def round_float(value: float, elem: str) -> float:
+    """``value`` rounded to the float type ``elem`` (to nearest, ties to even; too large: infinity)."""
+    if elem not in _FLOAT_FORMATS or not math.isfinite(value):
+        return value
+    digits, emax, emin = _FLOAT_FORMATS[elem]
+    exponent = max(math.frexp(abs(value))[1] - 1, emin)  # subnormals share the smallest exponent
+    quantum = 2.0 ** (exponent - digits + 1)
+    rounded = round(abs(value) / quantum) * quantum  # round(): ties to even
+    if rounded >= 2.0 ** (emax + 1):
+        rounded = math.inf
+    return math.copysign(rounded, value)
+
+
+def cast_constant(value, target: str):
+    """A literal ``value as target``, computed now with Rust's rules.
+
+    int -> int wraps (two's complement); float -> int rounds toward zero and saturates
+    (NaN is 0); int/float -> float rounds to the target type; bool -> int is 0 or 1.
+    """
+    if target in FLOAT_TYPES:
+        return round_float(float(value), target)
+    if target == "bool":
+        return bool(value)
+    if isinstance(value, float):
+        return float_to_int(value, target)
+    return wrap_int(int(value), target)
+
+
+def int_cast_keeps_value(src: str, dst: str, non_negative: bool) -> bool:
+    """Whether every value of ``src`` (a non-negative one, if so known) survives ``as dst``."""
+    if src not in INT_BITS or dst not in INT_BITS:
+        return False
+    (sbits, ssigned), (dbits, dsigned) = int_info(src), int_info(dst)
+    if ssigned == dsigned:
+        return dbits >= sbits
+    if ssigned:  # signed -> unsigned: negative values wrap
+        return non_negative and dbits >= sbits
+    return dbits > sbits  # unsigned -> signed needs a spare bit
+
+
+def wrap_terms(elem: str) -> tuple[int, int]:
+    """(offset, modulus) with ``wrap_int(x) == (x + offset) % modulus - offset`` (Python's floor ``%``)."""
+    bits, signed = int_info(elem)
+    return (1 << (bits - 1) if signed else 0), 1 << bits
+
+
+# ------------------------------------------------------------ result types
+
+_RANK = ["bool", "i8", "u8", "i16", "u16", "i32", "u32", "i64", "u64", "isize", "usize",
+         "f16", "bf16", "f32", "f64"]
+
+
+def rank(elem: str | None) -> int:
+    """Promotion order of element types: the higher-ranked operand's type wins."""
+    return _RANK.index(elem) if elem in _RANK else -1
+
+
+def join_kind(*tys: Ty) -> str:
+    """The kind of a value computed from values of these kinds."""
+    kinds = {t.kind for t in tys}
+    if "ptrs" in kinds:
+        return "ptrs"
+    if "tensor" in kinds:
+        return "tensor"
+    if kinds & {"scalar", "ptr", "index"}:
+        return "scalar" if "ptr" not in kinds else "ptrs"
+    if kinds == {"const"}:
+        return "const"
+    return "unknown"
+
+
+def result_elem(a: Ty, b: Ty, op: str, is_float, a_weak: bool = False, b_weak: bool = False) -> str | None:
+    """The element type of ``a op b``; ``is_float(ty)`` says True/False/None (unknown).
+
+    ``*_weak``: an unsuffixed literal, whose type Rust infers from the other operand.
+    """
+    if op in ("<<", ">>"):
+        return a.elem
+    # A runtime operand's type wins over a compile-time one (weak literals).
+    if a.runtime and not b.runtime:
+        if is_float(b) and is_float(a) is False:
+            return b.elem
+        return a.elem
+    if b.runtime and not a.runtime:
+        if is_float(a) and is_float(b) is False:
+            return a.elem
+        return b.elem
+    if a_weak != b_weak:
+        return b.elem if a_weak else a.elem
+    if a.elem == b.elem:
+        return a.elem
+    if a.elem is None or b.elem is None:
+        return a.elem or b.elem
+    return a.elem if rank(a.elem) >= rank(b.elem) else b.elem

@@ -1,0 +1,231 @@
+"""Running a kernel from the command line: build inputs, launch, summarise.
+
+``rs2triton run FILE.rs KERNEL --grid ... --const ... --arg ...``: pointer
+arguments get generated tensors of the given shape, scalars the given values.
+The backend (CUDA / ROCm / the CPU interpreter) is chosen before the kernels
+are imported, see :mod:`rs2triton.loading.loader`.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+
+from rs2triton.runtime.launcher import TORCH_DTYPES
+from rs2triton.transpiler.dsl.ops import FLOAT_TYPES
+from rs2triton.transpiler.frontend.items import Kernel
+from rs2triton.transpiler.pyast import python_name
+
+# Accept torch spellings on the command line too.
+DTYPE_ALIASES = {v: k for k, v in TORCH_DTYPES.items()} | {"half": "f16", "float": "f32", "double": "f64"}
+
+
+class RunError(Exception):
+    """A mistake in the run request (missing argument, bad value): exit code 1."""
+
+
+@dataclass
+class Backend:
+    kind: str  # "cuda" | "hip" | "interpreter"
+    name: str
+    device: str  # torch device string
+
+    def describe(self) -> str:
+        if self.kind == "interpreter":
+            return "Triton CPU interpreter (TRITON_INTERPRET=1; no GPU visible to torch)"
+        return f"{'ROCm' if self.kind == 'hip' else 'CUDA'} GPU: {self.name}"
+
+
+def detect_backend(interpret: bool | None = None) -> Backend:
+    from rs2triton.loading.loader import use_interpreter
+
+    if use_interpreter(interpret):
+        return Backend("interpreter", "cpu", "cpu")
+    import torch
+
+    kind = "hip" if getattr(torch.version, "hip", None) else "cuda"
+    return Backend(kind, torch.cuda.get_device_name(0), "cuda")
+
+
+@dataclass
+class RunReport:
+    backend: Backend
+    kernel: str
+    grid: tuple[int, ...]
+    seconds: float
+    outputs: dict = field(default_factory=dict)  # name -> tensor (after the launch)
+    inputs: dict = field(default_factory=dict)  # name -> tensor/scalar (before)
+    changed: set = field(default_factory=set)
+
+
+def parse_kv(items: tuple[str, ...], what: str) -> dict[str, str]:
+    out = {}
+    for item in items:
+        if "=" not in item:
+            raise RunError(f"{what} `{item}` must look like NAME=VALUE")
+        k, v = item.split("=", 1)
+        out[k.strip()] = v.strip()
+    return out
+
+
+def parse_grid(text: str) -> tuple[int, ...]:
+    try:
+        dims = tuple(int(x) for x in text.replace("x", ",").split(",") if x.strip())
+    except ValueError:
+        raise RunError(f"--grid `{text}` must be 1 to 3 positive integers, e.g. 8 or 4,2") from None
+    if not 1 <= len(dims) <= 3 or any(d <= 0 for d in dims):
+        raise RunError(f"--grid `{text}` must be 1 to 3 positive integers, e.g. 8 or 4,2")
+    return dims
+
+
+def _shape(text: str, name: str) -> tuple[int, ...]:
+    try:
+        shape = tuple(int(x) for x in text.lower().replace("x", ",").split(",") if x.strip())
+    except ValueError:
+        shape = ()
+    if not shape or any(s <= 0 for s in shape):
+        raise RunError(f"pointer argument `{name}` needs a tensor size such as 1000 or 64x32, got `{text}`")
+    return shape
+
+
+def _scalar(text: str, rust_type: str, name: str):
+    try:
+        if rust_type == "bool":
+            if text.lower() not in ("true", "false", "1", "0"):
+                raise ValueError
+            return text.lower() in ("true", "1")
+        if rust_type in FLOAT_TYPES:
+            return float(text)
+        return int(text, 0)
+    except ValueError:
+        raise RunError(f"scalar argument `{name}: {rust_type}` cannot take the value `{text}`") from None
+
+
+def build_args(kernel: Kernel, specs: dict[str, str], dtype: str | None, device: str, seed: int):
+    import torch
+
+    unknown = set(specs) - {p.name for p in kernel.params}
+    if unknown:
+        raise RunError(f"`{kernel.name}` has no parameter {', '.join(sorted(unknown))}; "
+                       f"its parameters are {', '.join(p.name for p in kernel.params)}")
+    missing = [p.name for p in kernel.params if p.name not in specs]
+    if missing:
+        raise RunError("missing --arg for " + ", ".join(missing)
+                       + " (pointers take a size such as 1000 or 64x32, scalars a value)")
+    gen = torch.Generator().manual_seed(seed)
+    bound = {}
+    for d in kernel.dtype_params:
+        choice = DTYPE_ALIASES.get(dtype, dtype) if dtype else kernel.accepted_dtypes(d.name)[0]
+        if choice not in kernel.accepted_dtypes(d.name):
+            raise RunError(f"dtype `{dtype}` is not accepted for `{d.name}: {d.bound}`; "
+                           f"choose one of {', '.join(kernel.accepted_dtypes(d.name))}")
+        bound[d.name] = choice
+    args = {}
+    for p in kernel.params:
+        if p.kind == "pointer":
+            elem = bound.get(p.elem, p.elem)
+            tdt = getattr(torch, TORCH_DTYPES[elem])
+            shape = _shape(specs[p.name], p.name)
+            if elem in FLOAT_TYPES:
+                t = torch.randn(shape, generator=gen).to(tdt)
+            elif elem == "bool":
+                t = torch.randint(0, 2, shape, generator=gen).bool()
+            else:
+                t = torch.randint(-100, 100, shape, generator=gen).to(tdt)
+            args[p.name] = t.to(device)
+        else:
+            args[p.name] = _scalar(specs[p.name], bound.get(p.elem, p.elem), p.name)
+    return args
+
+
+def load_kernel(path: str, kernel_name: str, backend: Backend):
+    """(the loaded module, the kernel's signature) for ``run`` and ``tune``."""
+    from rs2triton.loading.loader import load
+
+    module = load(path, interpret=backend.kind == "interpreter")
+    kernels = getattr(module, "__rs2triton_kernels__", {})
+    if kernel_name not in kernels:
+        raise RunError(f"{path} has no kernel `{kernel_name}`; it has: {', '.join(kernels) or 'none'}")
+    return module, kernels[kernel_name]
+
+
+def run(path: str, kernel_name: str, grid: tuple[int, ...], consts: dict[str, str],
+        specs: dict[str, str], dtype: str | None = None, seed: int = 0,
+        interpret: bool | None = None) -> RunReport:
+    from rs2triton.loading.loader import require_run_extra
+
+    require_run_extra("rs2triton run")
+    backend = detect_backend(interpret)
+    module, kernel = load_kernel(path, kernel_name, backend)
+    const_values = {}
+    for c in kernel.consts:
+        if c.name not in consts:
+            raise RunError(f"missing --const {c.name}=VALUE (a `{c.rust_type}` const generic)")
+        const_values[python_name(c.name)] = _scalar(consts[c.name], c.rust_type, c.name)
+    extra = set(consts) - {c.name for c in kernel.consts}
+    if extra:
+        raise RunError(f"`{kernel_name}` has no const generic {', '.join(sorted(extra))}")
+    args = build_args(kernel, specs, dtype, backend.device, seed)
+    before = {k: (v.clone() if hasattr(v, "clone") else v) for k, v in args.items()}
+    fn = getattr(module, python_name(kernel_name))
+    start = time.perf_counter()
+    try:
+        fn[grid](*args.values(), **const_values)
+        if backend.kind != "interpreter":
+            import torch
+
+            torch.cuda.synchronize()
+    except Exception as e:  # a Triton error: point at the Rust line when we can
+        from rs2triton.diagnostics import TranspileError
+        from rs2triton.transpiler.emit.sourcemap import triton_diagnostic
+
+        diag = triton_diagnostic(e, module)
+        if diag is None:
+            raise
+        raise TranspileError([diag]) from e
+    seconds = time.perf_counter() - start
+    import torch
+
+    changed = {k for k, v in args.items() if isinstance(v, torch.Tensor) and not torch.equal(v, before[k])}
+    return RunReport(backend, kernel_name, grid, seconds,
+                     {k: v for k, v in args.items() if isinstance(v, torch.Tensor)}, before, changed)
+
+
+def summarize(report: RunReport) -> str:
+    lines = [f"ran `{report.kernel}` on {report.backend.describe()}",
+             f"grid {report.grid}, {report.seconds * 1000:.1f} ms (first launch, includes compilation)"]
+    for name, t in report.outputs.items():
+        tag = "written" if name in report.changed else "unchanged"
+        flat = t.detach().float().flatten().cpu()
+        stats = ""
+        if flat.numel():
+            finite = flat[flat.isfinite()]
+            mean = finite.mean().item() if finite.numel() else math.nan
+            stats = (f" min {flat.min().item():.4g} max {flat.max().item():.4g} mean {mean:.4g}"
+                     f" first {[round(x, 4) for x in flat[:4].tolist()]}")
+        lines.append(f"  {name:<12} {tag:<9} {str(tuple(t.shape)):<12} {str(t.dtype).removeprefix('torch.'):<8}{stats}")
+    return "\n".join(lines)
+
+
+def check_expectations(report: RunReport, expects: dict[str, str]) -> list[str]:
+    """``--expect out_ptr='a_ptr + b_ptr'``: compare outputs with torch expressions of the inputs."""
+    import torch
+
+    failures = []
+    namespace = {"torch": torch, **{k: (v.float() if isinstance(v, torch.Tensor) and v.is_floating_point() else v)
+                                    for k, v in report.inputs.items()}}
+    for name, expression in expects.items():
+        if name not in report.outputs:
+            raise RunError(f"--expect names `{name}`, which is not a pointer argument")
+        try:
+            expected = eval(expression, {"__builtins__": {}}, dict(namespace))  # noqa: S307 - the user's own CLI input
+        except Exception as e:  # the user's expression is wrong: report, don't crash
+            raise RunError(f"--expect {name}: cannot evaluate `{expression}`: {e}") from None
+        got = report.outputs[name].detach().cpu()
+        expected = torch.as_tensor(expected).to(got.dtype).cpu()
+        tol = {torch.float16: 1e-2, torch.bfloat16: 5e-2}.get(got.dtype, 1e-4)
+        if got.shape != expected.shape or not torch.allclose(got.float(), expected.float(), atol=tol, rtol=tol):
+            err = (got.float() - expected.float()).abs().max().item() if got.shape == expected.shape else "shape"
+            failures.append(f"{name}: does not match `{expression}` (max abs error {err})")
+    return failures

@@ -1,0 +1,379 @@
+"""The DSL -> Triton op table.
+
+This is the single place that says what every method of the DSL's ``Triton``
+trait becomes in Python Triton. Lowering (``lower.py``), the generated op
+reference (``docs/ops.md``) and the coverage tests all read it; nothing else
+spells out op names.
+
+A row (:class:`Op`) names the DSL method, its positional parameters in DSL
+order (:class:`Param`), the Triton callee and a *rule* saying how the call is
+built (``UNSUPPORTED``: the method cannot be translated, and a call is an error). Most rows use the generic ``call`` rule: positional DSL arguments become
+Triton arguments, ``Some(x)`` is unwrapped, and any argument equal to Triton's
+own default (``None``, ``&[]``, ``false``, ``EvictionPolicy::NoEvict``...) is
+dropped. Rows with other rules are lowered by the function of the same name in
+``rules.SPECIAL_RULES``; a rule name without a function there stops the import.
+"""
+
+from __future__ import annotations
+
+from rs2triton.transpiler.record import FrozenRecord
+
+# Sentinel: the parameter has no default and must always be passed.
+REQUIRED = object()
+# The rule of a row the DSL names but rs2triton cannot translate: using it is an error.
+UNSUPPORTED = "unsupported"
+
+
+class Param(FrozenRecord):
+    """One positional DSL parameter.
+
+    ``kw`` is the Triton keyword it becomes (``None``: same as ``name``; ``""``: never passed).
+    ``positional`` keeps it positional in the generated call (what a Triton
+    programmer writes for ``tl.load(ptr, ...)`` or ``tl.arange(0, N)``).
+    ``default`` is Triton's default value: an argument equal to it is omitted.
+    ``form`` says how a ``&[...]`` argument is rendered: ``list`` or ``tuple``,
+    or ``scalar_or_list`` (a one-element slice becomes the bare value).
+    """
+
+    __slots__ = _fields = ("name", "kw", "positional", "default", "form")
+
+    def __init__(self, name: str, kw: str | None = None, positional: bool = False, default: object = REQUIRED,
+                 form: str = "list"):
+        self._set(name=name, kw=kw, positional=positional, default=default, form=form)
+
+    @property
+    def keyword(self) -> str:
+        return self.kw or self.name
+
+
+class Op(FrozenRecord):
+    """One DSL method and what it becomes.
+
+    ``returns`` drives the little type inference that lowering needs (is a value
+    an int or a float, a compile-time constant or a runtime tensor):
+    ``i32``/``f32``/``bool`` - a runtime value of that element type;
+    ``arg0``/``arg1`` - same element type as that argument; ``ptr_elem0`` - the
+    element type behind the pointer argument 0; ``generic0``/``generic1`` - the
+    turbofish type argument; ``none`` - no value; ``tuple`` - several values.
+    ``generics`` maps each turbofish type argument to a Triton keyword
+    (``None``: the argument only names an input type and is dropped).
+    """
+
+    __slots__ = ("name", "params", "target", "rule", "returns", "generics", "note", "group", "tested", "extra")
+    _fields = __slots__[:-1]  # `extra` is not compared
+
+    def __init__(self, name: str, params: tuple[Param, ...], target: str, rule: str = "call", returns: str = "arg0",
+                 generics: tuple[str | None, ...] = (), note: str = "", group: str = "misc", tested: bool = False,
+                 extra: dict | None = None):
+        self._set(name=name, params=params, target=target, rule=rule, returns=returns, generics=generics, note=note,
+                  group=group, tested=tested, extra={} if extra is None else extra)
+
+
+def P(name, kw=None, positional=False, default=REQUIRED, form="list") -> Param:
+    return Param(name, kw, positional, default, form)
+
+
+def Pos(name, form="list") -> Param:
+    return Param(name, None, True, REQUIRED, form)
+
+
+_UNARY_FLOAT = ("ceil", "floor", "cos", "sin", "exp", "exp2", "log", "log2", "rsqrt",
+                "sigmoid", "sqrt", "sqrt_rn", "erf")
+_COMPARE = {"lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!="}
+_REDUCE_SIMPLE = ("sum", "xor_sum")
+_ATOMIC_RMW = ("atomic_add", "atomic_and", "atomic_or", "atomic_xor", "atomic_max",
+               "atomic_min", "atomic_xchg")
+
+# Triton computes these only in f32/f64: f16/bf16 inputs are promoted and the result
+# rounded back, so `T::exp(x)` keeps meaning "exp of a D tensor, as a D tensor".
+F32_MATH = frozenset({"exp", "exp2", "log", "log2", "cos", "sin", "sqrt", "rsqrt", "erf", "floor",
+                      "ceil", "sigmoid", "softmax", "sqrt_rn", "atan", "fdiv", "div_rn"})
+
+# Ops that pass a value held in f32 for f32-only math through (reductions, shape ops,
+# selections): a half-precision value stays in f32 across them unless one of their
+# operands is a plain D value (then it is rounded there; see docs/translation.md).
+KEEPS_F32 = frozenset({"sum", "max", "min", "zeros_like", "broadcast_to", "expand_dims", "permute", "reshape", "view",
+                       "where_", "maximum", "minimum", "abs", "clamp"})
+
+# Checked by compiling only (the interpreter cannot run them).
+COMPILED_ONLY = frozenset({"inline_asm_elementwise"})
+
+# Methods checked by the test-suite: numerically under the interpreter (and on a GPU
+# when one is available) and compiled for sm_90 and gfx942. Everything else in the
+# table is mapped but not yet proven.
+TESTED = frozenset(
+    """program_id num_programs arange arange_f32 zeros zeros_like full cast load store
+    lt le gt ge eq ne lt_scalar le_scalar gt_scalar ge_scalar eq_scalar ne_scalar where_
+    maximum minimum abs exp exp2 log log2 sqrt rsqrt sigmoid sum max min cdiv dot
+    expand_dims broadcast_to trans
+    cos sin erf floor ceil atan clamp fma fdiv div_rn sqrt_rn softmax cumsum cumprod flip sort
+    argmax argmin reshape ravel permute split join interleave gather xor_sum broadcast
+    multiple_of max_contiguous max_constancy max_with_indices min_with_indices histogram
+    reduce associative_scan static_assert device_assert debug_barrier
+    atomic_add atomic_max atomic_min atomic_and atomic_or atomic_xor atomic_xchg atomic_cas
+    make_tensor_descriptor load_tensor_descriptor store_tensor_descriptor
+    rand randn randint randint4x swizzle2d load_scalar_f32_as_i32 view cat
+    umulhi assume static_print device_print make_block_ptr advance dot_scaled""".split()
+)
+
+
+def _ops() -> list[Op]:
+    ops: list[Op] = [
+        # --- program / index space ---------------------------------------------------
+        Op("program_id", (Pos("axis"),), "tl.program_id", returns="i32", group="program"),
+        Op("num_programs", (Pos("axis"),), "tl.num_programs", returns="i32", group="program"),
+        Op("arange", (Pos("start"), Pos("end")), "tl.arange", returns="i32", group="creation"),
+        Op("arange_f32", (Pos("start"), Pos("end")), "tl.arange", rule="arange_f32",
+           returns="f32", group="creation", note="`tl.arange(a, b).to(tl.float32)`"),
+        Op("load_scalar_f32_as_i32", (Pos("ptr"), Pos("offset")), "tl.load",
+           rule="load_scalar_f32_as_i32", returns="i32", group="memory",
+           note="`tl.load(ptr + offset).to(tl.int32)` (truncates)"),
+        # --- creation -------------------------------------------------------------------
+        Op("zeros", (Pos("shape"),), "tl.zeros", rule="zeros", returns="generic0",
+           generics=("dtype",), group="creation",
+           note="dtype from the turbofish; `tl.float32` when absent"),
+        Op("zeros_like", (Pos("x"),), "tl.zeros_like", group="creation"),
+        Op("full", (Pos("shape"), Pos("value")), "tl.full", rule="full", returns="generic0",
+           generics=("dtype",), group="creation",
+           note="dtype from the turbofish, else from the value's type"),
+        Op("cast", (Pos("x"), P("fp_downcast_rounding", default=None), P("bitcast", default=False)),
+           "to", rule="cast", returns="generic1", generics=(None, "dtype"), group="creation",
+           note="`x.to(Dst, ...)`; Src only names the input type"),
+        # --- shape manipulation ---------------------------------------------------------
+        Op("cat", (Pos("a"), Pos("b"), P("can_reorder", default=False)), "tl.cat", rule="cat", group="shape",
+           note="`can_reorder=false` (Triton cannot) becomes an ordered 1-D `_cat` helper"),
+        Op("broadcast", (Pos("a"), Pos("b")), "tl.broadcast", returns="tuple", group="shape"),
+        Op("broadcast_to", (Pos("x"), Pos("shape")), "tl.broadcast_to", group="shape"),
+        Op("expand_dims", (Pos("x"), Pos("axis")), "tl.expand_dims", group="shape"),
+        Op("permute", (Pos("x"), Pos("dims", form="tuple")), "tl.permute", group="shape"),
+        Op("reshape", (Pos("x"), Pos("shape"), P("can_reorder", kw="")), "tl.reshape",
+           group="shape", note="`can_reorder` is dropped: deprecated in Triton 3.9, and keeping order is always valid"),
+        Op("trans", (Pos("x"), Pos("dims", form="tuple")), "tl.trans", rule="trans", group="shape",
+           note="`&[]` and `&[1, 0]` (the 2-D default) are dropped"),
+        Op("ravel", (Pos("x"), P("can_reorder", kw="")), "tl.ravel", group="shape",
+           note="`can_reorder` is dropped, as for reshape"),
+        Op("view", (Pos("x"), Pos("shape")), "tl.reshape", group="shape",
+           note="deprecated in Triton: `tl.reshape(x, shape)` (the order-keeping reshape is a valid view)"),
+        Op("join", (Pos("a"), Pos("b")), "tl.join", group="shape"),
+        Op("interleave", (Pos("a"), Pos("b")), "tl.interleave", group="shape"),
+        Op("split", (Pos("x"),), "tl.split", returns="tuple", group="shape"),
+        # --- linear algebra -------------------------------------------------------------
+        Op("dot", (Pos("a"), Pos("b"), P("acc", default=None), P("input_precision", default="tf32"),
+                   P("max_num_imprecise_acc", default=None)),
+           "tl.dot", rule="dot", returns="generic1", generics=(None, "out_dtype"), group="linalg",
+           note="`O` becomes `out_dtype` when there is no accumulator; TF32 is Triton's default"),
+        Op("dot_scaled", (Pos("lhs"), Pos("lhs_scale"), Pos("lhs_format"), Pos("rhs"),
+                          Pos("rhs_scale"), Pos("rhs_format"), P("acc", default=None),
+                          P("fast_math", default=False)),
+           "tl.dot_scaled", returns="generic2", generics=(None, None, "out_dtype"), group="linalg"),
+        # --- memory ---------------------------------------------------------------------
+        Op("make_block_ptr", (Pos("base"), P("shape"), P("strides"), P("offsets"),
+                              P("block_shape"), P("order", form="tuple")),
+           "tl.make_block_ptr", rule="make_block_ptr", returns="blockptr", group="memory",
+           note="lowered (block pointers are gone from Triton 3.9): offsets become variables, "
+                "loads/stores pointer arithmetic plus a boundary mask; `order` is a layout hint and dropped"),
+        Op("advance", (Pos("ptr"), Pos("offsets")), "tl.advance", rule="advance", group="memory",
+           note="adds to the offset variables"),
+        Op("make_tensor_descriptor", (Pos("base"), P("shape"), P("strides"), P("block_shape"),
+                                      P("padding_option", default="zero")),
+           "tl.make_tensor_descriptor", returns="desc", group="memory",
+           note="the host must call `triton.set_allocator(...)`"),
+        Op("load_tensor_descriptor", (Pos("desc"), Pos("offsets")), "load", rule="method",
+           returns="ptr_elem0", group="memory", note="`desc.load(offsets)`"),
+        Op("store_tensor_descriptor", (Pos("desc"), Pos("offsets"), Pos("value")), "store",
+           rule="method", returns="none", group="memory", note="`desc.store(offsets, value)`"),
+        Op("load", (Pos("ptr"), P("mask", default=None), P("other", default=None),
+                    P("boundary_check", default=(), form="tuple"), P("padding_option", default=None),
+                    P("cache_modifier", default=""), P("eviction_policy", default=""),
+                    P("volatile", default=False)),
+           "tl.load", rule="load_store", returns="ptr_elem0", group="memory",
+           note="`boundary_check`/`padding_option` only mean something for block pointers"),
+        Op("store", (Pos("dest"), Pos("src"), P("mask", default=None),
+                     P("boundary_check", default=(), form="tuple"), P("cache_modifier", default=""),
+                     P("eviction_policy", default="")),
+           "tl.store", rule="load_store", returns="none", group="memory"),
+        # --- selection / misc elementwise ----------------------------------------------
+        Op("where_", (Pos("cond"), Pos("x"), Pos("y")), "tl.where", returns="arg1", group="elementwise"),
+        Op("flip", (Pos("x"), P("dim", positional=True, default=None)), "tl.flip", rule="flip", group="shape",
+           note="`None` becomes `-1` (the last dim), which Triton 3.6 also accepts"),
+        Op("gather", (Pos("src"), Pos("index"), Pos("axis")), "tl.gather", group="shape"),
+        Op("abs", (Pos("x"),), "tl.abs", group="elementwise"),
+        Op("atan", (Pos("x"),), "_atan", group="elementwise",
+           note="a generated `_atan` helper (libdevice's does not run on the interpreter); f32 accuracy"),
+        Op("softmax", (Pos("x"), P("dim", default=None), P("keep_dims", default=False),
+                       P("ieee_rounding", default=False)), "tl.softmax", group="reduction"),
+        Op("maximum", (Pos("x"), Pos("y")), "tl.maximum", group="elementwise"),
+        Op("minimum", (Pos("x"), Pos("y")), "tl.minimum", group="elementwise"),
+        Op("clamp", (Pos("x"), Pos("lo"), Pos("hi")), "tl.clamp", group="elementwise"),
+        Op("fma", (Pos("x"), Pos("y"), Pos("z")), "tl.fma", group="elementwise"),
+        Op("fdiv", (Pos("x"), Pos("y"), P("ieee_rounding", default=False)), "tl.fdiv",
+           group="elementwise"),
+        Op("div_rn", (Pos("x"), Pos("y")), "tl.div_rn", group="elementwise"),
+        Op("umulhi", (Pos("x"), Pos("y")), "tl.umulhi", group="elementwise"),
+        Op("cdiv", (Pos("x"), Pos("div")), "tl.cdiv", group="elementwise"),
+        Op("swizzle2d", (Pos("i"), Pos("j"), Pos("size_i"), Pos("size_j"), Pos("size_g")),
+           "tl.swizzle2d", returns="tuple", group="program"),
+        # --- reductions and scans -------------------------------------------------------
+        Op("max", (Pos("x"), P("axis", default=None), P("keep_dims", default=False)), "tl.max",
+           group="reduction"),
+        Op("min", (Pos("x"), P("axis", default=None), P("keep_dims", default=False)), "tl.min",
+           group="reduction"),
+        Op("max_with_indices", (Pos("x"), P("axis"), P("return_indices_tie_break_left", default=True),
+                                P("keep_dims", default=False)),
+           "tl.max", rule="with_indices", returns="tuple", group="reduction",
+           note="`tl.max(..., return_indices=True)`"),
+        Op("min_with_indices", (Pos("x"), P("axis"), P("return_indices_tie_break_left", default=True),
+                                P("keep_dims", default=False)),
+           "tl.min", rule="with_indices", returns="tuple", group="reduction",
+           note="`tl.min(..., return_indices=True)`"),
+        Op("argmax", (Pos("x"), P("axis"), P("tie_break_left", default=True),
+                      P("keep_dims", default=False)), "tl.argmax", returns="i32", group="reduction"),
+        Op("argmin", (Pos("x"), P("axis"), P("tie_break_left", default=True),
+                      P("keep_dims", default=False)), "tl.argmin", returns="i32", group="reduction"),
+        Op("cumsum", (Pos("x"), P("axis", default=0), P("reverse", default=False)), "tl.cumsum",
+           group="reduction"),
+        Op("cumprod", (Pos("x"), P("axis", default=0), P("reverse", default=False)), "tl.cumprod",
+           group="reduction"),
+        Op("sort", (Pos("x"), P("dim", default=None), P("descending", default=False)), "tl.sort",
+           group="reduction"),
+        Op("histogram", (Pos("x"), Pos("num_bins"), P("mask", default=None)), "tl.histogram",
+           returns="i32", group="reduction"),
+        Op("reduce", (Pos("x"), Pos("axis"), Pos("combine_fn"), P("keep_dims", default=False)),
+           "tl.reduce", rule="combine", returns="arg0", group="reduction",
+           note="the combine fn becomes a `@triton.jit` helper"),
+        Op("associative_scan", (Pos("x"), Pos("axis"), Pos("combine_fn"), P("reverse", default=False)),
+           "tl.associative_scan", rule="combine", group="reduction",
+           note="the combine fn becomes a `@triton.jit` helper"),
+        # --- atomics --------------------------------------------------------------------
+        Op("atomic_cas", (Pos("ptr"), Pos("cmp"), Pos("val"), P("sem", default=None),
+                          P("scope", default=None)), "tl.atomic_cas", returns="ptr_elem0",
+           group="atomic"),
+        # --- random ---------------------------------------------------------------------
+        Op("rand", (Pos("seed"), Pos("offsets"), P("n_rounds", default=10)), "tl.rand",
+           returns="f32", group="random"),
+        Op("randn", (Pos("seed"), Pos("offsets"), P("n_rounds", default=10)), "tl.randn",
+           returns="f32", group="random"),
+        Op("randint", (Pos("seed"), Pos("offsets"), P("n_rounds", default=10)), "tl.randint",
+           returns="i32", group="random"),
+        Op("randint4x", (Pos("seed"), Pos("offsets"), P("n_rounds", default=10)), "tl.randint4x",
+           returns="tuple", group="random"),
+        # --- compiler hints and debugging ----------------------------------------------
+        Op("inline_asm_elementwise", (Pos("asm"), Pos("constraints"), P("is_pure"), P("pack")),
+           "tl.inline_asm_elementwise", rule="inline_asm", returns="generic0", generics=("dtype",),
+           group="debug",
+           note="the DSL passes no operands: `args=[]`, result dtype from `::<D>`; one scalar per program "
+                "(e.g. `%laneid`); GPU only (Triton's interpreter has no inline asm)"),
+        Op("assume", (Pos("cond"),), "tl.assume", returns="none", group="hint"),
+        Op("multiple_of", (Pos("x"), Pos("values", form="scalar_or_list")), "tl.multiple_of",
+           group="hint"),
+        Op("max_contiguous", (Pos("x"), Pos("values", form="scalar_or_list")), "tl.max_contiguous",
+           group="hint"),
+        Op("max_constancy", (Pos("x"), Pos("values", form="scalar_or_list")), "tl.max_constancy",
+           group="hint"),
+        Op("debug_barrier", (), "tl.debug_barrier", returns="none", group="debug"),
+        Op("device_assert", (Pos("cond"), P("msg", default=""), P("mask", default=None)),
+           "tl.device_assert", returns="none", group="debug"),
+        Op("device_print", (Pos("prefix"), Pos("val"), P("hex", default=False)), "tl.device_print",
+           returns="none", group="debug"),
+        Op("static_assert", (Pos("cond"), P("msg", positional=True, default="")), "tl.static_assert",
+           returns="none", group="debug"),
+        Op("static_print", (Pos("msg"),), "tl.static_print", returns="none", group="debug"),
+    ]
+    for name in _UNARY_FLOAT:
+        ops.append(Op(name, (Pos("x"),), f"tl.{name}", group="elementwise"))
+    for name, sym in _COMPARE.items():
+        ops.append(Op(name, (Pos("x"), Pos("y")), sym, rule="binop", returns="bool",
+                      group="comparison", note=f"`x {sym} y`"))
+        ops.append(Op(f"{name}_scalar", (Pos("x"), Pos("y")), sym, rule="binop", returns="bool",
+                      group="comparison", note=f"`x {sym} y`"))
+    for name in _REDUCE_SIMPLE:
+        ops.append(Op(name, (Pos("x"), P("axis", default=None), P("keep_dims", default=False)),
+                      f"tl.{name}", group="reduction"))
+    for name in _ATOMIC_RMW:
+        ops.append(Op(name, (Pos("ptr"), Pos("val"), P("mask", default=None), P("sem", default=None),
+                             P("scope", default=None)), f"tl.{name}", returns="ptr_elem0",
+                      group="atomic"))
+    for op in ops:  # the rows are still being built here: set in place
+        op._set(tested=op.name in TESTED, note=op.note or ("f16/bf16 computed in f32" if op.name in F32_MATH else ""))
+    return ops
+
+
+OPS: dict[str, Op] = {op.name: op for op in _ops()}
+
+# Methods called on a value (`recv.method(args)`): the receiver is argument 0.
+METHODS: dict[str, Op] = {
+    "add_offsets": Op("add_offsets", (Pos("ptr"), Pos("offsets")), "+", rule="binop",
+                      returns="ptrs", group="memory", note="`ptr + offsets`", tested=True),
+    **{name: Op(name, (Pos("x"), Pos("y")), sym, rule="binop", returns="bool", group="comparison",
+                note=f"`x {sym} y`", tested=True)
+       for name, sym in _COMPARE.items()},
+}
+
+# DSL enum paths -> Python values (`Axis::X` -> 0).
+ENUMS: dict[str, dict[str, object]] = {
+    "Axis": {"X": 0, "Y": 1, "Z": 2},
+    "PaddingOption": {"Zero": "zero", "Nan": "nan"},
+    "CacheModifier": {"Ca": ".ca", "Cg": ".cg", "Cv": ".cv", "Wb": ".wb", "Cs": ".cs", "Wt": ".wt"},
+    "EvictionPolicy": {"EvictFirst": "evict_first", "EvictLast": "evict_last", "NoEvict": ""},
+    "InputPrecision": {"TF32": "tf32", "TF32x3": "tf32x3", "IEEE": "ieee", "BF16x3": "bf16x3",
+                       "BF16x6": "bf16x6"},
+    "FpDowncastRounding": {"Rtne": "rtne", "Rtz": "rtz"},
+    "MemSem": {"Relaxed": "relaxed", "Acquire": "acquire", "Release": "release",
+               "AcqRel": "acq_rel"},
+    "MemScope": {"Cta": "cta", "Gpu": "gpu", "Sys": "sys"},
+    "DotFormat": {"E4M3": "e4m3", "E5M2": "e5m2", "E2M3": "e2m3", "E3M2": "e3m2",
+                  "E2M1x2": "e2m1", "E2M1": "e2m1", "Bf16": "bf16", "Fp16": "fp16"},
+}
+
+# Rust scalar types -> Triton dtypes.
+DTYPES: dict[str, str] = {
+    "f16": "tl.float16", "bf16": "tl.bfloat16", "f32": "tl.float32", "f64": "tl.float64",
+    "i8": "tl.int8", "i16": "tl.int16", "i32": "tl.int32", "i64": "tl.int64",
+    "u8": "tl.uint8", "u16": "tl.uint16", "u32": "tl.uint32", "u64": "tl.uint64",
+    "isize": "tl.int64", "usize": "tl.int64", "bool": "tl.int1",
+    "f8e4m3": "tl.float8e4nv", "f8e5m2": "tl.float8e5",
+}
+FLOAT_TYPES = frozenset({"f16", "bf16", "f32", "f64", "f8e4m3", "f8e5m2"})
+INT_TYPES = frozenset({"i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64", "isize", "usize"})
+
+# Associated constants of Rust scalar types (`f32::INFINITY`) -> Python expressions.
+_F32_MAX = 3.4028234663852886e38
+SCALAR_CONSTS: dict[str, str] = {
+    "INFINITY": 'float("inf")',
+    "NEG_INFINITY": 'float("-inf")',
+    "NAN": 'float("nan")',
+    "consts::PI": "3.141592653589793",
+    "consts::E": "2.718281828459045",
+    "consts::LN_2": "0.6931471805599453",
+    "consts::LN_10": "2.302585092994046",
+    "consts::LOG2_E": "1.4426950408889634",
+    "consts::SQRT_2": "1.4142135623730951",
+    "consts::FRAC_1_SQRT_2": "0.7071067811865476",
+    "consts::FRAC_PI_2": "1.5707963267948966",
+}
+FLOAT_LIMITS: dict[str, dict[str, str]] = {
+    "f32": {"MAX": repr(_F32_MAX), "MIN": repr(-_F32_MAX), "EPSILON": "1.1920928955078125e-07",
+            "MIN_POSITIVE": "1.1754943508222875e-38"},
+    "f64": {"MAX": "1.7976931348623157e308", "MIN": "-1.7976931348623157e308",
+            "EPSILON": "2.220446049250313e-16", "MIN_POSITIVE": "2.2250738585072014e-308"},
+    "f16": {"MAX": "65504.0", "MIN": "-65504.0", "EPSILON": "0.0009765625",
+            "MIN_POSITIVE": "6.103515625e-05"},
+    "bf16": {"MAX": "3.3895313892515355e38", "MIN": "-3.3895313892515355e38",
+             "EPSILON": "0.0078125", "MIN_POSITIVE": "1.1754943508222875e-38"},
+}
+INT_BITS: dict[str, tuple[int, bool]] = {
+    "i8": (8, True), "i16": (16, True), "i32": (32, True), "i64": (64, True),
+    "u8": (8, False), "u16": (16, False), "u32": (32, False), "u64": (64, False),
+    "isize": (64, True), "usize": (64, False),
+}
+
+# Dtype-parameter bounds -> whether values of that type are floats (None: either).
+BOUND_IS_FLOAT: dict[str, bool | None] = {"Float": True, "Int": False, "Num": None, "Dtype": None}
+# Dtype-parameter bounds -> the element types a launcher accepts.
+BOUND_DTYPES: dict[str, tuple[str, ...]] = {
+    "Float": ("f32", "f64", "f16", "bf16"),
+    "Int": ("i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64"),
+    "Num": ("f32", "f64", "f16", "bf16", "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64"),
+    "Dtype": ("f32", "f64", "f16", "bf16", "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64",
+              "bool"),
+}

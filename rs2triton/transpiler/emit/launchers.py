@@ -1,0 +1,119 @@
+"""The launcher definitions a generated module carries beside its ``@triton.jit`` functions.
+
+Each kernel gets one ``Launcher`` (see :mod:`rs2triton.runtime.launcher`) named like
+teenygrad's kernel struct (``relu_forward`` -> ``ReluForward``), built from a
+literal of its Rust signature: parameter types, const generics, accepted dtypes,
+access markers, the backward kernel and any tuning from ``pyproject.toml``.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import TYPE_CHECKING
+
+from rs2triton.diagnostics import TranspileError
+
+if TYPE_CHECKING:
+    from rs2triton.diagnostics import SourceMap
+    from rs2triton.transpiler.frontend.items import Kernel
+
+RESERVED = frozenset({"Launcher", "triton", "tl"})
+
+
+def launcher_name(kernel_name: str) -> str:
+    """teenygrad's struct name for a kernel fn: PascalCase (``conv2d_bn_silu`` -> ``Conv2dBnSilu``).
+
+    A raw identifier loses its ``r#``; ``none`` -> ``NoneKernel`` (``None``, ``True`` and ``False``
+    are Python keywords, and a kernel fn ``None`` is already ``None_``); ``__`` -> ``Kernel``.
+    """
+    name = "".join(part[:1].upper() + part[1:] for part in kernel_name.removeprefix("r#").split("_") if part)
+    return name + "Kernel" if name in ("None", "True", "False", "") else name
+
+
+def _bare(name: str) -> str:
+    return name.removeprefix("r#")
+
+
+def signature_literal(kernel: Kernel) -> dict:
+    """The keyword arguments of a kernel's ``Launcher(...)``, as plain data."""
+    # A raw identifier (`r#type`) is `type` to a caller.
+    lit: dict = {"params": {_bare(p.name): ("*" if p.kind == "pointer" else "") + p.elem for p in kernel.params}}
+    if kernel.consts:
+        lit["consts"] = {_bare(c.name): c.rust_type for c in kernel.consts}
+    if kernel.dtype_params:
+        lit["dtypes"] = {d.name: ", ".join(kernel.accepted_dtypes(d.name)) for d in kernel.dtype_params}
+    access = {_bare(p.name): p.access for p in kernel.params if p.access}
+    if access:
+        lit["access"] = access
+    if kernel.backward:
+        lit["backward"] = kernel.backward.split("::")[-1]
+    return lit
+
+
+def launcher_source(kernel: Kernel, fn_name: str | None = None, python_names: list[str] | None = None,
+                    tuning: dict | None = None, layout: bool = False) -> str:
+    """``fn_name``: the jit function's name; ``python_names``: its parameters (Rust parameters, then
+    const generics). Where lowering renamed one (a Python keyword gets a trailing ``_``), the
+    launcher is told. With ``layout``, the text is laid out as ``ruff format`` would (else it
+    is valid Python to be formatted); ``printer.Unhandled`` for a literal whose layout the
+    printer does not know."""
+    name = launcher_name(kernel.name)
+    lit = signature_literal(kernel)
+    rust = [_bare(p.name) for p in kernel.params] + [_bare(c.name) for c in kernel.consts]
+    if python_names is not None and len(python_names) == len(rust):
+        renamed = {r: py for r, py in zip(rust, python_names, strict=True) if r != py}
+        if renamed:
+            lit["names"] = renamed
+    if tuning:
+        lit["tuning"] = tuning
+    if layout:
+        from rs2triton.transpiler.emit.printer import INDENT, literal_lines, string_literal
+
+        lines = [f"{name} = Launcher(", f"{INDENT}{fn_name or kernel.name},", f"{INDENT}{string_literal(name)},"]
+        for k, v in lit.items():
+            lines += literal_lines(f"{k}=", v, INDENT, ",")
+        return "\n".join([*lines, ")"])
+    keywords = "".join(f"    {k}={v!r},\n" for k, v in lit.items())
+    return f"{name} = Launcher(\n    {fn_name or kernel.name},\n    {name!r},\n{keywords})"
+
+
+def describe(kernel: Kernel) -> str:
+    """One kernel's launcher for ``rs2triton kernels``: name, const generics, parameters, dtypes, backward."""
+    lit = signature_literal(kernel)
+    consts = ", ".join(f"{k}: {v}" for k, v in lit.get("consts", {}).items())
+    marks = lit.get("access", {})
+    params = ", ".join((f"{marks[_bare(p.name)]} " if _bare(p.name) in marks else "")
+                       + (f"{_bare(p.name)}: *{p.elem}" if p.kind == "pointer" else f"{_bare(p.name)}: {p.elem}")
+                       for p in kernel.params)
+    lines = [f"{launcher_name(kernel.name)}({consts}) -> {kernel.name}({params})"]
+    lines += [f"    {d}: {v}" for d, v in lit.get("dtypes", {}).items()]
+    if "backward" in lit:
+        lines.append(f"    backward: {lit['backward']}")
+    return "\n".join(lines)
+
+
+def check_names(kernels: list[Kernel], taken: set[str], smap: SourceMap) -> None:
+    """Launcher names must not collide with each other or with the module's other names."""
+    errors = []
+    seen: dict[str, str] = {}
+    for k in kernels:
+        name = launcher_name(k.name)
+        clash = seen.get(name) or (name if name in taken or name in RESERVED else None)
+        if clash:
+            errors.append(smap.diag(k.node.child_by_field_name("name"), "E0007",
+                                    f"kernel `{k.name}`'s launcher `{name}` would clash with `{clash}`",
+                                    "rename the kernel, or transpile with --plain (no launchers)"))
+        seen[name] = k.name
+    if errors:
+        raise TranspileError(errors)
+
+
+def launcher_lines(text: str, kernels: list[Kernel]) -> dict[int, int]:
+    """{generated line: Rust line of the kernel's fn} for every line of every launcher definition."""
+    rust = {launcher_name(k.name): k.node.start_point[0] + 1 for k in kernels if k.node is not None}
+    out = {}
+    for node in ast.parse(text).body:
+        if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name) and node.targets[0].id in rust:
+            for line in range(node.lineno, node.end_lineno + 1):
+                out[line] = rust[node.targets[0].id]
+    return out

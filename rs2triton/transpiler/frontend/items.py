@@ -1,0 +1,327 @@
+"""Kernel discovery: which items of a parsed file are translated, and their signatures.
+
+Only ``#[kernel]`` / ``#[kernel(...)]`` functions are kernels. Module-level
+``const`` items and plain functions are collected too, because kernels may use
+them (constants, combine functions); everything else is skipped.
+"""
+
+from __future__ import annotations
+
+import re
+
+from tree_sitter import Node
+
+from rs2triton.diagnostics import SourceMap
+from rs2triton.transpiler.dsl.ops import BOUND_DTYPES, BOUND_IS_FLOAT, DTYPES
+from rs2triton.transpiler.frontend.parse import named_children, text
+from rs2triton.transpiler.record import Record
+
+# Access markers around pointer parameters: no meaning in the kernel body, but they say which
+# buffers a kernel reads and writes (kept for launchers and torch custom ops).
+POINTER_WRAPPERS = {"InPtr": "in", "OutPtr": "out", "InOutPtr": "inout", "In": "in", "Out": "out",
+                    "InOut": "inout"}
+
+
+# What lies between the tokens of an attribute: whitespace and comments.
+_GAP = rb"(?:\s|//[^\n]*\n|/\*(?:[^*]|\*(?!/))*\*/)*"
+# `#[kernel]`, `#[kernel(...)]`, `#[tiled_kernel]`, `#[teeny_macros::kernel]`: an attribute whose
+# path ends in `kernel` or `tiled_kernel`, the ones `collect` looks at (see `_attr_name`).
+_PATH_SEGMENT = rb"(?:r#)?[^\s:()\[\]#/\"=,<>]+"  # any identifier (non-ASCII too), raw or not
+_KERNEL_ATTR = re.compile(rb"#" + _GAP + rb"\[" + _GAP + rb"(?:::" + _GAP + rb")?(?:" + _PATH_SEGMENT + _GAP
+                          + rb"::" + _GAP + rb")*(?:tiled_)?kernel(?![\w])")
+
+
+def may_define_kernels(source: bytes) -> bool:
+    """Whether ``source`` holds a kernel attribute at all; a file without one defines no
+    kernel and warns of none, so it is not even parsed (a crate's other files are cargo's)."""
+    return b"kernel" in source and _KERNEL_ATTR.search(source) is not None
+
+
+class DtypeParam(Record):
+    __slots__ = _fields = ("name", "bound")
+
+    def __init__(self, name: str, bound: str):
+        self.name = name
+        self.bound = bound  # Float, Num, Int, Dtype
+
+    @property
+    def is_float(self) -> bool | None:
+        return BOUND_IS_FLOAT.get(self.bound)
+
+
+class ConstParam(Record):
+    __slots__ = _fields = ("name", "rust_type")
+
+    def __init__(self, name: str, rust_type: str):
+        self.name = name
+        self.rust_type = rust_type
+
+
+class KernelParam(Record):
+    __slots__ = ("name", "kind", "elem", "node", "access")
+    _fields = ("name", "kind", "elem", "access")
+
+    def __init__(self, name: str, kind: str, elem: str, node: Node | None = None, access: str | None = None):
+        self.name = name
+        self.kind = kind  # "pointer" | "scalar"
+        self.elem = elem  # pointee type (a dtype parameter name or a Rust scalar type) or scalar type
+        self.node = node
+        self.access = access  # "in" | "out" | "inout" from an access marker, else unknown
+
+
+class Kernel(Record):
+    __slots__ = ("name", "doc", "triton", "dtype_params", "consts", "params", "attr_dtypes", "backward", "node")
+    _fields = __slots__[:-1]
+
+    def __init__(self, name: str, doc: str | None, triton: str, dtype_params: list[DtypeParam],
+                 consts: list[ConstParam], params: list[KernelParam], attr_dtypes: tuple[str, ...] | None,
+                 backward: str | None, node: Node | None = None):
+        self.name = name
+        self.doc = doc
+        self.triton = triton  # the name of the Triton-bound type parameter (usually T)
+        self.dtype_params = dtype_params
+        self.consts = consts
+        self.params = params
+        self.attr_dtypes = attr_dtypes
+        self.backward = backward
+        self.node = node
+
+    def dtype_param(self, name: str) -> DtypeParam | None:
+        for d in self.dtype_params:  # (a plain loop: lowering asks this for most operations)
+            if d.name == name:
+                return d
+        return None
+
+    def pointer_for(self, dtype_name: str) -> KernelParam | None:
+        """The first pointer parameter whose element type is ``dtype_name``."""
+        for p in self.params:
+            if p.kind == "pointer" and p.elem == dtype_name:
+                return p
+        return None
+
+    def accepted_dtypes(self, dtype_name: str) -> tuple[str, ...]:
+        """Rust element types a launcher may bind ``dtype_name`` to."""
+        if self.attr_dtypes:
+            return self.attr_dtypes
+        param = self.dtype_param(dtype_name)
+        return BOUND_DTYPES.get(param.bound, BOUND_DTYPES["Dtype"]) if param else (dtype_name,)
+
+
+class ModuleItems(Record):
+    __slots__ = _fields = ("kernels", "functions", "consts", "doc", "warnings")
+
+    def __init__(self, kernels: list[Kernel], functions: dict[str, Node], consts: dict[str, Node],
+                 doc: str | None, warnings: list | None = None):
+        self.kernels = kernels
+        self.functions = functions  # plain fns by name (combine-function candidates)
+        self.consts = consts  # module-level const items by name
+        self.doc = doc
+        self.warnings = warnings if warnings is not None else []  # Diagnostics for items skipped loudly
+
+
+def _doc_text(comment: Node) -> str | None:
+    doc = comment.child_by_field_name("doc")
+    outer = comment.child_by_field_name("outer")
+    if doc is None or outer is None:
+        return None
+    line = text(doc).rstrip("\n")
+    return line[1:] if line.startswith(" ") else line
+
+
+def _inner_doc(comment: Node) -> str | None:
+    if comment.child_by_field_name("inner") is None:
+        return None
+    doc = comment.child_by_field_name("doc")
+    line = text(doc).rstrip("\n") if doc is not None else ""
+    return line[1:] if line.startswith(" ") else line
+
+
+def _attr_name(attr_item: Node) -> tuple[str, Node | None]:
+    attr = next((c for c in attr_item.named_children if c.type == "attribute"), None)
+    if attr is None:
+        return "", None
+    path = attr.named_children[0] if attr.named_children else None
+    name = text(path).split("::")[-1] if path is not None else ""
+    return name, attr.child_by_field_name("arguments")
+
+
+def _is_cfg_test(attr_item: Node) -> bool:
+    name, args = _attr_name(attr_item)
+    return name == "cfg" and args is not None and re.search(r"\btest\b", text(args)) is not None
+
+
+def _parse_kernel_args(args: Node | None) -> tuple[tuple[str, ...] | None, str | None]:
+    if args is None:
+        return None, None
+    raw = text(args)
+    dtypes = None
+    m = re.search(r"dtypes\s*=\s*\[([^\]]*)\]", raw)
+    if m:
+        dtypes = tuple(t.strip() for t in m.group(1).split(",") if t.strip())
+    b = re.search(r"backward\s*=\s*([A-Za-z_][A-Za-z0-9_:]*)", raw)
+    return dtypes, (b.group(1) if b else None)
+
+
+def collect(root: Node, smap: SourceMap) -> ModuleItems:
+    kernels: list[Kernel] = []
+    functions: dict[str, Node] = {}
+    consts: dict[str, Node] = {}
+    module_doc: list[str] = []
+    warnings = []
+
+    def walk(container: Node) -> None:
+        pending_attrs: list[Node] = []
+        pending_doc: list[Node] = []  # the comments just above the next item
+        for child in container.named_children:
+            if child.type == "line_comment":
+                if container is root and not kernels and not functions:
+                    inner = _inner_doc(child)
+                    if inner is not None:
+                        module_doc.append(inner)
+                        continue
+                pending_doc.append(child)  # its text is only read if a kernel follows
+                continue
+            if child.type == "block_comment":
+                continue
+            if child.type == "attribute_item":
+                pending_attrs.append(child)
+                continue
+            if child.type == "function_item":
+                name = text(child.child_by_field_name("name"))
+                kernel_attr = None
+                for a in pending_attrs:
+                    aname, aargs = _attr_name(a)
+                    if aname == "kernel":
+                        kernel_attr = (a, aargs)
+                tiled = next((a for a in pending_attrs if _attr_name(a)[0] == "tiled_kernel"), None)
+                if kernel_attr is not None:
+                    lines = (_doc_text(c) for c in pending_doc)
+                    doc = "\n".join(line for line in lines if line is not None).strip("\n") or None
+                    kernels.append(_signature(child, doc, kernel_attr[1], smap))
+                elif tiled is not None:
+                    warnings.append(smap.diag(
+                        tiled, "W0001", f"`#[tiled_kernel]` fn `{name}` is not translated",
+                        "its body uses names the macro injects (tiles, offsets, masks); "
+                        "write it as a `#[kernel]` to translate it", severity="warning"))
+                else:
+                    functions.setdefault(name, child)
+            elif child.type == "const_item":
+                consts[text(child.child_by_field_name("name"))] = child
+            elif child.type == "mod_item" and not any(_is_cfg_test(a) for a in pending_attrs):
+                body = child.child_by_field_name("body")
+                if body is not None:
+                    walk(body)
+            pending_attrs, pending_doc = [], []
+
+    walk(root)
+    doc = "\n".join(module_doc).strip("\n") or None
+    return ModuleItems(kernels, functions, consts, doc, warnings)
+
+
+def _bound_name(bounds: Node | None) -> str | None:
+    if bounds is None:
+        return None
+    for b in named_children(bounds):
+        return text(b).split("::")[-1].split("<")[0].strip()
+    return None
+
+
+def _signature(fn: Node, doc: str | None, attr_args: Node | None, smap: SourceMap) -> Kernel:
+    name = text(fn.child_by_field_name("name"))
+    triton = None
+    dtype_params: list[DtypeParam] = []
+    consts: list[ConstParam] = []
+    tparams = fn.child_by_field_name("type_parameters")
+    generic_names: set[str] = set()
+    for tp in named_children(tparams) if tparams is not None else []:
+        gname = tp.child_by_field_name("name")
+        if tp.type in ("type_parameter", "const_parameter") and gname is not None:
+            if text(gname) in generic_names:
+                raise smap.error(gname, "E0007", f"the name `{text(gname)}` is already used for a generic "
+                                 "parameter of this kernel", "rename one of them")
+            generic_names.add(text(gname))
+        if tp.type == "type_parameter":
+            pname = text(tp.child_by_field_name("name"))
+            bound = _bound_name(tp.child_by_field_name("bounds"))
+            if bound == "Triton":
+                if triton is not None:
+                    raise smap.error(tp, "E0007", "a kernel has exactly one `Triton` type parameter",
+                                     "remove the second `Triton` bound")
+                triton = pname
+            else:
+                dtype_params.append(DtypeParam(pname, bound or "Dtype"))
+        elif tp.type == "const_parameter":
+            consts.append(ConstParam(text(tp.child_by_field_name("name")),
+                                     text(tp.child_by_field_name("type"))))
+        elif tp.type == "lifetime_parameter":
+            continue
+        else:
+            raise smap.error(tp, "E0007", "unsupported generic parameter",
+                             "kernels take `T: Triton`, dtype parameters and `const N: i32`")
+    if triton is None:
+        raise smap.error(fn.child_by_field_name("name"), "E0007",
+                         f"kernel `{name}` has no `Triton`-bound type parameter",
+                         "declare it as `fn " + name + "<T: Triton, ...>(...)`")
+    dtype_names = {d.name for d in dtype_params}
+    params: list[KernelParam] = []
+    seen_params: set[str] = set()
+    for p in named_children(fn.child_by_field_name("parameters")):
+        if p.type == "attribute_item":  # `#[allow(unused)] x: ...`: no runtime meaning
+            continue
+        if p.type != "parameter":
+            raise smap.error(p, "E0007", "unsupported kernel parameter",
+                             "kernel parameters are `name: T::Pointer<D>` or scalars such as `n: i32`")
+        pattern = p.child_by_field_name("pattern")
+        pname = _param_name(pattern, smap)
+        if pname in seen_params:
+            raise smap.error(pattern, "E0007", f"identifier `{pname}` is bound more than once in this "
+                             "parameter list", "rename one of the parameters")
+        if pname in generic_names:
+            raise smap.error(pattern, "E0007", f"parameter `{pname}` has the name of a generic parameter "
+                             "of this kernel", "rename the parameter")
+        if pname != "_":
+            seen_params.add(pname)
+        params.append(_param(pname, p.child_by_field_name("type"), triton, dtype_names, smap))
+    # `_: i32` is valid Rust, any number of times; in Python each needs a name of its own.
+    taken = seen_params | generic_names
+    for i, prm in enumerate(params):
+        if prm.name == "_":
+            prm.name = next(n for n in (f"_{i}", *(f"_{i}_{j}" for j in range(1, len(params) + 2)))
+                            if n not in taken)
+            taken.add(prm.name)
+    attr_dtypes, backward = _parse_kernel_args(attr_args)
+    return Kernel(name, doc, triton, dtype_params, consts, params, attr_dtypes, backward, fn)
+
+
+def _param_name(pattern: Node, smap: SourceMap) -> str:
+    """The name a parameter binds: `x`, `mut x` or `_`; destructuring is not supported."""
+    node = pattern
+    if node.type == "mut_pattern":
+        node = named_children(node)[-1]
+    if node.type == "identifier" or (node.type == "_" or text(node) == "_"):
+        return text(node)
+    raise smap.error(pattern, "E0007", f"unsupported parameter pattern `{text(pattern)}`",
+                     "kernel parameters are plain names: `x: T::Pointer<f32>`, `n: i32` or `mut n: i32`")
+
+
+def _param(name: str, ty: Node, triton: str, dtype_names: set[str], smap: SourceMap) -> KernelParam:
+    node = ty
+    access = None
+    # InPtr<T::Pointer<D>> / OutPtr<...>: access markers; the innermost type is the parameter's.
+    while node.type == "generic_type" and text(node.child_by_field_name("type")) in POINTER_WRAPPERS:
+        access = access or POINTER_WRAPPERS[text(node.child_by_field_name("type"))]
+        args = named_children(node.child_by_field_name("type_arguments"))
+        node = args[0]
+    if node.type == "primitive_type":
+        return KernelParam(name, "scalar", text(node), ty)
+    if node.type == "type_identifier" and text(node) in dtype_names:  # `alpha: D`
+        return KernelParam(name, "scalar", text(node), ty)
+    if node.type == "generic_type":
+        head = text(node.child_by_field_name("type"))
+        args = named_children(node.child_by_field_name("type_arguments"))
+        if head == f"{triton}::Pointer" and len(args) == 1:
+            elem = text(args[0])
+            if elem in DTYPES or elem in dtype_names:
+                return KernelParam(name, "pointer", elem, ty, access)
+    raise smap.error(ty, "E0007", f"unsupported type `{text(ty)}` for kernel parameter `{name}`",
+                     f"use `{triton}::Pointer<D>` for tensors or a scalar type such as `i32`, `f32`")

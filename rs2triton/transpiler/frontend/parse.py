@@ -1,0 +1,153 @@
+"""Parsing: Rust source text -> tree-sitter tree, with syntax errors reported."""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+import tree_sitter_rust
+from tree_sitter import Language, Node, Parser, Tree
+
+from rs2triton.diagnostics import SourceMap, TranspileError
+
+
+@lru_cache(maxsize=1)
+def _parser() -> Parser:
+    return Parser(Language(tree_sitter_rust.language()))
+
+
+def text(node: Node) -> str:
+    return node.text.decode("utf-8")
+
+
+def named_children(node: Node) -> list[Node]:
+    """Named children without comments."""
+    return [c for c in node.named_children if c.type not in ("line_comment", "block_comment")]
+
+
+_TILE_ATTR = re.compile(rb"#\[\s*tile(?:_loop|_pid_swizzle)?\s*\(")
+
+
+def blank_tile_attributes(source: bytes) -> bytes:
+    """Blank out `#[tile(...)]`-style attributes (same length, newlines kept).
+
+    They annotate `#[tiled_kernel]` parameters, which are not translated, and a
+    parameter with two of them is valid Rust that tree-sitter-rust cannot parse.
+    Blanking keeps every other byte (and so every diagnostic position) in place.
+    """
+    if b"tile" not in source:  # (most files: no copy)
+        return source
+    out = bytearray(source)
+    for m in _TILE_ATTR.finditer(source):
+        if _in_comment(source, m.start()):  # `#[tile(...)]` written in a (doc) comment is text
+            continue
+        depth, i = 0, m.start() + 1  # at the `[`
+        while i < len(source):
+            c = source[i:i + 1]
+            if c in (b"[", b"("):
+                depth += 1
+            elif c in (b"]", b")"):
+                depth -= 1
+                if depth == 0:
+                    break
+            i += 1
+        for j in range(m.start(), min(i + 1, len(source))):
+            if out[j] not in (0x0A, 0x0D):
+                out[j] = 0x20
+    return bytes(out)
+
+
+def _in_comment(source: bytes, pos: int) -> bool:
+    """Whether ``pos`` is inside a `//` comment (doc comments included) or a `/* */` one."""
+    line_start = source.rfind(b"\n", 0, pos) + 1
+    if source.find(b"//", line_start, pos) >= 0:
+        return True
+    return source.rfind(b"/*", 0, pos) > source.rfind(b"*/", 0, pos)
+
+
+def check_utf8(source: bytes, smap: SourceMap) -> None:
+    """Rust source must be UTF-8: report the first bad byte where it is, as rustc does."""
+    try:
+        source.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line_start = source.rfind(b"\n", 0, e.start) + 1
+        line = source.count(b"\n", 0, e.start) + 1
+        col = len(source[line_start:e.start].decode("utf-8")) + 1
+        raise TranspileError([smap.line_diag(
+            line, col, "E0010",
+            f"stream did not contain valid UTF-8 (byte 0x{source[e.start]:02x} at offset {e.start})",
+            "Rust source files are UTF-8; re-save this file as UTF-8")]) from None
+
+
+def deepest(root: Node) -> tuple[Node, int]:
+    """The first of the most deeply nested nodes under ``root``, and its depth (an iterative walk).
+
+    Only run when lowering has run out of Python stack (a RecursionError): deeply nested
+    source is then reported there as unsupported (E0002, see pipeline.py), so the
+    common case never pays for a walk of the whole tree.
+    """
+    cursor = root.walk()
+    depth, best, best_depth = 1, root, 1
+    while True:
+        if depth > best_depth:
+            best, best_depth = cursor.node, depth
+        if cursor.goto_first_child():
+            depth += 1
+            continue
+        while not cursor.goto_next_sibling():
+            if not cursor.goto_parent():
+                return best, best_depth
+            depth -= 1
+
+
+def parse(source: bytes, smap: SourceMap) -> Tree:
+    check_utf8(source, smap)
+    tree = _parser().parse(blank_tile_attributes(source))
+    if tree.root_node.has_error:
+        bad = _first_error(tree.root_node)
+        if bad.is_missing:
+            msg = f"expected `{bad.type}`"
+            hint = f"insert `{bad.type}` here"
+        else:
+            snippet = text(bad).split("\n")[0][:30]
+            prev = _previous_leaf(bad)
+            if (prev is not None and prev.end_point[0] < bad.start_point[0]
+                    and (text(prev) in (")", "]") or prev.type.endswith(("identifier", "literal")))):
+                # A statement that runs into the next line: rustc's "expected `;`, found ...".
+                d = smap.diag(prev, "E0001", f"expected `;`, found `{snippet.split()[0]}`",
+                              "add `;` at the end of this line")
+                col = d.col + d.length
+                raise TranspileError([type(d)(d.code, d.message, d.path, d.line, col, 1, d.hint, d.source_line)])
+            msg = f"syntax error near `{snippet}`" if snippet else "syntax error"
+            hint = "this is not valid Rust; check for a missing `;`, `)` or `}` just before it"
+        raise TranspileError([smap.diag(bad, "E0001", msg, hint)])
+    return tree
+
+
+def _first_error(node: Node) -> Node:
+    """The innermost, earliest error or missing node (iterative: error trees may be deep)."""
+    found = node
+    while True:
+        for child in found.children:
+            if child.is_missing or child.type == "ERROR":
+                if not (child.has_error and child.child_count):
+                    return child
+                found = child
+                break
+            if child.has_error:
+                found = child
+                break
+        else:
+            return found
+
+
+def _previous_leaf(node: Node) -> Node | None:
+    cur = node
+    while cur is not None and cur.prev_sibling is None:
+        cur = cur.parent
+    if cur is None:
+        return None
+    leaf = cur.prev_sibling
+    while leaf.child_count:
+        leaf = leaf.children[-1]
+    return leaf

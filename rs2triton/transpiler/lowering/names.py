@@ -1,0 +1,144 @@
+"""The names of one function being lowered: Rust bindings and the Python names they get.
+
+One :class:`Names` object per lowered function owns everything about names, so
+nothing has to be kept in step by hand:
+
+- the Rust scopes (a ``{`` block opens one) mapping each Rust name to its
+  :class:`Binding` (Python name, static type, whether it is a ``tl.constexpr``);
+- the Python names *live* in the current Python block (a binding must not
+  overwrite one of them, or the outer value would be lost when the inner Rust
+  block ends);
+- every Python name ever handed out (``fresh`` reserves the name it returns, so
+  two temporaries can never collide);
+- the Python aliases of dtype parameters (``D = x_ptr.dtype.element_ty``);
+- the names the then-branch of an ``if`` bound, which the else-branch may reuse
+  only with the same type (Triton merges a name bound in both branches).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from rs2triton.transpiler.pyast import PY_RESERVED, Ty, python_name
+from rs2triton.transpiler.record import Record
+
+
+class Binding(Record):
+    __slots__ = _fields = ("py", "ty", "constexpr")
+
+    def __init__(self, py: str, ty: Ty, constexpr: bool = False):
+        self.py = py
+        self.ty = ty
+        self.constexpr = constexpr  # bound with `name: tl.constexpr = ...`: Triton forbids rebinding it
+
+
+def _same_known(a: Ty, b: Ty) -> bool:
+    return a == b and a.elem is not None and a.kind in ("scalar", "tensor", "ptrs", "const")
+
+
+class Names:
+    """Rust scopes, live Python names and reserved Python names of one function."""
+
+    def __init__(self) -> None:
+        self._scopes: list[dict[str, Binding]] = [{}]
+        self._live: list[set[str]] = [set()]
+        self._used: set[str] = set(PY_RESERVED)
+        self._aliases: dict[str, str] = {}  # dtype parameter -> Python alias
+        self._sibling: dict[str, Ty] = {}  # Python names the then-branch bound -> their types
+
+    # ----------------------------------------------------------------- names
+    def fresh(self, base: str) -> str:
+        """A Python name not handed out before (``base``, ``base_1``...), reserved now."""
+        base = base if base not in PY_RESERVED else base + "_"
+        py = base
+        i = 0
+        while py in self._used:
+            i += 1
+            py = f"{base}_{i}"
+        self._used.add(py)
+        return py
+
+    def fresh_local(self, base: str) -> str:
+        """A fresh name that is also live in the current Python block (a variable of it)."""
+        py = self.fresh(base)
+        self._live[-1].add(py)
+        return py
+
+    def dtype_alias(self, dtype: str) -> str:
+        """The Python name standing for a dtype parameter, made on first use."""
+        alias = self._aliases.get(dtype)
+        if alias is None:
+            alias = self._aliases[dtype] = self.fresh(dtype)
+        return alias
+
+    def dtype_aliases(self) -> list[tuple[str, str]]:
+        """(dtype parameter, Python alias) pairs, in order of first use."""
+        return list(self._aliases.items())
+
+    # -------------------------------------------------------------- bindings
+    def lookup(self, rust: str) -> Binding | None:
+        for scope in reversed(self._scopes):
+            if rust in scope:
+                return scope[rust]
+        return None
+
+    def declare(self, rust: str, ty: Ty, constexpr: bool = False) -> str:
+        """Bind a Rust `let` name in the current scope and return its Python name.
+
+        Shadowing in the same scope reuses the name (``let x = x + 1`` -> ``x = x + 1``);
+        a binding that would clobber a name live in an enclosing block is renamed, so
+        the outer value is intact once the inner block ends, as in Rust.
+        """
+        current = self._scopes[-1].get(rust)
+        if current is not None and not current.constexpr and not constexpr:
+            py = current.py
+        else:
+            base = python_name(rust)
+            sibling = self._sibling.get(base)
+            clash = (base in self._live[-1] or base in self._aliases.values()
+                     or (sibling is not None and (constexpr or not _same_known(sibling, ty))))
+            py = self.fresh(base) if clash else base
+        self.bind(rust, py, ty, constexpr)
+        return py
+
+    def declare_pending(self, rust: str) -> str:
+        """The Python name a `let` will get, for a binding visible only after its initializer."""
+        py = self.declare(rust, Ty("unknown"))
+        del self._scopes[-1][rust]
+        self._live[-1].discard(py)
+        return py
+
+    def bind(self, rust: str, py: str, ty: Ty, constexpr: bool = False) -> None:
+        """Bind ``rust`` to the Python name ``py`` (from ``declare_pending``) in the current scope."""
+        self._scopes[-1][rust] = Binding(py, ty, constexpr)
+        self._live[-1].add(py)
+        self._used.add(py)
+
+    def bindings(self) -> dict[str, Ty]:
+        """The Python names the current scope bound, with their types."""
+        return {b.py: b.ty for b in self._scopes[-1].values()}
+
+    # ---------------------------------------------------------------- blocks
+    @contextmanager
+    def scope(self, python_block: bool = True) -> Iterator[None]:
+        """A Rust block; ``python_block``: it is also a Python block (an ``if``/loop body)."""
+        self._scopes.append({})
+        if python_block:
+            self._live.append(set(self._live[-1]))
+        try:
+            yield
+        finally:
+            self._scopes.pop()
+            if python_block:
+                self._live.pop()
+
+    @contextmanager
+    def else_branch(self, then_bound: dict[str, Ty]) -> Iterator[None]:
+        """The else-branch of an ``if`` whose then-branch bound ``then_bound``."""
+        saved = self._sibling
+        self._sibling = {**saved, **then_bound}
+        try:
+            yield
+        finally:
+            self._sibling = saved
