@@ -344,7 +344,7 @@ def wrap(v, bits, signed):
 def test_int_rules_where_python_differs(mod, a, b):
     """Each slot is written out by hand from Rust's rules (C = 9), not computed by rs2triton."""
     C = 9
-    out = torch.zeros(39, dtype=torch.int64, device=DEVICE)
+    out = torch.zeros(43, dtype=torch.int64, device=DEVICE)
     mod.int_rules[(1,)](out, a, b, C=C)
     u32 = wrap(a, 32, False)
     want = {
@@ -361,9 +361,10 @@ def test_int_rules_where_python_differs(mod, a, b):
         33: -128, 34: 255, 35: -(2**31), 36: 16777216,
         37: int(a > 0 and b > 0) + 2 * int(a > 0 or b > 0) + 4 * int((a > 0) != (b > 0)) + 8 * int(not (a > 0 and b > 0)),
         38: 1 + 2,
+        39: int(wrap(a, 64, False) > 5), 40: int(a > 5), 41: 1, 42: wrap(a, 64, False) >> 60,
     }
-    assert sorted(want) == list(range(39))
-    assert_matches("out", out, [want[k] for k in range(39)], labels=slot_labels(SRC, "int_rules"))
+    assert sorted(want) == list(range(43))
+    assert_matches("out", out, [want[k] for k in range(43)], labels=slot_labels(SRC, "int_rules"))
 
 
 def _numpy_cast(x, dtype):

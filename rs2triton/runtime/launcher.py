@@ -24,20 +24,8 @@ import sys
 import time
 from functools import partial
 
-from rs2triton.rust.semantics import int_limits
-from rs2triton.transpiler.dsl.ops import FLOAT_LIMITS, INT_BITS
+from rs2triton.rust.types import SCALARS, TORCH_DTYPES, Class
 
-# Rust element types -> torch dtype attribute names.
-TORCH_DTYPES = {
-    "f16": "float16", "bf16": "bfloat16", "f32": "float32", "f64": "float64",
-    "i8": "int8", "i16": "int16", "i32": "int32", "i64": "int64",
-    "u8": "uint8", "u16": "uint16", "u32": "uint32", "u64": "uint64", "bool": "bool",
-    "f8e4m3": "float8_e4m3fn", "f8e5m2": "float8_e5m2",
-}
-INT_RANGES = {t: int_limits(t) for t in INT_BITS}
-# The largest finite value of each float type (f64: any Python float fits).
-FLOAT_MAX = {t: float(FLOAT_LIMITS[t]["MAX"]) for t in ("f16", "bf16", "f32")} | {
-    "f64": math.inf, "f8e4m3": 448.0, "f8e5m2": 57344.0}
 # Triton launch options accepted on a launcher, a launch or a tuning config.
 LAUNCH_OPTIONS = ("num_warps", "num_stages", "num_ctas", "maxnreg", "enable_fp_fusion", "waves_per_eu",
                   "matrix_instr_nonkdim", "kpack", "launch_cooperative_grid", "launch_pdl")
@@ -90,28 +78,27 @@ def check_scalar(rust_type: str, value, what: str):
     or floats (passed as float, so Triton never specialises an f32 parameter as
     an integer), bools must be bools.
     """
-    if rust_type == "bool":
+    s = SCALARS.get(rust_type)
+    if s is None:
+        raise TypeError(f"{what} has Rust type `{rust_type}`, which a launcher cannot check")
+    if s.cls is Class.BOOL:
         if type(value) is bool:
             return value
         raise TypeError(f"{what} must be a bool, got {_type_name(value)} {value!r}")
-    if rust_type in INT_RANGES:
+    if s.cls is Class.INT:
         if type(value) is not int:
             if isinstance(value, bool) or not isinstance(value, numbers.Integral):
                 raise TypeError(f"{what} must be an int, got {_type_name(value)} {value!r}")
             value = int(value)
-        lo, hi = INT_RANGES[rust_type]
-        if not lo <= value <= hi:
-            raise ValueError(f"{what} must be in {rust_type} range [{lo}, {hi}], got {value}")
+        if not s.min <= value <= s.max:
+            raise ValueError(f"{what} must be in {rust_type} range [{s.min}, {s.max}], got {value}")
         return value
-    if rust_type in FLOAT_MAX:
-        if isinstance(value, bool) or not isinstance(value, numbers.Real):
-            raise TypeError(f"{what} must be a float, got {_type_name(value)} {value!r}")
-        value = float(value)
-        if math.isfinite(value) and abs(value) > FLOAT_MAX[rust_type]:
-            raise ValueError(f"{what} is out of {rust_type} range (largest {FLOAT_MAX[rust_type]:g}), "
-                             f"got {value:g}")
-        return value
-    raise TypeError(f"{what} has Rust type `{rust_type}`, which a launcher cannot check")
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{what} must be a float, got {_type_name(value)} {value!r}")
+    value = float(value)
+    if math.isfinite(value) and abs(value) > s.max_finite:
+        raise ValueError(f"{what} is out of {rust_type} range (largest {s.max_finite:g}), got {value:g}")
+    return value
 
 
 class _Param:

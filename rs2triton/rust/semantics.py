@@ -24,7 +24,7 @@ import ast
 import math
 import re
 
-from rs2triton.transpiler.dsl.ops import FLOAT_TYPES, INT_BITS
+from rs2triton.rust.types import FLOAT_TYPES, INT_BITS, SCALARS
 from rs2triton.transpiler.pyast import Ty, literal_value
 
 
@@ -47,9 +47,10 @@ def int_info(elem: str) -> tuple[int, bool]:
 
 
 def int_limits(elem: str) -> tuple[int, int]:
-    """``elem::MIN`` and ``elem::MAX`` of a Rust integer type."""
-    bits, signed = int_info(elem)
-    return (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if signed else (0, (1 << bits) - 1)
+    """``elem::MIN`` and ``elem::MAX`` of a Rust integer type (unknown types: i64's)."""
+    s = SCALARS.get(elem)
+    s = s if s is not None and s.is_int else SCALARS["i64"]
+    return s.min, s.max
 
 
 def check_int_literal(value: int, elem: str | None, negated: bool = False) -> None:
@@ -205,15 +206,14 @@ def float_to_int(value: float, elem: str) -> int:
     return min(max(math.trunc(value), lo), hi)
 
 
-# IEEE formats: (significand bits including the implicit one, largest exponent, smallest normal exponent)
-_FLOAT_FORMATS = {"f32": (24, 127, -126), "f16": (11, 15, -14), "bf16": (8, 127, -126)}
-
-
 def round_float(value: float, elem: str) -> float:
-    """``value`` rounded to the float type ``elem`` (to nearest, ties to even; too large: infinity)."""
-    if elem not in _FLOAT_FORMATS or not math.isfinite(value):
+    """``value`` rounded to the float type ``elem`` (to nearest, ties to even; too large: infinity).
+
+    f64 (Python's float) and the fp8 formats are left as they are."""
+    s = SCALARS.get(elem)
+    if elem not in ("f32", "f16", "bf16") or s is None or not math.isfinite(value):
         return value
-    digits, emax, emin = _FLOAT_FORMATS[elem]
+    digits, emax, emin = s.significand, s.max_exponent, s.min_exponent
     exponent = max(math.frexp(abs(value))[1] - 1, emin)  # subnormals share the smallest exponent
     quantum = 2.0 ** (exponent - digits + 1)
     rounded = round(abs(value) / quantum) * quantum  # round(): ties to even
@@ -257,13 +257,10 @@ def wrap_terms(elem: str) -> tuple[int, int]:
 
 # ------------------------------------------------------------ result types
 
-_RANK = ["bool", "i8", "u8", "i16", "u16", "i32", "u32", "i64", "u64", "isize", "usize",
-         "f16", "bf16", "f32", "f64"]
-
-
 def rank(elem: str | None) -> int:
-    """Promotion order of element types: the higher-ranked operand's type wins."""
-    return _RANK.index(elem) if elem in _RANK else -1
+    """Promotion order of element types (``Scalar.rank``): the higher-ranked operand's type wins."""
+    s = SCALARS.get(elem) if elem is not None else None
+    return -1 if s is None or s.rank is None else s.rank
 
 
 def join_kind(*tys: Ty) -> str:

@@ -13,16 +13,9 @@ import json
 import re
 import sys
 
+from rs2triton.rust.types import SIGNATURE_TYPES
 from rs2triton.transpiler.frontend.items import Kernel
 from rs2triton.transpiler.pyast import python_name
-
-# Rust element types -> Triton signature spellings.
-SIG_TYPES = {
-    "f16": "fp16", "bf16": "bf16", "f32": "fp32", "f64": "fp64",
-    "i8": "i8", "i16": "i16", "i32": "i32", "i64": "i64",
-    "u8": "u8", "u16": "u16", "u32": "u32", "u64": "u64", "bool": "i1",
-    "isize": "i64", "usize": "u64", "f8e4m3": "fp8e4nv", "f8e5m2": "fp8e5",
-}
 
 TARGETS = {"cuda:90": ("cuda", 90, 32), "cuda:80": ("cuda", 80, 32), "hip:gfx942": ("hip", "gfx942", 64),
            "hip:gfx90a": ("hip", "gfx90a", 64)}
@@ -32,7 +25,7 @@ def signature(kernel: Kernel, dtypes: dict[str, str]) -> dict[str, str]:
     sig = {}
     for p in kernel.params:
         elem = dtypes.get(p.elem, p.elem)
-        sig[python_name(p.name)] = ("*" if p.kind == "pointer" else "") + SIG_TYPES[elem]
+        sig[python_name(p.name)] = ("*" if p.kind == "pointer" else "") + SIGNATURE_TYPES[elem]
     for c in kernel.consts:
         sig[python_name(c.name)] = "constexpr"
     return sig

@@ -12,8 +12,7 @@ import math
 import time
 from dataclasses import dataclass, field
 
-from rs2triton.runtime.launcher import TORCH_DTYPES
-from rs2triton.transpiler.dsl.ops import FLOAT_TYPES
+from rs2triton.rust.types import FLOAT_TYPES, TORCH_DTYPES
 from rs2triton.transpiler.frontend.items import Kernel
 from rs2triton.transpiler.pyast import python_name
 

@@ -143,6 +143,13 @@ def const(v) -> ast.expr:
     return ast.Constant(v)
 
 
+def float_const(v: float) -> ast.expr:
+    """A float constant; an infinity or NaN as ``float("inf")`` (what a Triton programmer writes)."""
+    if v != v or v in (float("inf"), float("-inf")):
+        return ast.Call(ast.Name("float", LOAD), [ast.Constant(repr(v))], [])
+    return const(v)
+
+
 def call(func: str | ast.expr, args=(), keywords=()) -> ast.Call:
     f = attr_path(func) if isinstance(func, str) else func
     return ast.Call(f, list(args), [ast.keyword(k, v) for k, v in keywords])  # func, args, keywords

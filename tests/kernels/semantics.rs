@@ -432,6 +432,11 @@ pub fn int_rules<T: Triton, const C: i32>(out: T::Pointer<i64>, a: i32, b: i32) 
     let either = a > 0 || b > 0;
     T::store(out.add_offsets(37), both as i64 + 2 * (either as i64) + 4 * ((a > 0) ^ (b > 0)) as i64 + 8 * (!both) as i64, None, &[], None, None);
     T::store(out.add_offsets(38), (C > 3 && !(C > 10)) as i64 + 2 * (C < 3 || C == 9) as i64, None, &[], None, None);
+    // the pointer-sized integers: `usize` is unsigned, `isize` signed
+    T::store(out.add_offsets(39), ((a as usize) > 5) as i64, None, &[], None, None);
+    T::store(out.add_offsets(40), ((a as isize) > 5) as i64, None, &[], None, None);
+    T::store(out.add_offsets(41), (((C - 14) as usize) > 5usize) as i64, None, &[], None, None);
+    T::store(out.add_offsets(42), ((a as usize) >> 60) as i64, None, &[], None, None);
 }
 
 /// Float `%` is C's fmod (the sign of the dividend), float -> int casts of runtime values,

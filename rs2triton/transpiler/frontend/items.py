@@ -12,7 +12,7 @@ import re
 from tree_sitter import Node
 
 from rs2triton.diagnostics import SourceMap
-from rs2triton.transpiler.dsl.ops import BOUND_DTYPES, BOUND_IS_FLOAT, DTYPES
+from rs2triton.rust.types import SCALARS, bound
 from rs2triton.transpiler.frontend.parse import named_children, text
 from rs2triton.transpiler.record import Record
 
@@ -46,7 +46,7 @@ class DtypeParam(Record):
 
     @property
     def is_float(self) -> bool | None:
-        return BOUND_IS_FLOAT.get(self.bound)
+        return bound(self.bound).is_float
 
 
 class ConstParam(Record):
@@ -104,7 +104,7 @@ class Kernel(Record):
         if self.attr_dtypes:
             return self.attr_dtypes
         param = self.dtype_param(dtype_name)
-        return BOUND_DTYPES.get(param.bound, BOUND_DTYPES["Dtype"]) if param else (dtype_name,)
+        return bound(param.bound).accepts if param else (dtype_name,)
 
 
 class ModuleItems(Record):
@@ -321,7 +321,7 @@ def _param(name: str, ty: Node, triton: str, dtype_names: set[str], smap: Source
         args = named_children(node.child_by_field_name("type_arguments"))
         if head == f"{triton}::Pointer" and len(args) == 1:
             elem = text(args[0])
-            if elem in DTYPES or elem in dtype_names:
+            if elem in SCALARS or elem in dtype_names:
                 return KernelParam(name, "pointer", elem, ty, access)
     raise smap.error(ty, "E0007", f"unsupported type `{text(ty)}` for kernel parameter `{name}`",
                      f"use `{triton}::Pointer<D>` for tensors or a scalar type such as `i32`, `f32`")

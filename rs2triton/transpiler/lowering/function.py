@@ -23,20 +23,23 @@ from tree_sitter import Node
 
 from rs2triton.diagnostics import SourceMap, TranspileError
 from rs2triton.rust import semantics
-from rs2triton.transpiler.dsl.ops import (
-    BOUND_IS_FLOAT,
-    DTYPES,
-    ENUMS,
-    F32_MATH,
-    FLOAT_LIMITS,
+from rs2triton.rust.types import (
+    FLOAT_CONSTANTS,
     FLOAT_TYPES,
     INT_BITS,
     INT_TYPES,
+    SCALARS,
+    TRITON_DTYPES,
+    bound,
+    float_limit,
+)
+from rs2triton.transpiler.dsl.ops import (
+    ENUMS,
+    F32_MATH,
     KEEPS_F32,
     METHODS,
     OPS,
     REQUIRED,
-    SCALAR_CONSTS,
     UNSUPPORTED,
     Op,
     Param,
@@ -61,6 +64,7 @@ from rs2triton.transpiler.pyast import (
     comment_marker,
     const,
     exact_in_f32,
+    float_const,
     is_comment_marker,
     is_default,
     literal_value,
@@ -197,7 +201,7 @@ class FunctionLowerer:
 
     def is_float(self, ty: Ty) -> bool | None:
         if ty.elem is not None and ty.elem in self.dtype_bounds:
-            return BOUND_IS_FLOAT.get(self.dtype_bounds[ty.elem])
+            return bound(self.dtype_bounds[ty.elem]).is_float
         return is_float_elem(ty.elem, self.kernel)
 
     def narrow(self, v: Val, node: Node) -> Val:
@@ -211,8 +215,8 @@ class FunctionLowerer:
                    Ty(v.ty.kind, v.ty.elem), v.static_choice, v.block_ptr)
 
     def dtype_expr(self, rust_ty: str, node: Node) -> ast.expr:
-        if rust_ty in DTYPES:
-            return attr_path(DTYPES[rust_ty])
+        if rust_ty in TRITON_DTYPES:
+            return attr_path(TRITON_DTYPES[rust_ty])
         if self.kernel is not None and self.kernel.dtype_param(rust_ty) is not None:
             ptr = self.kernel.pointer_for(rust_ty)
             if ptr is None:
@@ -370,7 +374,7 @@ class FunctionLowerer:
         if ty_node is None:
             return None
         t = text(ty_node).replace(" ", "")
-        if t in DTYPES:
+        if t in SCALARS:
             return t
         m = re.fullmatch(rf"{re.escape(self.T)}::Tensor<(\w+)>", t)
         if m:
@@ -396,7 +400,7 @@ class FunctionLowerer:
             self.bind_block_ptr(py, v.block_ptr, node, fresh=True)
             return
         ty = v.ty
-        if annotated and ty.kind == "const" and annotated in DTYPES:
+        if annotated and ty.kind == "const" and annotated in SCALARS:
             ty = Ty("const", annotated)
         if (ty.kind == "const" or v.static_choice) and not mutable and ty.elem not in ("str", "list", "enum"):
             # Triton turns a plain `x = 4` into a runtime tensor; an immutable compile-time
@@ -789,7 +793,7 @@ class FunctionLowerer:
         if v.ty.kind != "const":
             raise self.err(node, "E0002", f"module constant `{ident}` is not a compile-time value",
                            "module `const`s used by kernels must be literals or arithmetic on literals")
-        elem = text(ty_node) if ty_node is not None and text(ty_node) in DTYPES else v.ty.elem
+        elem = text(ty_node) if ty_node is not None and text(ty_node) in SCALARS else v.ty.elem
         self.ctx.used_consts[ident] = ast.Assign(
             targets=[ast.Name(id=python_name(ident), ctx=ast.Store())], value=call("tl.constexpr", [v.expr]))
         return Val(name(python_name(ident)), Ty("const", elem))
@@ -889,7 +893,7 @@ class FunctionLowerer:
     def expr_type_cast_expression(self, node: Node) -> Val:
         target = text(node.child_by_field_name("type"))
         v = self.expr(node.child_by_field_name("value"))
-        if target not in DTYPES:
+        if target not in SCALARS:
             raise self.err(node.child_by_field_name("type"), "E0002", f"cannot cast to `{target}`",
                            "`as` casts take a scalar type such as f32 or i64; use T::cast for tensors")
         return self.cast_value(v, target, node)
@@ -1009,10 +1013,11 @@ class FunctionLowerer:
                                "variants: " + ", ".join(f"{head}::{k}" for k in ENUMS[head]))
             value = ENUMS[head][rest]
             return Val(ast.Constant(value), Ty("const", "enum"))
-        if head in FLOAT_TYPES and rest in SCALAR_CONSTS:
-            return Val(ast.parse(SCALAR_CONSTS[rest], mode="eval").body, Ty("const", head))
-        if head in FLOAT_LIMITS and rest in FLOAT_LIMITS[head]:
-            return Val(ast.parse(FLOAT_LIMITS[head][rest], mode="eval").body, Ty("const", head))
+        if head in FLOAT_TYPES and rest in FLOAT_CONSTANTS:
+            return Val(float_const(FLOAT_CONSTANTS[rest]), Ty("const", head))
+        limit = float_limit(head, rest)
+        if limit is not None:
+            return Val(float_const(limit), Ty("const", head))
         if head in INT_BITS and rest in ("MAX", "MIN"):
             lo, hi = semantics.int_limits(head)
             return Val(const(hi if rest == "MAX" else lo), Ty("const", head))
@@ -1084,7 +1089,7 @@ class FunctionLowerer:
                                    _suggest(fname, OPS))
                 return self.lower_op(op, args, generics, node)
             if (self.kernel is not None and self.kernel.dtype_param(head) is not None) \
-                    or head in self.dtype_bounds or head in DTYPES:
+                    or head in self.dtype_bounds or head in SCALARS:
                 return self.dtype_ctor(head, fname, args, node)
         raise self.err(func, "E0003", f"cannot call `{text(func)}`",
                        f"kernels call methods of the Triton trait as `{self.T}::name(...)`")
@@ -1094,7 +1099,7 @@ class FunctionLowerer:
             raise self.err(node, "E0003", f"unsupported dtype constructor `{dtype}::{fname}`",
                            f"use `{dtype}::from_f64(v)`")
         v = self.without_f64(args[0]) if dtype in ("f16", "bf16", "f32") or (
-            dtype not in DTYPES and self.is_float(Ty("const", dtype))) else None
+            dtype not in SCALARS and self.is_float(Ty("const", dtype))) else None
         v = v or self.expr(args[0])
         if v.ty.kind == "const":
             # A compile-time value stays a (weakly typed) Python scalar: it takes D's type
@@ -1327,8 +1332,6 @@ def _suggest(word: str, table: dict) -> str:
     return "see docs/ops.md for the methods of the Triton trait"
 
 
-# 64-bit scalar parameters, widened on entry (see lower_kernel).
-WIDE_INT_PARAMS = {"i64": "tl.int64", "isize": "tl.int64", "u64": "tl.uint64", "usize": "tl.uint64"}
 
 
 def named_children_with_comments(block: Node) -> list[Node]:
@@ -1362,10 +1365,10 @@ def lower_kernel(ctx: ModuleContext, kernel: Kernel) -> ast.FunctionDef:
     for p, a in zip(kernel.params, args, strict=False):
         # Triton types an int argument by its value: one that fits in 32 bits arrives as
         # i32 even for an `i64` parameter, and `a * b` would then wrap where Rust does not.
-        wide = WIDE_INT_PARAMS.get(p.elem) if p.kind == "scalar" else None
-        if wide is not None and not p.name.startswith("_"):
+        s = SCALARS.get(p.elem) if p.kind == "scalar" else None
+        if s is not None and s.is_int and s.bits == 64 and not p.name.startswith("_"):
             prelude.append(ast.Assign(targets=[ast.Name(id=a.arg, ctx=ast.Store())],
-                                      value=call("tl.cast", [name(a.arg), attr_path(wide)])))
+                                      value=call("tl.cast", [name(a.arg), attr_path(s.triton)])))
     if prelude and len(body) == 1 and isinstance(body[0], ast.Pass):
         body = []
     fn_line = fn.child_by_field_name("name").start_point[0] + 1

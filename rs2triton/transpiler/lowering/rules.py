@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import ast
 
-from rs2triton.transpiler.dsl.ops import DTYPES, F32_MATH, KEEPS_F32, METHODS, OPS, UNSUPPORTED, Op
+from rs2triton.rust.types import SCALARS
+from rs2triton.transpiler.dsl.ops import F32_MATH, KEEPS_F32, METHODS, OPS, UNSUPPORTED, Op
 from rs2triton.transpiler.frontend.parse import text
 from rs2triton.transpiler.pyast import (
     LOAD,
@@ -150,7 +151,7 @@ def rule_zeros(lw, op: Op, arg_nodes, generics, node) -> Val:
 def rule_full(lw, op: Op, arg_nodes, generics, node) -> Val:
     shape, value = lw.expr(arg_nodes[0]), lw.expr(arg_nodes[1])
     fallback = lw.expected_elem or value.ty.elem
-    if fallback not in DTYPES and (lw.kernel is None or lw.kernel.dtype_param(fallback or "") is None):
+    if fallback not in SCALARS and (lw.kernel is None or lw.kernel.dtype_param(fallback or "") is None):
         fallback = "f32" if lw.is_float(value.ty) is not False else "i32"
     dtype, elem = _dtype_from_generic_or(lw, generics, fallback, node)
     full = call("tl.full", [shape.expr, value.expr], [("dtype", dtype)])
