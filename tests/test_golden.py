@@ -12,6 +12,7 @@ import pytest
 
 from rs2triton.transpiler.driver.pipeline import check, plan, write
 from tests.conftest import ROOT
+from tests.ruff_format import ruff as _ruff
 
 GOLDEN = ROOT / "tests" / "golden"
 UPDATE = os.environ.get("RS2TRITON_UPDATE_GOLDEN") == "1"
@@ -46,8 +47,6 @@ def test_generation_is_deterministic():
 
 
 def test_golden_files_are_ruff_clean_and_formatted():
-    from rs2triton.transpiler.emit.formatter import ruff_binary as _ruff
-
     lint = subprocess.run([_ruff(), "check", "--isolated", str(GOLDEN)], capture_output=True, text=True)
     assert lint.returncode == 0, lint.stdout + lint.stderr
     fmt = subprocess.run([_ruff(), "format", "--isolated", "--check", str(GOLDEN)], capture_output=True, text=True)

@@ -2,8 +2,8 @@
 
 import subprocess
 
-from rs2triton.transpiler.emit.formatter import ruff_binary as _ruff
 from tests.conftest import ROOT
+from tests.ruff_format import ruff as _ruff
 
 
 def test_project_is_ruff_clean():

@@ -105,7 +105,7 @@ def test_wheel_metadata_light_dependencies_run_extra_and_version(wheel):
     requires = meta.get_all("Requires-Dist")
     light = [r for r in requires if "extra ==" not in r]
     assert sorted(r.split(">")[0].split("=")[0].split("<")[0].strip() for r in light) == [
-        "click", "jinja2", "ruff", "tomli", "tree-sitter", "tree-sitter-rust"]  # tomli: Python 3.10 only
+        "click", "jinja2", "tomli", "tree-sitter", "tree-sitter-rust"]  # tomli: Python 3.10 only
     run = [r for r in requires if 'extra == "run"' in r]
     assert sorted(r.split(">")[0].strip() for r in run) == ["numpy", "torch", "triton"]
     assert "rs2triton = rs2triton.__main__:main" in zf.read(f"{dist_info}/entry_points.txt").decode()

@@ -17,7 +17,6 @@ from click.testing import CliRunner
 from rs2triton import TranspileError, transpile_source
 from rs2triton.cli import main
 from rs2triton.diagnostics import ICE_CODE
-from rs2triton.transpiler.emit import formatter
 from rs2triton.transpiler.emit import module as render
 from rs2triton.transpiler.lowering.function import FunctionLowerer
 from tests import fuzz
@@ -250,32 +249,33 @@ def test_load_reports_an_internal_error_as_a_transpile_error(broken_binop, monke
     assert info.value.diagnostics[0].code == ICE_CODE
 
 
+class _Template:
+    """A stand-in for the module template: renders through ``edit``."""
+
+    REAL = render.template()
+
+    def __init__(self, edit):
+        self.real, self.edit = self.REAL, edit
+
+    def render(self, **values):
+        return self.edit(self.real.render(**values))
+
+
 def test_a_rendering_failure_is_an_internal_error(monkeypatch):
-    def fail(*args):
+    def fail(text):
         raise jinja2.TemplateError("planted")
-    monkeypatch.setattr(render, "_render", fail)
+    monkeypatch.setattr(render, "template", lambda: _Template(fail))
     [d] = rejected(VECTOR_ADD)
     assert d.code == ICE_CODE and d.message == "internal error in rs2triton while rendering the module for this file"
 
 
-def test_a_formatting_failure_is_an_internal_error_for_the_file_ruff_rejects(monkeypatch, tmp_path):
-    real = formatter.format_batch
-
-    def picky(texts, while_waiting=None):
-        if any("relu" in t for t in texts):
-            raise RuntimeError("ruff could not format generated code")
-        return real(texts, while_waiting)
-    monkeypatch.setattr(formatter, "format_batch", picky)
-    with fuzz.plain_printing():  # every module left to ruff
-        res = CliRunner().invoke(main, ["transpile", "--no-cache", str(ROOT / "kernels_rs"), "-o", str(tmp_path / "o")])
-    assert res.exit_code == 1 and not (tmp_path / "o").exists()
-    assert res.output.count(f"error[{ICE_CODE}]") == 1 and "relu.rs:1:1" in res.output
-    assert "while formatting the module for this file" in res.output
-
-
 def test_invalid_generated_python_is_an_internal_error_at_its_kernel(monkeypatch):
-    real = render._render
-    monkeypatch.setattr(render, "_render", lambda *a: real(*a).replace("tl.store(", "tl.store((", 1))
+    real = render.module_text
+
+    def broken(*args):
+        text, line_map, exact = real(*args)
+        return text.replace("tl.store(", "tl.store((", 1), line_map, exact
+    monkeypatch.setattr(render, "module_text", broken)
     [d] = rejected(VECTOR_ADD)
     assert d.code == ICE_CODE and "while generating Python for function item" in d.message and d.line == 22
 

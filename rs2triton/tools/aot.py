@@ -74,7 +74,7 @@ def compile_batch(requests: list[dict]) -> list[dict]:
             text = compiled.asm.get("ptx") or compiled.asm.get("amdgcn") or ""
             res["entry"] = req["kernel"] in text
         except Exception as e:  # reported to the caller, which decides
-            from rs2triton.transpiler.emit.sourcemap import triton_diagnostic
+            from rs2triton.runtime.errors import triton_diagnostic
 
             res["ok"] = False
             res["error"] = f"{type(e).__name__}: {e}"[-3000:]

@@ -177,7 +177,7 @@ def run(path: str, kernel_name: str, grid: tuple[int, ...], consts: dict[str, st
             torch.cuda.synchronize()
     except Exception as e:  # a Triton error: point at the Rust line when we can
         from rs2triton.diagnostics import TranspileError
-        from rs2triton.transpiler.emit.sourcemap import triton_diagnostic
+        from rs2triton.runtime.errors import triton_diagnostic
 
         diag = triton_diagnostic(e, module)
         if diag is None:

@@ -145,7 +145,7 @@ def _sync(backend) -> None:
 
 
 def _first_line(e: Exception, module) -> str:
-    from rs2triton.transpiler.emit.sourcemap import triton_diagnostic
+    from rs2triton.runtime.errors import triton_diagnostic
 
     diag = triton_diagnostic(e, module)
     if diag is not None:

@@ -21,19 +21,31 @@ PY_RESERVED = frozenset(
 # a marker; nothing mutates it), rather than a new object for each.
 LOAD = ast.Load()
 
-COMMENT_CALL = "__rs2triton_comment__"
-TRAILING_CALL = "__rs2triton_trailing__"  # a comment that ends the line before it
+class Comment(ast.stmt):
+    """A ``# text`` comment among the statements: on a line of its own, or (``trailing``) at
+    the end of the line before it. Only the printer reads it (it is no Python statement)."""
+
+    _fields = ("text", "trailing")
+    text: str
+    trailing: bool
 
 
 def is_comment_marker(stmt: ast.stmt) -> bool:
-    """A `# comment` carried through the AST as a marker call (rendered back by render.py)."""
-    return (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)
-            and isinstance(stmt.value.func, ast.Name) and stmt.value.func.id in (COMMENT_CALL, TRAILING_CALL))
+    return type(stmt) is Comment
 
 
-def comment_marker(line: str, trailing: bool = False) -> ast.stmt:
-    return ast.Expr(ast.Call(func=ast.Name(id=TRAILING_CALL if trailing else COMMENT_CALL, ctx=LOAD),
-                             args=[ast.Constant(line)], keywords=[]))
+def comment_marker(line: str, trailing: bool = False) -> Comment:
+    return Comment(text=line, trailing=trailing)
+
+
+def without_positions(tree: ast.stmt) -> ast.stmt:
+    """``tree`` (parsed from Python, not lowered from Rust) with no source positions, so no
+    line of it is taken for a Rust line."""
+    for node in ast.walk(tree):
+        for attr in node._attributes:
+            if hasattr(node, attr):
+                delattr(node, attr)
+    return tree
 
 
 def comment_lines(raw: str) -> list[str]:

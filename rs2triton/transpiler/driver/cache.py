@@ -5,8 +5,7 @@ An entry is keyed by everything that decides a module's text:
 - the Rust source bytes and the path printed in the module's header;
 - rs2triton itself: its version and the bytes of every file in the package (code and
   templates), so an edited or upgraded rs2triton never serves old output;
-- the formatter (the ruff binary's path, size and modification time) and Python's
-  ``major.minor`` (``ast.unparse`` may print differently across versions);
+- Python's ``major.minor`` (what compiles the generated modules before they are written);
 - project options: any settings that shape the output (for example a ``[tool.rs2triton]``
   table) are passed to :func:`fingerprint` as a mapping and hashed with the rest.
 
@@ -90,24 +89,13 @@ def package_digest(root: Path = PACKAGE_ROOT) -> str:
     return h.hexdigest()
 
 
-def _formatter_identity() -> str:
-    from rs2triton.transpiler.emit.formatter import ruff_binary
-
-    ruff = ruff_binary()
-    try:
-        st = os.stat(ruff)
-    except OSError:
-        return ruff
-    return f"{ruff}:{st.st_size}:{st.st_mtime_ns}"
-
-
 def fingerprint(options: Mapping[str, object] | None = None) -> str:
     """A digest of everything except the input itself that affects generated text."""
     from rs2triton import __version__
 
     h = _digest()
     h.update(f"format {FORMAT}\nrs2triton {__version__}\npackage {package_digest()}\n".encode())
-    h.update(f"python {sys.version_info[0]}.{sys.version_info[1]}\nruff {_formatter_identity()}\n".encode())
+    h.update(f"python {sys.version_info[0]}.{sys.version_info[1]}\n".encode())
     h.update(_json(dict(options or {})).encode())
     return h.hexdigest()
 

@@ -24,7 +24,7 @@ from rs2triton.diagnostics import Diagnostic, SourceMap, TranspileError
 
 if TYPE_CHECKING:
     import ast
-    from collections.abc import Callable, Iterable
+    from collections.abc import Iterable
 
     from tree_sitter import Node
 
@@ -36,34 +36,20 @@ class Result:
 
     def __init__(self, source_path: str, text: str | None, kernels: list[Kernel] | None = None,
                  warnings: list[Diagnostic] | None = None, functions: list[ast.FunctionDef] | None = None,
-                 _line_map: dict[int, int] | None = None, smap: SourceMap | None = None, laid_out: bool = True):
+                 line_map: dict[int, int] | None = None, smap: SourceMap | None = None, exact_layout: bool = True):
         self.source_path = source_path
         self.text = text  # None when the file holds no kernels
         self.kernels = kernels if kernels is not None else []
         self.warnings = warnings if warnings is not None else []
-        # The lowered functions (statements tagged with their Rust line), for `line_map`.
-        self.functions = functions if functions is not None else []
-        self._line_map = _line_map
+        self.functions = functions if functions is not None else []  # the lowered functions
+        self.line_map = line_map if line_map is not None else {}  # {generated line: Rust line}
         # The source, to place an internal error found after lowering (None from the cache).
         self.smap = smap
-        # Whether ``text`` is laid out (as ruff would); False: ``finish`` formats it with ruff.
-        self.laid_out = laid_out
+        # Whether every line is laid out as ruff would (see emit/printer.py; for the tests).
+        self.exact_layout = exact_layout
 
     def __repr__(self) -> str:
         return f"Result(source_path={self.source_path!r}, text={self.text!r}, kernels={self.kernels!r})"
-
-    @property
-    def line_map(self) -> dict[int, int]:
-        """{generated line: Rust line}, computed on first use (only run/load need it)."""
-        if self._line_map is None:
-            from rs2triton.transpiler.emit.sourcemap import line_map
-
-            self._line_map = line_map(self.functions, self.text) if self.text is not None else {}
-            if self.text is not None and self.kernels:
-                from rs2triton.transpiler.emit.launchers import launcher_lines
-
-                self._line_map.update(launcher_lines(self.text, self.kernels))
-        return self._line_map
 
 
 def lower_source(source: bytes | str, path: str = "<string>", line_comments: bool = False, *,
@@ -135,7 +121,7 @@ def _lower_source(source: bytes, smap: SourceMap, line_comments: bool, launchers
     if errors:
         raise TranspileError(errors)
     if line_comments:
-        from rs2triton.transpiler.emit.sourcemap import add_line_comments
+        from rs2triton.transpiler.emit.module import add_line_comments
 
         for f in kernel_defs:
             add_line_comments(f, path)
@@ -143,74 +129,42 @@ def _lower_source(source: bytes, smap: SourceMap, line_comments: bool, launchers
         functions = list(ctx.helpers.values()) + kernel_defs
         launcher_defs = _launchers(items.kernels, kernel_defs, set(ctx.helpers) | set(ctx.used_consts), smap,
                                    pyproject) if launchers else []
-        text, laid_out = module_text(path, items.doc, sorted(ctx.imports), list(ctx.used_consts.values()),
-                                     functions, launcher_defs)
-    return Result(path, text, items.kernels, items.warnings, functions, smap=smap, laid_out=laid_out)
+        text, line_map, exact = module_text(path, items.doc, sorted(ctx.imports), list(ctx.used_consts.values()),
+                                            functions, ctx.param_comments, launcher_defs)
+    return Result(path, text, items.kernels, items.warnings, functions, line_map, smap, exact)
 
 
 def _launchers(kernels: list[Kernel], defs: list[ast.FunctionDef], taken: set[str], smap,
-               pyproject: Path | None) -> list[Callable[[bool], str]]:
-    """The launcher definitions (functions of ``layout``: see ``render.module_text``), with any
-    tuning from ``pyproject``'s ``[tool.rs2triton.tune]``."""
-    from functools import partial
-
+               pyproject: Path | None) -> list[tuple[str, int]]:
+    """Each kernel's launcher definition (with any tuning from ``pyproject``'s
+    ``[tool.rs2triton.tune]``) and the Rust line of its kernel."""
     from rs2triton.transpiler.driver.tuning import tables, tuning_for
     from rs2triton.transpiler.emit.launchers import check_names, launcher_source
 
     check_names(kernels, taken, smap)
     where, text, tune = tables(pyproject)
-    return [partial(launcher_source, k, d.name, [a.arg for a in d.args.args],
-                    tuning_for(k, where, text, tune[k.name]) if k.name in tune else None)
+    return [(launcher_source(k, d.name, [a.arg for a in d.args.args],
+                             tuning_for(k, where, text, tune[k.name]) if k.name in tune else None),
+             k.node.start_point[0] + 1)
             for k, d in zip(kernels, defs, strict=True)]
 
 
 def finish(results: list[Result]) -> None:
-    """Compile every module; lay out those the printer could not with one ruff call
-    (each is compiled while ruff works).
-
-    Compiling catches what no parser would (a duplicate parameter, say) before
-    anything is written; formatting changes only the layout.
-    """
-    from rs2triton.transpiler.emit.formatter import format_batch
-
-    todo = [r for r in results if r.text is not None]
-    unformatted = [r for r in todo if not r.laid_out]
+    """Compile every module: that catches what no parser would (a duplicate parameter, say)
+    before anything is written."""
     bad: list[Diagnostic] = []  # internal errors: generated code that does not compile
-
-    def compile_all() -> None:
-        for r in todo:
-            try:
-                compile(r.text, r.source_path, "exec", dont_inherit=True)
-            except RecursionError as e:  # nested too deeply for Python's compiler
-                bad.append(_too_deep_module(r, e))
-            except (SyntaxError, ValueError) as e:  # a bug in rs2triton, never a user error
-                bad.append(_too_deep_module(r, e) if "too many nested" in str(e)
-                           else _internal_error(r, "generating Python for", e))
-
-    try:
-        texts = format_batch([r.text for r in unformatted], while_waiting=compile_all)
-    except Exception as e:  # noqa: BLE001 - ruff failed: a bug in rs2triton; say for which file
-        if not bad:
-            bad = [_internal_error(r, "formatting the module for", e) for r in _unformattable(unformatted)]
-        raise TranspileError(bad) from e
+    for r in results:
+        if r.text is None:
+            continue
+        try:
+            compile(r.text, r.source_path, "exec", dont_inherit=True)
+        except RecursionError as e:  # nested too deeply for Python's compiler
+            bad.append(_too_deep_module(r, e))
+        except (SyntaxError, ValueError) as e:  # a bug in rs2triton, never a user error
+            bad.append(_too_deep_module(r, e) if "too many nested" in str(e)
+                       else _internal_error(r, "generating Python for", e))
     if bad:
         raise TranspileError(bad)
-    for r, text in zip(unformatted, texts, strict=True):
-        r.text = text
-        r.laid_out = True
-
-
-def _unformattable(results: list[Result]) -> list[Result]:
-    """The modules ruff cannot format on their own (all of them if each one can)."""
-    from rs2triton.transpiler.emit.formatter import format_code
-
-    failing = []
-    for r in results:
-        try:
-            format_code(r.text)
-        except Exception:  # noqa: BLE001
-            failing.append(r)
-    return failing or results
 
 
 def _too_deep_module(r: Result, exc: BaseException) -> Diagnostic:
@@ -262,7 +216,7 @@ def transpile_file_cached(path: str | os.PathLike, cache: Cache) -> Result:
     hit = cache.get(key)
     if hit is not None and (hit[0] is None or hit[2] is not None):
         kernels = find_kernels(data, display) if hit[0] is not None else []
-        return Result(display, hit[0], kernels, hit[1], _line_map=hit[2])
+        return Result(display, hit[0], kernels, hit[1], line_map=hit[2])
     res = transpile_source(data, display, pyproject=pyproject)
     cache.put(key, res.text, res.warnings, res.line_map)
     return res
@@ -448,13 +402,12 @@ def _load_stages() -> None:
     """Import the lowering stages and build the parser and the template environment
     (before forking: every worker inherits them)."""
     from rs2triton.transpiler.driver import tuning  # noqa: F401 - imported for their side effect
-    from rs2triton.transpiler.emit.formatter import ruff_binary
-    from rs2triton.transpiler.emit.module import _env
+    from rs2triton.transpiler.emit.module import template
     from rs2triton.transpiler.frontend.parse import _parser
+    from rs2triton.transpiler.lowering import function  # noqa: F401
 
     _parser()
-    _env().get_template("module.py.j2")
-    ruff_binary()
+    template()
 
 
 def _transpile_share(sources: Iterable[tuple[bytes, str, dict]],

@@ -8,7 +8,6 @@ access markers, the backward kernel and any tuning from ``pyproject.toml``.
 
 from __future__ import annotations
 
-import ast
 from typing import TYPE_CHECKING
 
 from rs2triton.diagnostics import TranspileError
@@ -51,12 +50,10 @@ def signature_literal(kernel: Kernel) -> dict:
 
 
 def launcher_source(kernel: Kernel, fn_name: str | None = None, python_names: list[str] | None = None,
-                    tuning: dict | None = None, layout: bool = False) -> str:
+                    tuning: dict | None = None) -> str:
     """``fn_name``: the jit function's name; ``python_names``: its parameters (Rust parameters, then
     const generics). Where lowering renamed one (a Python keyword gets a trailing ``_``), the
-    launcher is told. With ``layout``, the text is laid out as ``ruff format`` would (else it
-    is valid Python to be formatted); ``printer.Unhandled`` for a literal whose layout the
-    printer does not know."""
+    launcher is told. Laid out as ``ruff format`` would."""
     name = launcher_name(kernel.name)
     lit = signature_literal(kernel)
     rust = [_bare(p.name) for p in kernel.params] + [_bare(c.name) for c in kernel.consts]
@@ -66,15 +63,12 @@ def launcher_source(kernel: Kernel, fn_name: str | None = None, python_names: li
             lit["names"] = renamed
     if tuning:
         lit["tuning"] = tuning
-    if layout:
-        from rs2triton.transpiler.emit.printer import INDENT, literal_lines, string_literal
+    from rs2triton.transpiler.emit.printer import INDENT, literal_lines, string_literal
 
-        lines = [f"{name} = Launcher(", f"{INDENT}{fn_name or kernel.name},", f"{INDENT}{string_literal(name)},"]
-        for k, v in lit.items():
-            lines += literal_lines(f"{k}=", v, INDENT, ",")
-        return "\n".join([*lines, ")"])
-    keywords = "".join(f"    {k}={v!r},\n" for k, v in lit.items())
-    return f"{name} = Launcher(\n    {fn_name or kernel.name},\n    {name!r},\n{keywords})"
+    lines = [f"{name} = Launcher(", f"{INDENT}{fn_name or kernel.name},", f"{INDENT}{string_literal(name)},"]
+    for k, v in lit.items():
+        lines += literal_lines(f"{k}=", v, INDENT, ",")
+    return "\n".join([*lines, ")"])
 
 
 def describe(kernel: Kernel) -> str:
@@ -106,14 +100,3 @@ def check_names(kernels: list[Kernel], taken: set[str], smap: SourceMap) -> None
         seen[name] = k.name
     if errors:
         raise TranspileError(errors)
-
-
-def launcher_lines(text: str, kernels: list[Kernel]) -> dict[int, int]:
-    """{generated line: Rust line of the kernel's fn} for every line of every launcher definition."""
-    rust = {launcher_name(k.name): k.node.start_point[0] + 1 for k in kernels if k.node is not None}
-    out = {}
-    for node in ast.parse(text).body:
-        if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name) and node.targets[0].id in rust:
-            for line in range(node.lineno, node.end_lineno + 1):
-                out[line] = rust[node.targets[0].id]
-    return out

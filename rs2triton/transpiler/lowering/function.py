@@ -98,7 +98,7 @@ class ModuleContext(Record):
     """What lowering of one file needs beyond a single kernel."""
 
     __slots__ = _fields = ("smap", "functions", "consts", "imports", "helpers", "used_consts", "lowering_helpers",
-                           "evaluating_consts")
+                           "evaluating_consts", "param_comments")
 
     def __init__(self, smap: SourceMap, functions: dict[str, Node], consts: dict[str, Node]):
         self.smap = smap
@@ -109,6 +109,8 @@ class ModuleContext(Record):
         self.used_consts: dict[str, ast.stmt] = {}
         self.lowering_helpers: set[str] = set()
         self.evaluating_consts: set[str] = set()  # module consts being evaluated: cycles
+        # {function: {parameter: (the comment lines above it, the comment ending its line)}}
+        self.param_comments: dict[str, dict[str, tuple[list[str], str | None]]] = {}
 
 
 def is_float_elem(elem: str | None, kernel: Kernel | None) -> bool | None:
@@ -196,7 +198,7 @@ class FunctionLowerer:
 
     def emit(self, stmt: ast.stmt, node: Node | None = None) -> None:
         if node is not None:
-            stmt.rs_line = node.start_point[0] + 1  # the Rust line: see sourcemap.py
+            stmt.lineno = node.start_point[0] + 1  # the Rust line (see pyast)
         self.bodies[-1].append(stmt)
 
     def is_float(self, ty: Ty) -> bool | None:
@@ -1344,15 +1346,18 @@ def lower_kernel(ctx: ModuleContext, kernel: Kernel) -> ast.FunctionDef:
     lw = FunctionLowerer(ctx, kernel, fn, kernel.triton)
     args: list[ast.arg] = []
     notes = _parameter_comments(fn.child_by_field_name("parameters"))
+    comments: dict[str, tuple[list[str], str | None]] = {}
     for p in kernel.params:
         ty = Ty("ptr", p.elem) if p.kind == "pointer" else Ty("scalar", p.elem)
         args.append(ast.arg(arg=lw.names.declare(p.name, ty)))
-        args[-1].rs_comments = notes.get(p.name)  # rendered by render.unparse
+        if p.name in notes:
+            comments[args[-1].arg] = notes[p.name]
     const_notes = _parameter_comments(fn.child_by_field_name("type_parameters"))
     for c in kernel.consts:
         args.append(ast.arg(arg=lw.names.declare(c.name, Ty("const", c.rust_type)),
                             annotation=attr_path("tl.constexpr")))
-        args[-1].rs_comments = const_notes.get(c.name)
+        if c.name in const_notes:
+            comments[args[-1].arg] = const_notes[c.name]
     body: list[ast.stmt] = []
     lw.lower_block_into(fn.child_by_field_name("body"), body, scoped=False)
     prelude: list[ast.stmt] = []
@@ -1373,12 +1378,14 @@ def lower_kernel(ctx: ModuleContext, kernel: Kernel) -> ast.FunctionDef:
         body = []
     fn_line = fn.child_by_field_name("name").start_point[0] + 1
     for stmt in prelude:
-        stmt.rs_line = fn_line
+        stmt.lineno = fn_line
     func = ast.FunctionDef(
         name=python_name(kernel.name),  # `fn lambda` -> `lambda_`, as for every name
         args=ast.arguments(posonlyargs=[], args=args, kwonlyargs=[], kw_defaults=[], defaults=[]),
         body=prelude + body, decorator_list=[attr_path("triton.jit")], returns=None, type_params=[])
-    func.rs_line = fn_line
+    func.lineno = fn_line
+    if comments:
+        ctx.param_comments[func.name] = comments
     return func
 
 

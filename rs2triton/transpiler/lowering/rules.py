@@ -28,6 +28,7 @@ from rs2triton.transpiler.pyast import (
     f32_round,
     is_default,
     literal_value,
+    without_positions,
 )
 
 UPCAST_HELPER = "_upcast_f16"
@@ -69,7 +70,7 @@ def _cat(a, b):
 
 def use_helper(ctx, helper: str) -> str:
     if helper not in ctx.helpers:
-        ctx.helpers[helper] = ast.parse(HELPER_SOURCES[helper]).body[0]
+        ctx.helpers[helper] = without_positions(ast.parse(HELPER_SOURCES[helper]).body[0])
     return helper
 
 
