@@ -85,8 +85,8 @@ def slot_labels(rust_file: str, kernel: str) -> list[str]:
     """
     from pathlib import Path
 
-    from rs2triton.diagnostics import SourceMap
     from rs2triton.transpiler.frontend.parse import named_children, parse, text
+    from rs2triton.transpiler.frontend.source import SourceMap
 
     source = Path(rust_file).read_bytes()
     root = parse(source, SourceMap(rust_file, source)).root_node

@@ -241,7 +241,7 @@ def test_a_changed_template_or_version_is_regenerated(src, tmp_path):
 def test_package_digest_covers_code_and_templates(tmp_path):
     pkg = _package_copy(tmp_path) / "rs2triton"
     base = cache.package_digest.__wrapped__(pkg)
-    lowering = pkg / "transpiler" / "lowering" / "function.py"  # a module in a sub-package
+    lowering = pkg / "transpiler" / "lowering" / "lowerer.py"  # a module in a sub-package
     lowering.write_text(lowering.read_text() + "\n# edited\n")
     edited_code = cache.package_digest.__wrapped__(pkg)
     (pkg / "templates" / "module.py.j2").write_text("x")

@@ -14,7 +14,7 @@ from rs2triton.diagnostics import TranspileError
 from rs2triton.transpiler.driver.pipeline import lower_source
 from rs2triton.transpiler.emit.module import print_statement
 from rs2triton.transpiler.emit.printer import LINE_LENGTH, Printer, PrinterError, comment
-from rs2triton.transpiler.pyast import Comment, comment_marker
+from rs2triton.transpiler.pyast import Comment
 from tests.conftest import ROOT
 
 
@@ -177,9 +177,9 @@ def _statements(depth: int):
         st.builds(ast.Expr, expressions),
         st.builds(ast.Return, st.none() | expressions),
         st.just(ast.Pass()),
-        COMMENT_TEXT.map(comment_marker),
-        COMMENT_TEXT.map(lambda t: comment_marker(t, trailing=True)),
-        COMMENT_TEXT.map(lambda t: comment_marker("x" * 70 + t, trailing=True)),  # too long to end its line
+        COMMENT_TEXT.map(lambda t: Comment(text=t, trailing=False)),
+        COMMENT_TEXT.map(lambda t: Comment(text=t, trailing=True)),
+        COMMENT_TEXT.map(lambda t: Comment(text="x" * 70 + t, trailing=True)),  # too long to end its line
     )
     if depth == 0:
         return simple
@@ -235,7 +235,7 @@ def test_random_functions_print_as_their_tree_with_their_comments(case):
 
 def test_a_trailing_comment_that_does_not_fit_goes_above_its_line():
     long = ast.Assign(targets=[ast.Name(id="x", ctx=ast.Store())], value=ast.Constant("y" * 70))
-    body = [long, comment_marker("path.rs:12", trailing=True)]
+    body = [long, Comment(text="path.rs:12", trailing=True)]
     fn = ast.FunctionDef(name="k", args=ast.arguments(posonlyargs=[], args=[], kwonlyargs=[], kw_defaults=[],
                                                       defaults=[]), body=body, decorator_list=[], returns=None)
     lines = print_statement(fn).lines
@@ -247,8 +247,8 @@ def test_the_line_map_counts_comment_lines_after_a_header_as_the_header():
     source = "def k(x):\n    if x:\n        # a note\n        y = 1\n    # between\n    z = 2\n"
     fn = ast.parse(source).body[0]
     fn.lineno, fn.body[0].lineno, fn.body[0].body[0].lineno, fn.body[1].lineno = 10, 11, 13, 15
-    fn.body[0].body.insert(0, comment_marker("a note"))
-    fn.body.insert(1, comment_marker("between"))
+    fn.body[0].body.insert(0, Comment(text="a note", trailing=False))
+    fn.body.insert(1, Comment(text="between", trailing=False))
     p = print_statement(fn)
     assert "\n".join(p.lines) + "\n" == source
     assert p.line_map() == {1: 10, 2: 11, 3: 11, 4: 13, 6: 15}  # as a parser sees the statements' lines

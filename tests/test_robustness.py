@@ -18,7 +18,7 @@ from rs2triton import TranspileError, transpile_source
 from rs2triton.cli import main
 from rs2triton.diagnostics import ICE_CODE
 from rs2triton.transpiler.emit import module as render
-from rs2triton.transpiler.lowering.function import FunctionLowerer
+from rs2triton.transpiler.lowering.registry import EXPRESSIONS
 from tests import fuzz
 from tests.conftest import ROOT
 from tests.numerics import assert_matches
@@ -57,9 +57,9 @@ def test_every_mutation_kind_is_used():
 
 
 def test_the_fuzzer_catches_and_saves_a_crash(tmp_path, monkeypatch):
-    def boom(self, node):
+    def boom(lw, node):
         raise ZeroDivisionError("planted")
-    monkeypatch.setattr(FunctionLowerer, "expr_binary_expression", boom)
+    monkeypatch.setitem(EXPRESSIONS, "binary_expression", boom)
     report = fuzz.fuzz(3, 30, tmp_path)
     assert report.crashes
     saved = report.crashes[0][3]
@@ -168,9 +168,9 @@ def test_a_module_too_deep_for_pythons_compiler_is_refused(monkeypatch):
 
 
 def _items(src: bytes):
-    from rs2triton.diagnostics import SourceMap
     from rs2triton.transpiler.frontend.items import collect
     from rs2triton.transpiler.frontend.parse import parse
+    from rs2triton.transpiler.frontend.source import SourceMap
 
     smap = SourceMap("x.rs", src)
     try:
@@ -211,9 +211,9 @@ def test_float_boundary_check_is_a_diagnostic():
 # ------------------------------------------------------------------ the safety net
 @pytest.fixture
 def broken_binop(monkeypatch):
-    def boom(self, node):
+    def boom(lw, node):
         raise KeyError("planted")
-    monkeypatch.setattr(FunctionLowerer, "expr_binary_expression", boom)
+    monkeypatch.setitem(EXPRESSIONS, "binary_expression", boom)
 
 
 def test_an_exception_while_lowering_is_an_internal_error_at_that_node(broken_binop, monkeypatch):

@@ -16,7 +16,8 @@ import pytest
 import torch
 
 from rs2triton.rust import semantics as S
-from rs2triton.transpiler.pyast import Ty
+from rs2triton.transpiler.lowering import operators
+from rs2triton.transpiler.lowering.values import BLOCKS, Kind, Ty, join_kind
 
 # ------------------------------------------------------------------ division, remainder
 
@@ -273,14 +274,12 @@ def _e(src):
     ("2.5", False), ("0", False), ("0.0", False),
 ])
 def test_may_be_negative(src, neg):
-    assert S.may_be_negative(_e(src)) is neg
-    assert S.const_div_needs_trunc(_e(src), _e("2")) is neg
-    assert S.const_div_needs_trunc(_e("8"), _e(src)) is neg
+    assert operators.may_be_negative(_e(src)) is neg
 
 
 def test_a_negative_constant_node_may_be_negative():
-    assert S.may_be_negative(ast.Constant(-3)) and S.may_be_negative(ast.Constant(-0.5))
-    assert not S.may_be_negative(ast.Constant(0))
+    assert operators.may_be_negative(ast.Constant(-3)) and operators.may_be_negative(ast.Constant(-0.5))
+    assert not operators.may_be_negative(ast.Constant(0))
 
 
 @pytest.mark.parametrize("lf,rf,lc,rc,integer", [
@@ -298,17 +297,17 @@ def test_int_division(lf, rf, lc, rc, integer):
 # ------------------------------------------------------------------ booleans, result types
 
 @pytest.mark.parametrize("ty,logical", [
-    (Ty("const", "bool"), True), (Ty("scalar", "bool"), False), (Ty("tensor", "bool"), False),
-    (Ty("const", "i32"), False), (Ty("const", None), False),
+    (Ty(Kind.CONST, "bool"), True), (Ty(Kind.SCALAR, "bool"), False), (Ty(Kind.TENSOR, "bool"), False),
+    (Ty(Kind.CONST, "i32"), False), (Ty(Kind.CONST, None), False),
 ])
 def test_not_is_logical_only_on_constant_bools(ty, logical):
-    assert S.not_is_logical(ty) is logical
+    assert operators.not_is_logical(ty) is logical
 
 
 @pytest.mark.parametrize("kind,bitwise", [("tensor", True), ("ptrs", True), ("scalar", False), ("const", False),
                                           ("unknown", False)])
 def test_bool_ops_are_bitwise_on_blocks(kind, bitwise):
-    assert S.bool_op_is_bitwise(kind) is bitwise
+    assert (Kind(kind) in BLOCKS) is bitwise
 
 
 @pytest.mark.parametrize("kinds,want", [
@@ -318,7 +317,12 @@ def test_bool_ops_are_bitwise_on_blocks(kind, bitwise):
     (("ptr",), "ptrs"), (("const",), "const"), (("tensor", "ptrs"), "ptrs"),
 ])
 def test_join_kind(kinds, want):
-    assert S.join_kind(*(Ty(k, "i32") for k in kinds)) == want
+    assert join_kind(*(Ty(Kind(k), "i32") for k in kinds)) is Kind(want)
+
+
+def test_compile_time_kinds_join_as_constants():
+    assert join_kind(Ty(Kind.STR), Ty(Kind.CONST, "i32")) is Kind.CONST
+    assert join_kind(Ty(Kind.LIST), Ty(Kind.TENSOR, "i32")) is Kind.TENSOR
 
 
 def test_rank_orders_types_by_promotion():
@@ -328,43 +332,44 @@ def test_rank_orders_types_by_promotion():
     assert S.rank("D") == -1 and S.rank(None) == -1
 
 
-def _is_float(ty):
-    return {"f32": True, "f16": True, "i32": False, "i64": False, "u8": False}.get(ty.elem)
+def _operand(ty, weak=False):
+    is_float = {"f32": True, "f16": True, "i32": False, "i64": False, "u8": False}.get(ty.elem)
+    return S.Operand(ty.elem, is_float, ty.runtime, weak)
 
 
 @pytest.mark.parametrize("a,b,op,want", [
-    (Ty("tensor", "f16"), Ty("const", "f32"), "*", "f16"),  # a weak literal takes the tensor's type
-    (Ty("const", "f32"), Ty("tensor", "f16"), "*", "f16"),
-    (Ty("tensor", "i32"), Ty("const", "f32"), "*", "f32"),  # but int * float literal is float
-    (Ty("const", "f32"), Ty("tensor", "i32"), "+", "f32"),
-    (Ty("scalar", "i64"), Ty("const", "i32"), "+", "i64"),
-    (Ty("const", "i32"), Ty("scalar", "u8"), "+", "u8"),
-    (Ty("scalar", "i32"), Ty("scalar", "i64"), "+", "i64"),  # two runtime values: the higher rank
-    (Ty("scalar", "i64"), Ty("scalar", "i32"), "+", "i64"),
-    (Ty("scalar", "f16"), Ty("scalar", "f32"), "+", "f32"),
-    (Ty("scalar", "f32"), Ty("scalar", "f32"), "+", "f32"),
-    (Ty("scalar", None), Ty("scalar", "f32"), "+", "f32"),
-    (Ty("scalar", "i32"), Ty("scalar", None), "+", "i32"),
-    (Ty("scalar", None), Ty("scalar", "D"), "+", "D"),  # a dtype parameter is better than nothing
-    (Ty("scalar", "D"), Ty("scalar", None), "+", "D"),
-    (Ty("scalar", "D"), Ty("scalar", "E"), "+", "D"),  # two dtype parameters: the left one (a tie)
-    (Ty("const", "u8"), Ty("const", "i64"), "<<", "u8"),  # a shift has its left operand's type
-    (Ty("tensor", "i32"), Ty("scalar", "i64"), ">>", "i32"),
-    (Ty("const", "i32"), Ty("tensor", "i64"), "<<", "i32"),
-    (Ty("const", "i32"), Ty("const", "u32"), "+", "u32"),
+    (Ty(Kind.TENSOR, "f16"), Ty(Kind.CONST, "f32"), "*", "f16"),  # a weak literal takes the tensor's type
+    (Ty(Kind.CONST, "f32"), Ty(Kind.TENSOR, "f16"), "*", "f16"),
+    (Ty(Kind.TENSOR, "i32"), Ty(Kind.CONST, "f32"), "*", "f32"),  # but int * float literal is float
+    (Ty(Kind.CONST, "f32"), Ty(Kind.TENSOR, "i32"), "+", "f32"),
+    (Ty(Kind.SCALAR, "i64"), Ty(Kind.CONST, "i32"), "+", "i64"),
+    (Ty(Kind.CONST, "i32"), Ty(Kind.SCALAR, "u8"), "+", "u8"),
+    (Ty(Kind.SCALAR, "i32"), Ty(Kind.SCALAR, "i64"), "+", "i64"),  # two runtime values: the higher rank
+    (Ty(Kind.SCALAR, "i64"), Ty(Kind.SCALAR, "i32"), "+", "i64"),
+    (Ty(Kind.SCALAR, "f16"), Ty(Kind.SCALAR, "f32"), "+", "f32"),
+    (Ty(Kind.SCALAR, "f32"), Ty(Kind.SCALAR, "f32"), "+", "f32"),
+    (Ty(Kind.SCALAR, None), Ty(Kind.SCALAR, "f32"), "+", "f32"),
+    (Ty(Kind.SCALAR, "i32"), Ty(Kind.SCALAR, None), "+", "i32"),
+    (Ty(Kind.SCALAR, None), Ty(Kind.SCALAR, "D"), "+", "D"),  # a dtype parameter is better than nothing
+    (Ty(Kind.SCALAR, "D"), Ty(Kind.SCALAR, None), "+", "D"),
+    (Ty(Kind.SCALAR, "D"), Ty(Kind.SCALAR, "E"), "+", "D"),  # two dtype parameters: the left one (a tie)
+    (Ty(Kind.CONST, "u8"), Ty(Kind.CONST, "i64"), "<<", "u8"),  # a shift has its left operand's type
+    (Ty(Kind.TENSOR, "i32"), Ty(Kind.SCALAR, "i64"), ">>", "i32"),
+    (Ty(Kind.CONST, "i32"), Ty(Kind.TENSOR, "i64"), "<<", "i32"),
+    (Ty(Kind.CONST, "i32"), Ty(Kind.CONST, "u32"), "+", "u32"),
 ])
 def test_result_elem(a, b, op, want):
-    assert S.result_elem(a, b, op, _is_float) == want
+    assert S.result_elem(_operand(a), _operand(b), op) == want
 
 
 @pytest.mark.parametrize("a,b,a_weak,b_weak,want", [
-    (Ty("const", "u8"), Ty("const", "i32"), False, True, "u8"),  # `255u8 + 1`: the 1 is a u8
-    (Ty("const", "i32"), Ty("const", "u8"), True, False, "u8"),
-    (Ty("const", "i64"), Ty("const", "i32"), True, False, "i32"),
-    (Ty("const", "i32"), Ty("const", "u64"), True, True, "u64"),  # both unsuffixed: by rank
+    (Ty(Kind.CONST, "u8"), Ty(Kind.CONST, "i32"), False, True, "u8"),  # `255u8 + 1`: the 1 is a u8
+    (Ty(Kind.CONST, "i32"), Ty(Kind.CONST, "u8"), True, False, "u8"),
+    (Ty(Kind.CONST, "i64"), Ty(Kind.CONST, "i32"), True, False, "i32"),
+    (Ty(Kind.CONST, "i32"), Ty(Kind.CONST, "u64"), True, True, "u64"),  # both unsuffixed: by rank
 ])
 def test_result_elem_of_an_unsuffixed_literal_is_the_other_operands(a, b, a_weak, b_weak, want):
-    assert S.result_elem(a, b, "+", _is_float, a_weak, b_weak) == want
+    assert S.result_elem(_operand(a, a_weak), _operand(b, b_weak), "+") == want
 
 
 # ------------------------------------------------- what rustc rejects: E0012 at the Rust line

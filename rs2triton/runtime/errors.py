@@ -8,10 +8,12 @@ compile or interpreter error is about and makes an E0011 diagnostic at the Rust 
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from rs2triton.diagnostics import Diagnostic
 
 
-def _chain(exc: BaseException):
+def _chain(exc: BaseException | None) -> Iterator[BaseException]:
     seen = set()
     while exc is not None and id(exc) not in seen:
         seen.add(id(exc))

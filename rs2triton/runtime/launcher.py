@@ -22,7 +22,9 @@ import math
 import numbers
 import sys
 import time
+from collections.abc import Mapping
 from functools import partial
+from typing import Any
 
 from rs2triton.rust.types import SCALARS, TORCH_DTYPES, Class
 
@@ -130,7 +132,7 @@ class Launcher:
     """
 
     def __init__(self, fn, name: str, *, params: dict[str, str], consts: dict[str, str] | None = None,
-                 dtypes: dict[str, str | tuple[str, ...]] | None = None, access: dict[str, str] | None = None,
+                 dtypes: Mapping[str, str | tuple[str, ...]] | None = None, access: dict[str, str] | None = None,
                  backward: str | None = None, names: dict[str, str] | None = None, tuning: dict | None = None):
         self.fn = fn
         self.name = name
@@ -147,10 +149,10 @@ class Launcher:
         self._pointers = [p for p in self._params if p.pointer]
         self._scalars = [p for p in self._params if not p.pointer]
         self.interpreted = type(fn).__name__ == "InterpretedFunction"
-        self.tuning = None
+        self.tuning: dict | None = None
         self._tuned_consts: tuple[str, ...] = ()
         self._tuned_options: frozenset = frozenset()
-        self._autotuner = None
+        self._autotuner: Any = None
         if tuning is not None:
             self._set_tuning(dict(tuning))
 
@@ -355,7 +357,8 @@ class Launcher:
 
     def _check(self, values: list) -> None:
         name = self.name
-        device = first = None
+        device: Any = None  # the first tensor's device, and its parameter
+        first: Any = None
         bound: dict[str, tuple] = {}
         for p in self._pointers:
             v = values[p.index]
@@ -393,9 +396,10 @@ class Launcher:
             elem = p.elem
             if p.dtype_param:
                 seen = bound.get(elem)
-                elem = rust_dtype_of(seen[0]) if seen else None
-                if elem is None:  # no pointer fixes D: the value's own kind decides
+                fixed = rust_dtype_of(seen[0]) if seen else None
+                if fixed is None:  # no pointer fixes D: the value's own kind decides
                     continue
+                elem = fixed
             v = values[p.index]
             if type(v) is int and elem == "i32" and -2147483648 <= v <= 2147483647:
                 continue  # the common case, checked inline

@@ -1,12 +1,10 @@
 """Rust's value semantics, as rules lowering asks about: one pure module.
 
-Lowering (``lower.py``) walks the tree and builds Python; every question of the
-form "what does Rust compute here" is answered here instead, the way Triton keeps
-``semantic.py`` apart from its ``code_generator.py``. Nothing in this module
-builds syntax or knows tree-sitter: its functions take Python numbers, Rust
-type names and the small static types of :mod:`rs2triton.transpiler.pyast`, and return
-numbers, type names or decisions. (``may_be_negative`` reads a compile-time
-expression; it does not build one.)
+Lowering walks the tree and builds Python; every question of the form "what does Rust
+compute here" is answered here instead, the way Triton keeps ``semantic.py`` apart from its
+``code_generator.py``. Nothing in this module builds syntax or knows tree-sitter or Python's
+AST: its functions take Python numbers and Rust type names (the records of
+:mod:`rs2triton.rust.types`) and return numbers, type names or decisions.
 
 The rules, each tested in ``tests/test_semantics_rules.py`` with the cases where
 the obvious Python differs:
@@ -14,18 +12,16 @@ the obvious Python differs:
 - integer ``/`` and ``%`` truncate toward zero (Python's ``//``/``%`` floor);
 - shifts, literal folding, and wrapping of integers to a type's width;
 - ``as`` casts between every integer and float type;
-- the element type of a binary operation, and whether a value is compile-time,
-  scalar, tensor or pointer (``join_kind``).
+- the element type of a binary operation (``result_elem``), and when ``/`` is integer division.
 """
 
 from __future__ import annotations
 
-import ast
 import math
 import re
+from typing import NamedTuple
 
 from rs2triton.rust.types import FLOAT_TYPES, INT_BITS, SCALARS
-from rs2triton.transpiler.pyast import Ty, literal_value
 
 
 class ConstError(Exception):
@@ -148,12 +144,6 @@ def bitwise_not(value: int, elem: str) -> int:
     return wrap_int(~value, elem)
 
 
-def may_be_negative(e: ast.expr) -> bool:
-    """Whether a compile-time expression could be negative (it subtracts or negates)."""
-    return any(isinstance(n, (ast.Sub, ast.USub)) for n in ast.walk(e)) or (
-        isinstance(literal_value(e), (int, float)) and literal_value(e) < 0)
-
-
 def int_division(left_float: bool | None, right_float: bool | None, left_const: bool, right_const: bool) -> bool:
     """Whether ``/`` between operands of these kinds is integer division (else true division).
 
@@ -167,30 +157,6 @@ def int_division(left_float: bool | None, right_float: bool | None, left_const: 
     if right_float is False and left_const and left_float is None:
         return True
     return False
-
-
-def const_div_needs_trunc(left: ast.expr, right: ast.expr) -> bool:
-    """Compile-time integer ``/``/``%`` that Python's floor rules could get wrong."""
-    return may_be_negative(left) or may_be_negative(right)
-
-
-# ---------------------------------------------------------------- booleans
-
-
-def not_is_logical(ty: Ty) -> bool:
-    """Whether Rust's ``!`` is Python's ``not`` (a compile-time bool) rather than ``~``.
-
-    On Triton values ``~`` is both: logical on bools (i1) and bitwise on integers.
-    """
-    return ty.kind == "const" and ty.elem == "bool"
-
-
-def bool_op_is_bitwise(kind: str) -> bool:
-    """Whether ``&&``/``||`` on values of this kind are ``&``/``|`` (elementwise on blocks).
-
-    Python's ``and``/``or`` need one truth value; on tensors both sides are evaluated anyway.
-    """
-    return kind in ("tensor", "ptrs")
 
 
 # ------------------------------------------------------------------- casts
@@ -263,38 +229,32 @@ def rank(elem: str | None) -> int:
     return -1 if s is None or s.rank is None else s.rank
 
 
-def join_kind(*tys: Ty) -> str:
-    """The kind of a value computed from values of these kinds."""
-    kinds = {t.kind for t in tys}
-    if "ptrs" in kinds:
-        return "ptrs"
-    if "tensor" in kinds:
-        return "tensor"
-    if kinds & {"scalar", "ptr", "index"}:
-        return "scalar" if "ptr" not in kinds else "ptrs"
-    if kinds == {"const"}:
-        return "const"
-    return "unknown"
+class Operand(NamedTuple):
+    """What decides an operand's share in the type of ``a op b``: its element type, whether that
+    is a float (None: unknown, a dtype parameter bounded by ``Num``), whether it is a runtime
+    value, and whether it is an unsuffixed literal (whose type Rust infers from the other side)."""
+
+    elem: str | None
+    is_float: bool | None
+    runtime: bool
+    weak: bool = False
 
 
-def result_elem(a: Ty, b: Ty, op: str, is_float, a_weak: bool = False, b_weak: bool = False) -> str | None:
-    """The element type of ``a op b``; ``is_float(ty)`` says True/False/None (unknown).
-
-    ``*_weak``: an unsuffixed literal, whose type Rust infers from the other operand.
-    """
+def result_elem(a: Operand, b: Operand, op: str) -> str | None:
+    """The element type of ``a op b``."""
     if op in ("<<", ">>"):
         return a.elem
     # A runtime operand's type wins over a compile-time one (weak literals).
     if a.runtime and not b.runtime:
-        if is_float(b) and is_float(a) is False:
+        if b.is_float and a.is_float is False:
             return b.elem
         return a.elem
     if b.runtime and not a.runtime:
-        if is_float(a) and is_float(b) is False:
+        if a.is_float and b.is_float is False:
             return a.elem
         return b.elem
-    if a_weak != b_weak:
-        return b.elem if a_weak else a.elem
+    if a.weak != b.weak:
+        return b.elem if a.weak else a.elem
     if a.elem == b.elem:
         return a.elem
     if a.elem is None or b.elem is None:

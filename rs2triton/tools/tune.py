@@ -15,7 +15,7 @@ import math
 from dataclasses import dataclass, field
 
 from rs2triton.runtime.launcher import LAUNCH_OPTIONS
-from rs2triton.tools.run import RunError, _scalar, build_args, detect_backend, load_kernel
+from rs2triton.tools.run import Backend, RunError, _scalar, build_args, detect_backend, load_kernel
 
 
 @dataclass
@@ -31,20 +31,20 @@ class ConfigResult:
 @dataclass
 class TuneReport:
     kernel: str
-    backend: object
+    backend: Backend
     results: list[ConfigResult] = field(default_factory=list)
 
     @property
     def best(self) -> ConfigResult | None:
-        timed = [r for r in self.results if r.ok and r.matches and r.ms is not None]
-        return min(timed, key=lambda r: r.ms) if timed and self.backend.kind != "interpreter" else None
+        timed = [(r.ms, i, r) for i, r in enumerate(self.results) if r.ok and r.matches and r.ms is not None]
+        return min(timed)[2] if timed and self.backend.kind != "interpreter" else None
 
     @property
     def mismatches(self) -> list[ConfigResult]:
         return [r for r in self.results if r.ok and not r.matches]
 
 
-def parse_sweep(items: tuple[str, ...], consts: dict[str, str]) -> dict[str, list[int]]:
+def parse_sweep(items: tuple[str, ...], consts: dict[str, str]) -> dict[str, list[str]]:
     """``-s BLOCK_SIZE=64,128 -s num_warps=2,4`` -> {name: [values]} (const generics checked later)."""
     out: dict[str, list] = {}
     for item in items:

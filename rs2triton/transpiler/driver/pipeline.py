@@ -17,7 +17,8 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from rs2triton.diagnostics import Diagnostic, SourceMap, TranspileError
+from rs2triton.diagnostics import Diagnostic, TranspileError
+from rs2triton.transpiler.frontend.source import SourceMap
 
 # The standard modules only some commands need (difflib, pickle, tempfile) are imported
 # where they are used: `check` and `transpile` start faster without them.
@@ -91,7 +92,7 @@ def _lower_source(source: bytes, smap: SourceMap, line_comments: bool, launchers
     from rs2triton.transpiler.emit.module import module_text
     from rs2triton.transpiler.frontend.items import collect, may_define_kernels
     from rs2triton.transpiler.frontend.parse import parse
-    from rs2triton.transpiler.lowering.function import ModuleContext, lower_kernel
+    from rs2triton.transpiler.lowering import ModuleContext, lower_kernel
 
     path = smap.path
     if not may_define_kernels(source):
@@ -107,7 +108,7 @@ def _lower_source(source: bytes, smap: SourceMap, line_comments: bool, launchers
     seen: dict[str, Kernel] = {}
     for k in items.kernels:
         if k.name in seen:
-            errors.append(smap.diag(k.node.child_by_field_name("name"), "E0007",
+            errors.append(smap.diag(k.name_node, "E0007",
                                     f"kernel `{k.name}` is defined twice", "rename one of them"))
             continue
         seen[k.name] = k
@@ -401,10 +402,10 @@ def _child(read_end: int, write_end: int, queue_in: int | None, sources: list[tu
 def _load_stages() -> None:
     """Import the lowering stages and build the parser and the template environment
     (before forking: every worker inherits them)."""
+    import rs2triton.transpiler.lowering  # noqa: F401
     from rs2triton.transpiler.driver import tuning  # noqa: F401 - imported for their side effect
     from rs2triton.transpiler.emit.module import template
     from rs2triton.transpiler.frontend.parse import _parser
-    from rs2triton.transpiler.lowering import function  # noqa: F401
 
     _parser()
     template()

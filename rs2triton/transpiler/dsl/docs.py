@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-from rs2triton.transpiler.dsl.ops import COMPILED_ONLY, ENUMS, METHODS, OPS, REQUIRED, UNSUPPORTED, Op
+from rs2triton.transpiler.dsl.ops import COMPILED_ONLY, ENUMS, METHODS, OPS, REQUIRED, Op
 
 _STATUS = {True: "tested", False: "mapped"}
 
 
 def _status(op: Op) -> str:
-    if op.rule == UNSUPPORTED:
-        return "unsupported"
     return "compiled" if op.name in COMPILED_ONLY else _STATUS[op.tested]
 
 
@@ -21,8 +19,6 @@ def _signature(op: Op, receiver: bool = False) -> str:
 
 
 def _target(op: Op) -> str:
-    if op.rule == UNSUPPORTED:
-        return "not supported yet"
     if op.rule == "binop":
         return f"`x {op.target} y`"
     if op.rule in ("method", "cast"):
@@ -67,9 +63,8 @@ def ops_markdown() -> str:
             lines.append(f"| `{enum}::{k}` | `{v!r}` |")
     n_tested = sum(op.tested for op in OPS.values())
     n_compiled = sum(op.name in COMPILED_ONLY for op in OPS.values())
-    n_unsupported = sum(op.rule == UNSUPPORTED for op in OPS.values())
     lines += ["", f"{n_tested} tested, {n_compiled} compiled only, "
-              f"{len(OPS) - n_tested - n_compiled - n_unsupported} mapped, {n_unsupported} not supported.", ""]
+              f"{len(OPS) - n_tested - n_compiled} mapped.", ""]
     return "\n".join(lines)
 
 

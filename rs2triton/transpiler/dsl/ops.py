@@ -1,79 +1,125 @@
-"""The DSL -> Triton op table.
+"""The DSL -> Triton op table: data, one row per method of the DSL's ``Triton`` trait.
 
-This is the single place that says what every method of the DSL's ``Triton``
-trait becomes in Python Triton. Lowering (``lower.py``), the generated op
-reference (``docs/ops.md``) and the coverage tests all read it; nothing else
-spells out op names.
+This is the single place that says what every DSL method becomes in Python Triton.
+Lowering, the generated op reference (``docs/ops.md``, :mod:`.docs`) and the coverage tests
+all read it; nothing else spells out op names.
 
-A row (:class:`Op`) names the DSL method, its positional parameters in DSL
-order (:class:`Param`), the Triton callee and a *rule* saying how the call is
-built (``UNSUPPORTED``: the method cannot be translated, and a call is an error). Most rows use the generic ``call`` rule: positional DSL arguments become
-Triton arguments, ``Some(x)`` is unwrapped, and any argument equal to Triton's
-own default (``None``, ``&[]``, ``false``, ``EvictionPolicy::NoEvict``...) is
-dropped. Rows with other rules are lowered by the function of the same name in
-``rules.SPECIAL_RULES``; a rule name without a function there stops the import.
+A row (:class:`Op`) names the DSL method, its positional parameters in DSL order
+(:class:`Param`), the Triton callee, the *rule* that builds the call and what the call
+returns (:data:`Returns`). Most rows use the generic ``call`` rule: positional DSL arguments
+become Triton arguments, ``Some(x)`` is unwrapped, and any argument equal to Triton's own
+default (``None``, ``&[]``, ``false``, ``EvictionPolicy::NoEvict``...) is dropped. Other rules
+are functions registered under the row's rule name in ``lowering/rules.py``; a row naming a
+rule that is not registered stops the import.
 """
 
 from __future__ import annotations
 
-from rs2triton.transpiler.record import FrozenRecord
-
-# Sentinel: the parameter has no default and must always be passed.
-REQUIRED = object()
-# The rule of a row the DSL names but rs2triton cannot translate: using it is an error.
-UNSUPPORTED = "unsupported"
+import dataclasses
+import enum
+from dataclasses import dataclass
 
 
-class Param(FrozenRecord):
+class _Required:
+    def __repr__(self) -> str:
+        return "REQUIRED"
+
+
+REQUIRED = _Required()  # a parameter without a default: always passed
+
+
+@dataclass(frozen=True, slots=True)
+class Param:
     """One positional DSL parameter.
 
     ``kw`` is the Triton keyword it becomes (``None``: same as ``name``; ``""``: never passed).
-    ``positional`` keeps it positional in the generated call (what a Triton
-    programmer writes for ``tl.load(ptr, ...)`` or ``tl.arange(0, N)``).
-    ``default`` is Triton's default value: an argument equal to it is omitted.
-    ``form`` says how a ``&[...]`` argument is rendered: ``list`` or ``tuple``,
-    or ``scalar_or_list`` (a one-element slice becomes the bare value).
+    ``positional`` keeps it positional in the generated call (what a Triton programmer writes
+    for ``tl.load(ptr, ...)`` or ``tl.arange(0, N)``). ``default`` is Triton's default value: an
+    argument equal to it is omitted. ``form`` says how a ``&[...]`` argument is written:
+    ``list`` or ``tuple``, or ``scalar_or_list`` (a one-element slice becomes the bare value).
     """
 
-    __slots__ = _fields = ("name", "kw", "positional", "default", "form")
-
-    def __init__(self, name: str, kw: str | None = None, positional: bool = False, default: object = REQUIRED,
-                 form: str = "list"):
-        self._set(name=name, kw=kw, positional=positional, default=default, form=form)
+    name: str
+    kw: str | None = None
+    positional: bool = False
+    default: object = REQUIRED
+    form: str = "list"
 
     @property
     def keyword(self) -> str:
         return self.kw or self.name
 
 
-class Op(FrozenRecord):
+class Shape(enum.Enum):
+    """What a call returns when no element-type rule applies."""
+
+    NOTHING = "nothing"  # no value (a store, a barrier)
+    TUPLE = "tuple"  # several values
+    DESCRIPTOR = "descriptor"  # a tensor descriptor
+    POINTERS = "pointers"  # a block of pointers
+    BLOCK_POINTER = "block pointer"
+
+
+@dataclass(frozen=True, slots=True)
+class Elem:
+    """A runtime value of this Rust element type."""
+
+    elem: str
+
+
+@dataclass(frozen=True, slots=True)
+class LikeArg:
+    """A value of the same element type (and scalar or tensor kind) as argument ``index``."""
+
+    index: int
+
+
+@dataclass(frozen=True, slots=True)
+class PointeeOf:
+    """A value of the element type behind pointer argument ``index``."""
+
+    index: int
+
+
+@dataclass(frozen=True, slots=True)
+class Turbofish:
+    """A value of the turbofish type argument ``index`` (``T::zeros::<D>``)."""
+
+    index: int
+
+
+Returns = Elem | LikeArg | PointeeOf | Turbofish | Shape
+NOTHING, TUPLE, DESCRIPTOR, POINTERS, BLOCK_POINTER = Shape
+
+
+@dataclass(frozen=True, slots=True)
+class Op:
     """One DSL method and what it becomes.
 
-    ``returns`` drives the little type inference that lowering needs (is a value
-    an int or a float, a compile-time constant or a runtime tensor):
-    ``i32``/``f32``/``bool`` - a runtime value of that element type;
-    ``arg0``/``arg1`` - same element type as that argument; ``ptr_elem0`` - the
-    element type behind the pointer argument 0; ``generic0``/``generic1`` - the
-    turbofish type argument; ``none`` - no value; ``tuple`` - several values.
-    ``generics`` maps each turbofish type argument to a Triton keyword
-    (``None``: the argument only names an input type and is dropped).
+    ``returns`` drives the little type inference that lowering needs (is a value an int or a
+    float, a compile-time constant or a runtime tensor). ``generics`` maps each turbofish type
+    argument to a Triton keyword (``None``: the argument only names an input type and is
+    dropped). ``group`` and ``note`` are for ``docs/ops.md``; ``tested``: the test-suite checks
+    the method (see :data:`TESTED`).
     """
 
-    __slots__ = ("name", "params", "target", "rule", "returns", "generics", "note", "group", "tested", "extra")
-    _fields = __slots__[:-1]  # `extra` is not compared
+    name: str
+    params: tuple[Param, ...]
+    target: str
+    rule: str = "call"
+    returns: Returns = LikeArg(0)
+    generics: tuple[str | None, ...] = ()
+    note: str = ""
+    group: str = "misc"
+    tested: bool = False
 
-    def __init__(self, name: str, params: tuple[Param, ...], target: str, rule: str = "call", returns: str = "arg0",
-                 generics: tuple[str | None, ...] = (), note: str = "", group: str = "misc", tested: bool = False,
-                 extra: dict | None = None):
-        self._set(name=name, params=params, target=target, rule=rule, returns=returns, generics=generics, note=note,
-                  group=group, tested=tested, extra={} if extra is None else extra)
 
-
-def P(name, kw=None, positional=False, default=REQUIRED, form="list") -> Param:
+def P(name: str, kw: str | None = None, positional: bool = False, default: object = REQUIRED,
+      form: str = "list") -> Param:
     return Param(name, kw, positional, default, form)
 
 
-def Pos(name, form="list") -> Param:
+def Pos(name: str, form: str = "list") -> Param:
     return Param(name, None, True, REQUIRED, form)
 
 
@@ -120,29 +166,29 @@ TESTED = frozenset(
 def _ops() -> list[Op]:
     ops: list[Op] = [
         # --- program / index space ---------------------------------------------------
-        Op("program_id", (Pos("axis"),), "tl.program_id", returns="i32", group="program"),
-        Op("num_programs", (Pos("axis"),), "tl.num_programs", returns="i32", group="program"),
-        Op("arange", (Pos("start"), Pos("end")), "tl.arange", returns="i32", group="creation"),
+        Op("program_id", (Pos("axis"),), "tl.program_id", returns=Elem("i32"), group="program"),
+        Op("num_programs", (Pos("axis"),), "tl.num_programs", returns=Elem("i32"), group="program"),
+        Op("arange", (Pos("start"), Pos("end")), "tl.arange", returns=Elem("i32"), group="creation"),
         Op("arange_f32", (Pos("start"), Pos("end")), "tl.arange", rule="arange_f32",
-           returns="f32", group="creation", note="`tl.arange(a, b).to(tl.float32)`"),
+           returns=Elem("f32"), group="creation", note="`tl.arange(a, b).to(tl.float32)`"),
         Op("load_scalar_f32_as_i32", (Pos("ptr"), Pos("offset")), "tl.load",
-           rule="load_scalar_f32_as_i32", returns="i32", group="memory",
+           rule="load_scalar_f32_as_i32", returns=Elem("i32"), group="memory",
            note="`tl.load(ptr + offset).to(tl.int32)` (truncates)"),
         # --- creation -------------------------------------------------------------------
-        Op("zeros", (Pos("shape"),), "tl.zeros", rule="zeros", returns="generic0",
+        Op("zeros", (Pos("shape"),), "tl.zeros", rule="zeros", returns=Turbofish(0),
            generics=("dtype",), group="creation",
            note="dtype from the turbofish; `tl.float32` when absent"),
         Op("zeros_like", (Pos("x"),), "tl.zeros_like", group="creation"),
-        Op("full", (Pos("shape"), Pos("value")), "tl.full", rule="full", returns="generic0",
+        Op("full", (Pos("shape"), Pos("value")), "tl.full", rule="full", returns=Turbofish(0),
            generics=("dtype",), group="creation",
            note="dtype from the turbofish, else from the value's type"),
         Op("cast", (Pos("x"), P("fp_downcast_rounding", default=None), P("bitcast", default=False)),
-           "to", rule="cast", returns="generic1", generics=(None, "dtype"), group="creation",
+           "to", rule="cast", returns=Turbofish(1), generics=(None, "dtype"), group="creation",
            note="`x.to(Dst, ...)`; Src only names the input type"),
         # --- shape manipulation ---------------------------------------------------------
         Op("cat", (Pos("a"), Pos("b"), P("can_reorder", default=False)), "tl.cat", rule="cat", group="shape",
            note="`can_reorder=false` (Triton cannot) becomes an ordered 1-D `_cat` helper"),
-        Op("broadcast", (Pos("a"), Pos("b")), "tl.broadcast", returns="tuple", group="shape"),
+        Op("broadcast", (Pos("a"), Pos("b")), "tl.broadcast", returns=TUPLE, group="shape"),
         Op("broadcast_to", (Pos("x"), Pos("shape")), "tl.broadcast_to", group="shape"),
         Op("expand_dims", (Pos("x"), Pos("axis")), "tl.expand_dims", group="shape"),
         Op("permute", (Pos("x"), Pos("dims", form="tuple")), "tl.permute", group="shape"),
@@ -156,44 +202,44 @@ def _ops() -> list[Op]:
            note="deprecated in Triton: `tl.reshape(x, shape)` (the order-keeping reshape is a valid view)"),
         Op("join", (Pos("a"), Pos("b")), "tl.join", group="shape"),
         Op("interleave", (Pos("a"), Pos("b")), "tl.interleave", group="shape"),
-        Op("split", (Pos("x"),), "tl.split", returns="tuple", group="shape"),
+        Op("split", (Pos("x"),), "tl.split", returns=TUPLE, group="shape"),
         # --- linear algebra -------------------------------------------------------------
         Op("dot", (Pos("a"), Pos("b"), P("acc", default=None), P("input_precision", default="tf32"),
                    P("max_num_imprecise_acc", default=None)),
-           "tl.dot", rule="dot", returns="generic1", generics=(None, "out_dtype"), group="linalg",
+           "tl.dot", rule="dot", returns=Turbofish(1), generics=(None, "out_dtype"), group="linalg",
            note="`O` becomes `out_dtype` when there is no accumulator; TF32 is Triton's default"),
         Op("dot_scaled", (Pos("lhs"), Pos("lhs_scale"), Pos("lhs_format"), Pos("rhs"),
                           Pos("rhs_scale"), Pos("rhs_format"), P("acc", default=None),
                           P("fast_math", default=False)),
-           "tl.dot_scaled", returns="generic2", generics=(None, None, "out_dtype"), group="linalg"),
+           "tl.dot_scaled", returns=Turbofish(2), generics=(None, None, "out_dtype"), group="linalg"),
         # --- memory ---------------------------------------------------------------------
         Op("make_block_ptr", (Pos("base"), P("shape"), P("strides"), P("offsets"),
                               P("block_shape"), P("order", form="tuple")),
-           "tl.make_block_ptr", rule="make_block_ptr", returns="blockptr", group="memory",
+           "tl.make_block_ptr", rule="make_block_ptr", returns=BLOCK_POINTER, group="memory",
            note="lowered (block pointers are gone from Triton 3.9): offsets become variables, "
                 "loads/stores pointer arithmetic plus a boundary mask; `order` is a layout hint and dropped"),
         Op("advance", (Pos("ptr"), Pos("offsets")), "tl.advance", rule="advance", group="memory",
            note="adds to the offset variables"),
         Op("make_tensor_descriptor", (Pos("base"), P("shape"), P("strides"), P("block_shape"),
                                       P("padding_option", default="zero")),
-           "tl.make_tensor_descriptor", returns="desc", group="memory",
+           "tl.make_tensor_descriptor", returns=DESCRIPTOR, group="memory",
            note="the host must call `triton.set_allocator(...)`"),
         Op("load_tensor_descriptor", (Pos("desc"), Pos("offsets")), "load", rule="method",
-           returns="ptr_elem0", group="memory", note="`desc.load(offsets)`"),
+           returns=PointeeOf(0), group="memory", note="`desc.load(offsets)`"),
         Op("store_tensor_descriptor", (Pos("desc"), Pos("offsets"), Pos("value")), "store",
-           rule="method", returns="none", group="memory", note="`desc.store(offsets, value)`"),
+           rule="method", returns=NOTHING, group="memory", note="`desc.store(offsets, value)`"),
         Op("load", (Pos("ptr"), P("mask", default=None), P("other", default=None),
                     P("boundary_check", default=(), form="tuple"), P("padding_option", default=None),
                     P("cache_modifier", default=""), P("eviction_policy", default=""),
                     P("volatile", default=False)),
-           "tl.load", rule="load_store", returns="ptr_elem0", group="memory",
+           "tl.load", rule="load_store", returns=PointeeOf(0), group="memory",
            note="`boundary_check`/`padding_option` only mean something for block pointers"),
         Op("store", (Pos("dest"), Pos("src"), P("mask", default=None),
                      P("boundary_check", default=(), form="tuple"), P("cache_modifier", default=""),
                      P("eviction_policy", default="")),
-           "tl.store", rule="load_store", returns="none", group="memory"),
+           "tl.store", rule="load_store", returns=NOTHING, group="memory"),
         # --- selection / misc elementwise ----------------------------------------------
-        Op("where_", (Pos("cond"), Pos("x"), Pos("y")), "tl.where", returns="arg1", group="elementwise"),
+        Op("where_", (Pos("cond"), Pos("x"), Pos("y")), "tl.where", returns=LikeArg(1), group="elementwise"),
         Op("flip", (Pos("x"), P("dim", positional=True, default=None)), "tl.flip", rule="flip", group="shape",
            note="`None` becomes `-1` (the last dim), which Triton 3.6 also accepts"),
         Op("gather", (Pos("src"), Pos("index"), Pos("axis")), "tl.gather", group="shape"),
@@ -212,7 +258,7 @@ def _ops() -> list[Op]:
         Op("umulhi", (Pos("x"), Pos("y")), "tl.umulhi", group="elementwise"),
         Op("cdiv", (Pos("x"), Pos("div")), "tl.cdiv", group="elementwise"),
         Op("swizzle2d", (Pos("i"), Pos("j"), Pos("size_i"), Pos("size_j"), Pos("size_g")),
-           "tl.swizzle2d", returns="tuple", group="program"),
+           "tl.swizzle2d", returns=TUPLE, group="program"),
         # --- reductions and scans -------------------------------------------------------
         Op("max", (Pos("x"), P("axis", default=None), P("keep_dims", default=False)), "tl.max",
            group="reduction"),
@@ -220,16 +266,16 @@ def _ops() -> list[Op]:
            group="reduction"),
         Op("max_with_indices", (Pos("x"), P("axis"), P("return_indices_tie_break_left", default=True),
                                 P("keep_dims", default=False)),
-           "tl.max", rule="with_indices", returns="tuple", group="reduction",
+           "tl.max", rule="with_indices", returns=TUPLE, group="reduction",
            note="`tl.max(..., return_indices=True)`"),
         Op("min_with_indices", (Pos("x"), P("axis"), P("return_indices_tie_break_left", default=True),
                                 P("keep_dims", default=False)),
-           "tl.min", rule="with_indices", returns="tuple", group="reduction",
+           "tl.min", rule="with_indices", returns=TUPLE, group="reduction",
            note="`tl.min(..., return_indices=True)`"),
         Op("argmax", (Pos("x"), P("axis"), P("tie_break_left", default=True),
-                      P("keep_dims", default=False)), "tl.argmax", returns="i32", group="reduction"),
+                      P("keep_dims", default=False)), "tl.argmax", returns=Elem("i32"), group="reduction"),
         Op("argmin", (Pos("x"), P("axis"), P("tie_break_left", default=True),
-                      P("keep_dims", default=False)), "tl.argmin", returns="i32", group="reduction"),
+                      P("keep_dims", default=False)), "tl.argmin", returns=Elem("i32"), group="reduction"),
         Op("cumsum", (Pos("x"), P("axis", default=0), P("reverse", default=False)), "tl.cumsum",
            group="reduction"),
         Op("cumprod", (Pos("x"), P("axis", default=0), P("reverse", default=False)), "tl.cumprod",
@@ -237,65 +283,65 @@ def _ops() -> list[Op]:
         Op("sort", (Pos("x"), P("dim", default=None), P("descending", default=False)), "tl.sort",
            group="reduction"),
         Op("histogram", (Pos("x"), Pos("num_bins"), P("mask", default=None)), "tl.histogram",
-           returns="i32", group="reduction"),
+           returns=Elem("i32"), group="reduction"),
         Op("reduce", (Pos("x"), Pos("axis"), Pos("combine_fn"), P("keep_dims", default=False)),
-           "tl.reduce", rule="combine", returns="arg0", group="reduction",
+           "tl.reduce", rule="combine", returns=LikeArg(0), group="reduction",
            note="the combine fn becomes a `@triton.jit` helper"),
         Op("associative_scan", (Pos("x"), Pos("axis"), Pos("combine_fn"), P("reverse", default=False)),
            "tl.associative_scan", rule="combine", group="reduction",
            note="the combine fn becomes a `@triton.jit` helper"),
         # --- atomics --------------------------------------------------------------------
         Op("atomic_cas", (Pos("ptr"), Pos("cmp"), Pos("val"), P("sem", default=None),
-                          P("scope", default=None)), "tl.atomic_cas", returns="ptr_elem0",
+                          P("scope", default=None)), "tl.atomic_cas", returns=PointeeOf(0),
            group="atomic"),
         # --- random ---------------------------------------------------------------------
         Op("rand", (Pos("seed"), Pos("offsets"), P("n_rounds", default=10)), "tl.rand",
-           returns="f32", group="random"),
+           returns=Elem("f32"), group="random"),
         Op("randn", (Pos("seed"), Pos("offsets"), P("n_rounds", default=10)), "tl.randn",
-           returns="f32", group="random"),
+           returns=Elem("f32"), group="random"),
         Op("randint", (Pos("seed"), Pos("offsets"), P("n_rounds", default=10)), "tl.randint",
-           returns="i32", group="random"),
+           returns=Elem("i32"), group="random"),
         Op("randint4x", (Pos("seed"), Pos("offsets"), P("n_rounds", default=10)), "tl.randint4x",
-           returns="tuple", group="random"),
+           returns=TUPLE, group="random"),
         # --- compiler hints and debugging ----------------------------------------------
         Op("inline_asm_elementwise", (Pos("asm"), Pos("constraints"), P("is_pure"), P("pack")),
-           "tl.inline_asm_elementwise", rule="inline_asm", returns="generic0", generics=("dtype",),
+           "tl.inline_asm_elementwise", rule="inline_asm", returns=Turbofish(0), generics=("dtype",),
            group="debug",
            note="the DSL passes no operands: `args=[]`, result dtype from `::<D>`; one scalar per program "
                 "(e.g. `%laneid`); GPU only (Triton's interpreter has no inline asm)"),
-        Op("assume", (Pos("cond"),), "tl.assume", returns="none", group="hint"),
+        Op("assume", (Pos("cond"),), "tl.assume", returns=NOTHING, group="hint"),
         Op("multiple_of", (Pos("x"), Pos("values", form="scalar_or_list")), "tl.multiple_of",
            group="hint"),
         Op("max_contiguous", (Pos("x"), Pos("values", form="scalar_or_list")), "tl.max_contiguous",
            group="hint"),
         Op("max_constancy", (Pos("x"), Pos("values", form="scalar_or_list")), "tl.max_constancy",
            group="hint"),
-        Op("debug_barrier", (), "tl.debug_barrier", returns="none", group="debug"),
+        Op("debug_barrier", (), "tl.debug_barrier", returns=NOTHING, group="debug"),
         Op("device_assert", (Pos("cond"), P("msg", default=""), P("mask", default=None)),
-           "tl.device_assert", returns="none", group="debug"),
+           "tl.device_assert", returns=NOTHING, group="debug"),
         Op("device_print", (Pos("prefix"), Pos("val"), P("hex", default=False)), "tl.device_print",
-           returns="none", group="debug"),
+           returns=NOTHING, group="debug"),
         Op("static_assert", (Pos("cond"), P("msg", positional=True, default="")), "tl.static_assert",
-           returns="none", group="debug"),
-        Op("static_print", (Pos("msg"),), "tl.static_print", returns="none", group="debug"),
+           returns=NOTHING, group="debug"),
+        Op("static_print", (Pos("msg"),), "tl.static_print", returns=NOTHING, group="debug"),
     ]
     for name in _UNARY_FLOAT:
         ops.append(Op(name, (Pos("x"),), f"tl.{name}", group="elementwise"))
     for name, sym in _COMPARE.items():
-        ops.append(Op(name, (Pos("x"), Pos("y")), sym, rule="binop", returns="bool",
+        ops.append(Op(name, (Pos("x"), Pos("y")), sym, rule="binop", returns=Elem("bool"),
                       group="comparison", note=f"`x {sym} y`"))
-        ops.append(Op(f"{name}_scalar", (Pos("x"), Pos("y")), sym, rule="binop", returns="bool",
+        ops.append(Op(f"{name}_scalar", (Pos("x"), Pos("y")), sym, rule="binop", returns=Elem("bool"),
                       group="comparison", note=f"`x {sym} y`"))
     for name in _REDUCE_SIMPLE:
         ops.append(Op(name, (Pos("x"), P("axis", default=None), P("keep_dims", default=False)),
                       f"tl.{name}", group="reduction"))
     for name in _ATOMIC_RMW:
         ops.append(Op(name, (Pos("ptr"), Pos("val"), P("mask", default=None), P("sem", default=None),
-                             P("scope", default=None)), f"tl.{name}", returns="ptr_elem0",
+                             P("scope", default=None)), f"tl.{name}", returns=PointeeOf(0),
                       group="atomic"))
-    for op in ops:  # the rows are still being built here: set in place
-        op._set(tested=op.name in TESTED, note=op.note or ("f16/bf16 computed in f32" if op.name in F32_MATH else ""))
-    return ops
+    return [dataclasses.replace(op, tested=op.name in TESTED,
+                                note=op.note or ("f16/bf16 computed in f32" if op.name in F32_MATH else ""))
+            for op in ops]
 
 
 OPS: dict[str, Op] = {op.name: op for op in _ops()}
@@ -303,14 +349,14 @@ OPS: dict[str, Op] = {op.name: op for op in _ops()}
 # Methods called on a value (`recv.method(args)`): the receiver is argument 0.
 METHODS: dict[str, Op] = {
     "add_offsets": Op("add_offsets", (Pos("ptr"), Pos("offsets")), "+", rule="binop",
-                      returns="ptrs", group="memory", note="`ptr + offsets`", tested=True),
-    **{name: Op(name, (Pos("x"), Pos("y")), sym, rule="binop", returns="bool", group="comparison",
+                      returns=POINTERS, group="memory", note="`ptr + offsets`", tested=True),
+    **{name: Op(name, (Pos("x"), Pos("y")), sym, rule="binop", returns=Elem("bool"), group="comparison",
                 note=f"`x {sym} y`", tested=True)
        for name, sym in _COMPARE.items()},
 }
 
 # DSL enum paths -> Python values (`Axis::X` -> 0).
-ENUMS: dict[str, dict[str, object]] = {
+ENUMS: dict[str, dict[str, int | str]] = {
     "Axis": {"X": 0, "Y": 1, "Z": 2},
     "PaddingOption": {"Zero": "zero", "Nan": "nan"},
     "CacheModifier": {"Ca": ".ca", "Cg": ".cg", "Cv": ".cv", "Wb": ".wb", "Cs": ".cs", "Wt": ".wt"},

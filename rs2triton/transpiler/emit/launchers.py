@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING
 from rs2triton.diagnostics import TranspileError
 
 if TYPE_CHECKING:
-    from rs2triton.diagnostics import SourceMap
     from rs2triton.transpiler.frontend.items import Kernel
+    from rs2triton.transpiler.frontend.source import SourceMap
 
 RESERVED = frozenset({"Launcher", "triton", "tl"})
 
@@ -94,7 +94,7 @@ def check_names(kernels: list[Kernel], taken: set[str], smap: SourceMap) -> None
         name = launcher_name(k.name)
         clash = seen.get(name) or (name if name in taken or name in RESERVED else None)
         if clash:
-            errors.append(smap.diag(k.node.child_by_field_name("name"), "E0007",
+            errors.append(smap.diag(k.name_node, "E0007",
                                     f"kernel `{k.name}`'s launcher `{name}` would clash with `{clash}`",
                                     "rename the kernel, or transpile with --plain (no launchers)"))
         seen[name] = k.name

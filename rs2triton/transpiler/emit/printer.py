@@ -302,13 +302,12 @@ class Printer:
         """A simple statement too long for one line, laid out as ``ruff format`` does: a call
         or arithmetic, assigned or on its own. Any other one stays on its line (inexact)."""
         value = getattr(node, "value", None)
-        kind = type(node)
         prefix = None
-        if kind is ast.Expr:
+        if isinstance(node, ast.Expr):
             prefix = ""
-        elif kind is ast.Assign and len(node.targets) == 1 and simple_target(node.targets[0]):
+        elif isinstance(node, ast.Assign) and len(node.targets) == 1 and simple_target(node.targets[0]):
             prefix = self.expr(node.targets[0], TUPLE) + " = "
-        elif kind is ast.AugAssign and type(node.target) is Name:
+        elif isinstance(node, ast.AugAssign) and isinstance(node.target, Name):
             prefix = f"{node.target.id} {BINARY[type(node.op)][0]}= "
         mark = len(self.lines)
         try:
@@ -377,11 +376,12 @@ class Printer:
         other one after its operator), one a line, then ``suffix``."""
         own = BINARY[type(node.op)][1]
         chain: list[tuple[str, ast.expr]] = []
-        while type(node) is ast.BinOp and BINARY[type(node.op)][1] == own:
-            chain.append((BINARY[type(node.op)][0], node.right))
-            node = node.left
+        first: ast.expr = node
+        while isinstance(first, ast.BinOp) and BINARY[type(first.op)][1] == own:
+            chain.append((BINARY[type(first.op)][0], first.right))
+            first = first.left
         chain.reverse()
-        lines = [key + self.expr(node, own)] + [f"{symbol} {self.expr(operand, own + 1)}" for symbol, operand in chain]
+        lines = [key + self.expr(first, own)] + [f"{symbol} {self.expr(operand, own + 1)}" for symbol, operand in chain]
         lines[-1] += suffix
         lines = [indent + line for line in lines]
         if not all(fits(x) for x in lines):
@@ -551,16 +551,15 @@ def edge_operand(node: ast.BinOp, side: str) -> tuple[ast.expr, int]:
 
 def wrapped(node: ast.expr, prec: int) -> bool:
     """Whether ``node`` printed at ``prec`` gets parentheses of its own."""
-    kind = type(node)
-    if kind is ast.BinOp:
+    if isinstance(node, ast.BinOp):
         return prec > BINARY[type(node.op)][1]
-    if kind is ast.UnaryOp:
+    if isinstance(node, ast.UnaryOp):
         return prec > UNARY[type(node.op)][1]
-    if kind is ast.BoolOp:
+    if isinstance(node, ast.BoolOp):
         return prec > BOOLEAN[type(node.op)][1]
-    if kind is ast.Compare:
+    if isinstance(node, ast.Compare):
         return prec > CMP
-    if kind is ast.IfExp:
+    if isinstance(node, ast.IfExp):
         return prec > TEST
     return False
 

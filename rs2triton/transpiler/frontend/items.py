@@ -8,13 +8,14 @@ them (constants, combine functions); everything else is skipped.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 
 from tree_sitter import Node
 
-from rs2triton.diagnostics import SourceMap
+from rs2triton.diagnostics import Diagnostic
 from rs2triton.rust.types import SCALARS, bound
-from rs2triton.transpiler.frontend.parse import named_children, text
-from rs2triton.transpiler.record import Record
+from rs2triton.transpiler.frontend.parse import named_children, part, text
+from rs2triton.transpiler.frontend.source import SourceMap
 
 # Access markers around pointer parameters: no meaning in the kernel body, but they say which
 # buffers a kernel reads and writes (kept for launchers and torch custom ops).
@@ -37,54 +38,48 @@ def may_define_kernels(source: bytes) -> bool:
     return b"kernel" in source and _KERNEL_ATTR.search(source) is not None
 
 
-class DtypeParam(Record):
-    __slots__ = _fields = ("name", "bound")
-
-    def __init__(self, name: str, bound: str):
-        self.name = name
-        self.bound = bound  # Float, Num, Int, Dtype
+@dataclass(slots=True)
+class DtypeParam:
+    name: str
+    bound: str  # Float, Num, Int, Dtype (or another trait: any type)
 
     @property
     def is_float(self) -> bool | None:
         return bound(self.bound).is_float
 
 
-class ConstParam(Record):
-    __slots__ = _fields = ("name", "rust_type")
-
-    def __init__(self, name: str, rust_type: str):
-        self.name = name
-        self.rust_type = rust_type
+@dataclass(slots=True)
+class ConstParam:
+    name: str
+    rust_type: str
 
 
-class KernelParam(Record):
-    __slots__ = ("name", "kind", "elem", "node", "access")
-    _fields = ("name", "kind", "elem", "access")
-
-    def __init__(self, name: str, kind: str, elem: str, node: Node | None = None, access: str | None = None):
-        self.name = name
-        self.kind = kind  # "pointer" | "scalar"
-        self.elem = elem  # pointee type (a dtype parameter name or a Rust scalar type) or scalar type
-        self.node = node
-        self.access = access  # "in" | "out" | "inout" from an access marker, else unknown
+@dataclass(slots=True)
+class KernelParam:
+    name: str
+    kind: str  # "pointer" | "scalar"
+    elem: str  # pointee type (a dtype parameter name or a Rust scalar type) or scalar type
+    node: Node | None = field(default=None, compare=False, repr=False)
+    access: str | None = None  # "in" | "out" | "inout" from an access marker, else unknown
 
 
-class Kernel(Record):
-    __slots__ = ("name", "doc", "triton", "dtype_params", "consts", "params", "attr_dtypes", "backward", "node")
-    _fields = __slots__[:-1]
+@dataclass(slots=True)
+class Kernel:
+    name: str
+    doc: str | None
+    triton: str  # the name of the Triton-bound type parameter (usually T)
+    dtype_params: list[DtypeParam]
+    consts: list[ConstParam]
+    params: list[KernelParam]
+    attr_dtypes: tuple[str, ...] | None
+    backward: str | None
+    node: Node | None = field(default=None, compare=False, repr=False)
 
-    def __init__(self, name: str, doc: str | None, triton: str, dtype_params: list[DtypeParam],
-                 consts: list[ConstParam], params: list[KernelParam], attr_dtypes: tuple[str, ...] | None,
-                 backward: str | None, node: Node | None = None):
-        self.name = name
-        self.doc = doc
-        self.triton = triton  # the name of the Triton-bound type parameter (usually T)
-        self.dtype_params = dtype_params
-        self.consts = consts
-        self.params = params
-        self.attr_dtypes = attr_dtypes
-        self.backward = backward
-        self.node = node
+    @property
+    def name_node(self) -> Node:
+        """The kernel fn's name in the source (where diagnostics about the kernel point)."""
+        assert self.node is not None
+        return part(self.node, "name")
 
     def dtype_param(self, name: str) -> DtypeParam | None:
         for d in self.dtype_params:  # (a plain loop: lowering asks this for most operations)
@@ -107,16 +102,13 @@ class Kernel(Record):
         return bound(param.bound).accepts if param else (dtype_name,)
 
 
-class ModuleItems(Record):
-    __slots__ = _fields = ("kernels", "functions", "consts", "doc", "warnings")
-
-    def __init__(self, kernels: list[Kernel], functions: dict[str, Node], consts: dict[str, Node],
-                 doc: str | None, warnings: list | None = None):
-        self.kernels = kernels
-        self.functions = functions  # plain fns by name (combine-function candidates)
-        self.consts = consts  # module-level const items by name
-        self.doc = doc
-        self.warnings = warnings if warnings is not None else []  # Diagnostics for items skipped loudly
+@dataclass(slots=True)
+class ModuleItems:
+    kernels: list[Kernel]
+    functions: dict[str, Node]  # plain fns by name (combine-function candidates)
+    consts: dict[str, Node]  # module-level const items by name
+    doc: str | None
+    warnings: list[Diagnostic] = field(default_factory=list)  # items skipped loudly
 
 
 def _doc_text(comment: Node) -> str | None:
@@ -187,7 +179,7 @@ def collect(root: Node, smap: SourceMap) -> ModuleItems:
                 pending_attrs.append(child)
                 continue
             if child.type == "function_item":
-                name = text(child.child_by_field_name("name"))
+                name = text(part(child, "name"))
                 kernel_attr = None
                 for a in pending_attrs:
                     aname, aargs = _attr_name(a)
@@ -206,7 +198,7 @@ def collect(root: Node, smap: SourceMap) -> ModuleItems:
                 else:
                     functions.setdefault(name, child)
             elif child.type == "const_item":
-                consts[text(child.child_by_field_name("name"))] = child
+                consts[text(part(child, "name"))] = child
             elif child.type == "mod_item" and not any(_is_cfg_test(a) for a in pending_attrs):
                 body = child.child_by_field_name("body")
                 if body is not None:
@@ -227,7 +219,7 @@ def _bound_name(bounds: Node | None) -> str | None:
 
 
 def _signature(fn: Node, doc: str | None, attr_args: Node | None, smap: SourceMap) -> Kernel:
-    name = text(fn.child_by_field_name("name"))
+    name = text(part(fn, "name"))
     triton = None
     dtype_params: list[DtypeParam] = []
     consts: list[ConstParam] = []
@@ -241,7 +233,7 @@ def _signature(fn: Node, doc: str | None, attr_args: Node | None, smap: SourceMa
                                  "parameter of this kernel", "rename one of them")
             generic_names.add(text(gname))
         if tp.type == "type_parameter":
-            pname = text(tp.child_by_field_name("name"))
+            pname = text(part(tp, "name"))
             bound = _bound_name(tp.child_by_field_name("bounds"))
             if bound == "Triton":
                 if triton is not None:
@@ -251,28 +243,28 @@ def _signature(fn: Node, doc: str | None, attr_args: Node | None, smap: SourceMa
             else:
                 dtype_params.append(DtypeParam(pname, bound or "Dtype"))
         elif tp.type == "const_parameter":
-            consts.append(ConstParam(text(tp.child_by_field_name("name")),
-                                     text(tp.child_by_field_name("type"))))
+            consts.append(ConstParam(text(part(tp, "name")),
+                                     text(part(tp, "type"))))
         elif tp.type == "lifetime_parameter":
             continue
         else:
             raise smap.error(tp, "E0007", "unsupported generic parameter",
                              "kernels take `T: Triton`, dtype parameters and `const N: i32`")
     if triton is None:
-        raise smap.error(fn.child_by_field_name("name"), "E0007",
+        raise smap.error(part(fn, "name"), "E0007",
                          f"kernel `{name}` has no `Triton`-bound type parameter",
                          "declare it as `fn " + name + "<T: Triton, ...>(...)`")
     dtype_names = {d.name for d in dtype_params}
     params: list[KernelParam] = []
     seen_params: set[str] = set()
-    for p in named_children(fn.child_by_field_name("parameters")):
+    for p in named_children(part(fn, "parameters")):
         if p.type == "attribute_item":  # `#[allow(unused)] x: ...`: no runtime meaning
             continue
         if p.type != "parameter":
             raise smap.error(p, "E0007", "unsupported kernel parameter",
                              "kernel parameters are `name: T::Pointer<D>` or scalars such as `n: i32`")
-        pattern = p.child_by_field_name("pattern")
-        pname = _param_name(pattern, smap)
+        pattern = part(p, "pattern")
+        pname = param_name(pattern, smap)
         if pname in seen_params:
             raise smap.error(pattern, "E0007", f"identifier `{pname}` is bound more than once in this "
                              "parameter list", "rename one of the parameters")
@@ -281,7 +273,7 @@ def _signature(fn: Node, doc: str | None, attr_args: Node | None, smap: SourceMa
                              "of this kernel", "rename the parameter")
         if pname != "_":
             seen_params.add(pname)
-        params.append(_param(pname, p.child_by_field_name("type"), triton, dtype_names, smap))
+        params.append(_param(pname, part(p, "type"), triton, dtype_names, smap))
     # `_: i32` is valid Rust, any number of times; in Python each needs a name of its own.
     taken = seen_params | generic_names
     for i, prm in enumerate(params):
@@ -293,7 +285,7 @@ def _signature(fn: Node, doc: str | None, attr_args: Node | None, smap: SourceMa
     return Kernel(name, doc, triton, dtype_params, consts, params, attr_dtypes, backward, fn)
 
 
-def _param_name(pattern: Node, smap: SourceMap) -> str:
+def param_name(pattern: Node, smap: SourceMap) -> str:
     """The name a parameter binds: `x`, `mut x` or `_`; destructuring is not supported."""
     node = pattern
     if node.type == "mut_pattern":
@@ -308,17 +300,17 @@ def _param(name: str, ty: Node, triton: str, dtype_names: set[str], smap: Source
     node = ty
     access = None
     # InPtr<T::Pointer<D>> / OutPtr<...>: access markers; the innermost type is the parameter's.
-    while node.type == "generic_type" and text(node.child_by_field_name("type")) in POINTER_WRAPPERS:
-        access = access or POINTER_WRAPPERS[text(node.child_by_field_name("type"))]
-        args = named_children(node.child_by_field_name("type_arguments"))
+    while node.type == "generic_type" and text(part(node, "type")) in POINTER_WRAPPERS:
+        access = access or POINTER_WRAPPERS[text(part(node, "type"))]
+        args = named_children(part(node, "type_arguments"))
         node = args[0]
     if node.type == "primitive_type":
         return KernelParam(name, "scalar", text(node), ty)
     if node.type == "type_identifier" and text(node) in dtype_names:  # `alpha: D`
         return KernelParam(name, "scalar", text(node), ty)
     if node.type == "generic_type":
-        head = text(node.child_by_field_name("type"))
-        args = named_children(node.child_by_field_name("type_arguments"))
+        head = text(part(node, "type"))
+        args = named_children(part(node, "type_arguments"))
         if head == f"{triton}::Pointer" and len(args) == 1:
             elem = text(args[0])
             if elem in SCALARS or elem in dtype_names:

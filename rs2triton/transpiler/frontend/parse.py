@@ -8,7 +8,8 @@ from functools import lru_cache
 import tree_sitter_rust
 from tree_sitter import Language, Node, Parser, Tree
 
-from rs2triton.diagnostics import SourceMap, TranspileError
+from rs2triton.diagnostics import TranspileError
+from rs2triton.transpiler.frontend.source import SourceMap
 
 
 @lru_cache(maxsize=1)
@@ -17,7 +18,16 @@ def _parser() -> Parser:
 
 
 def text(node: Node) -> str:
-    return node.text.decode("utf-8")
+    return node.text.decode("utf-8") if node.text is not None else ""
+
+
+def part(node: Node, field: str) -> Node:
+    """The child of ``node`` in ``field``, one the grammar requires (a missing one would be a
+    syntax error, reported before lowering)."""
+    found = node.child_by_field_name(field)
+    if found is None:
+        raise ValueError(f"a {node.type} node without its `{field}`")
+    return found
 
 
 def named_children(node: Node) -> list[Node]:
@@ -89,7 +99,7 @@ def deepest(root: Node) -> tuple[Node, int]:
     cursor = root.walk()
     depth, best, best_depth = 1, root, 1
     while True:
-        if depth > best_depth:
+        if depth > best_depth and cursor.node is not None:
             best, best_depth = cursor.node, depth
         if cursor.goto_first_child():
             depth += 1
@@ -142,12 +152,12 @@ def _first_error(node: Node) -> Node:
 
 
 def _previous_leaf(node: Node) -> Node | None:
-    cur = node
+    cur: Node | None = node
     while cur is not None and cur.prev_sibling is None:
         cur = cur.parent
     if cur is None:
         return None
     leaf = cur.prev_sibling
-    while leaf.child_count:
+    while leaf is not None and leaf.child_count:
         leaf = leaf.children[-1]
     return leaf

@@ -1,0 +1,22 @@
+"""Lowering: a kernel's tree-sitter tree -> a Python ``ast.FunctionDef`` for Triton.
+
+- :mod:`.lowerer`: the state of one function's lowering and the one dispatch every node goes
+  through (rules registered per tree-sitter node kind in :mod:`.registry`);
+- the rules by concern: :mod:`.statements`, :mod:`.control` (if, for, while; :mod:`.loops`
+  finds counted loops), :mod:`.expressions`, :mod:`.operators` (Rust's operators and casts on
+  values), :mod:`.calls` (DSL methods through the op table), :mod:`.rules` (how each op-table
+  row builds its call), :mod:`.helpers` (``@triton.jit`` helpers);
+- :mod:`.values` (the typed values lowering tracks), :mod:`.names` (Rust scopes -> Python
+  names), :mod:`.context` (what one file's lowering gathers), :mod:`.kernel` (a kernel fn
+  -> its jit function).
+"""
+
+from rs2triton.transpiler.dsl.ops import METHODS, OPS
+from rs2triton.transpiler.lowering import calls, control, expressions, rules, statements  # noqa: F401 - register
+from rs2triton.transpiler.lowering.context import ModuleContext
+from rs2triton.transpiler.lowering.kernel import lower_kernel
+from rs2triton.transpiler.lowering.registry import check_op_table
+
+check_op_table([*OPS.values(), *METHODS.values()])
+
+__all__ = ["ModuleContext", "lower_kernel"]

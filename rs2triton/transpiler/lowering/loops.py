@@ -28,11 +28,11 @@ sign or zero) has no meaning to preserve.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from tree_sitter import Node
 
-from rs2triton.transpiler.frontend.parse import named_children, text
-from rs2triton.transpiler.record import FrozenRecord
+from rs2triton.transpiler.frontend.parse import named_children, part, text
 
 _ASCENDING = {"<": False, "<=": True}  # operator -> inclusive
 _DESCENDING = {">": False, ">=": True}
@@ -43,7 +43,8 @@ _PURE = frozenset({"identifier", "integer_literal", "binary_expression", "unary_
                    "scoped_identifier", "field_expression", "field_identifier"})
 
 
-class CountedLoop(FrozenRecord):
+@dataclass(frozen=True, slots=True)
+class CountedLoop:
     """A `while` that is `for counter in range(start, stop[+-1], +-step)`.
 
     ``let``: the statement that starts the counter, absorbed by the loop (its
@@ -51,12 +52,14 @@ class CountedLoop(FrozenRecord):
     `counter += step;` statement, dropped from the body.
     """
 
-    __slots__ = _fields = ("counter", "let", "start", "bound", "step", "descending", "inclusive", "step_stmt")
-
-    def __init__(self, counter: str, let: Node, start: Node, bound: Node, step: Node, descending: bool,
-                 inclusive: bool, step_stmt: Node):
-        self._set(counter=counter, let=let, start=start, bound=bound, step=step, descending=descending,
-                  inclusive=inclusive, step_stmt=step_stmt)
+    counter: str
+    let: Node
+    start: Node
+    bound: Node
+    step: Node
+    descending: bool
+    inclusive: bool
+    step_stmt: Node
 
 
 def counted_loops(stmts: list[Node]) -> dict[int, CountedLoop]:
@@ -84,18 +87,18 @@ def _while_of(stmt: Node) -> Node | None:
 
 
 def _analyse(loop: Node, before: list[Node], after: list[Node]) -> CountedLoop | None:
-    cond = _unparen(loop.child_by_field_name("condition"))
-    if cond is None or cond.type != "binary_expression":
+    cond = _unparen(part(loop, "condition"))
+    if cond.type != "binary_expression":
         return None
-    op = text(cond.child_by_field_name("operator"))
+    op = text(part(cond, "operator"))
     if op not in _MIRROR:
         return None
-    body = named_children(loop.child_by_field_name("body"))
+    body = named_children(part(loop, "body"))
     if not body:
         return None
     step_stmt = body[-1]
     counter = _assigned_name(step_stmt)
-    left, right = _unparen(cond.child_by_field_name("left")), _unparen(cond.child_by_field_name("right"))
+    left, right = _unparen(part(cond, "left")), _unparen(part(cond, "right"))
     if left.type == "identifier" and text(left) == counter:
         bound = right
     elif right.type == "identifier" and text(right) == counter:
@@ -129,7 +132,7 @@ def _analyse(loop: Node, before: list[Node], after: list[Node]) -> CountedLoop |
     init = _initializer(before, counter)
     if init is None or (init.type == "let_declaration" and init is not let):
         return None  # e.g. an immutable `let` shadowing the counter
-    start = init.child_by_field_name("value") if init is let else named_children(init)[0].child_by_field_name("right")
+    start = part(init, "value") if init is let else part(named_children(init)[0], "right")
     annotated = let.child_by_field_name("type")
     if start.type == "float_literal" or (annotated is not None and text(annotated) in ("f16", "bf16", "f32", "f64")):
         return None
@@ -138,8 +141,8 @@ def _analyse(loop: Node, before: list[Node], after: list[Node]) -> CountedLoop |
         return None
     if not _dead_after(after, counter):
         return None
-    return CountedLoop(counter, init, start, bound, step_node, descending,
-                       _DESCENDING.get(op, _ASCENDING.get(op)), step_stmt)
+    inclusive = _DESCENDING[op] if op in _DESCENDING else _ASCENDING[op]
+    return CountedLoop(counter, init, start, bound, step_node, descending, inclusive, step_stmt)
 
 
 def _initializer(before: list[Node], counter: str) -> Node | None:
@@ -149,9 +152,9 @@ def _initializer(before: list[Node], counter: str) -> Node | None:
         if counter not in _identifiers(stmt):
             continue
         if stmt.type == "let_declaration":  # its own `let`; a `let` that only reads it is no start
-            return stmt if counter in _identifiers(stmt.child_by_field_name("pattern")) else None
+            return stmt if counter in _identifiers(part(stmt, "pattern")) else None
         if _assigned_name(stmt) == counter and named_children(stmt)[0].type == "assignment_expression" \
-                and counter not in _identifiers(named_children(stmt)[0].child_by_field_name("right")):
+                and counter not in _identifiers(part(named_children(stmt)[0], "right")):
             return stmt
         return None
     return None
@@ -167,7 +170,7 @@ def _dead_after(after: list[Node], counter: str) -> bool:
             value = stmt.child_by_field_name("value")
             return value is None or counter not in _identifiers(value)
         return _assigned_name(stmt) == counter and named_children(stmt)[0].type == "assignment_expression" \
-            and counter not in _identifiers(named_children(stmt)[0].child_by_field_name("right"))
+            and counter not in _identifiers(part(named_children(stmt)[0], "right"))
     return True
 
 
@@ -177,8 +180,8 @@ def _int_value(node: Node) -> int | None:
     return int(m.group(1), 0) if m else None
 
 
-def _unparen(node: Node | None) -> Node | None:
-    while node is not None and node.type == "parenthesized_expression":
+def _unparen(node: Node) -> Node:
+    while node.type == "parenthesized_expression":
         node = named_children(node)[0]
     return node
 
@@ -209,15 +212,15 @@ def _step_of(stmt: Node, counter: str) -> tuple[Node, int] | None:
     left = expr.child_by_field_name("left")
     if left is None or left.type != "identifier" or text(left) != counter:
         return None
-    right = _unparen(expr.child_by_field_name("right"))
+    right = _unparen(part(expr, "right"))
     if expr.type == "compound_assignment_expr":
-        op = text(expr.child_by_field_name("operator"))
+        op = text(part(expr, "operator"))
         if op not in ("+=", "-="):
             return None
         return right, 1 if op == "+=" else -1
     if expr.type == "assignment_expression" and right.type == "binary_expression":
-        op = text(right.child_by_field_name("operator"))
-        a, b = _unparen(right.child_by_field_name("left")), _unparen(right.child_by_field_name("right"))
+        op = text(part(right, "operator"))
+        a, b = _unparen(part(right, "left")), _unparen(part(right, "right"))
         if op in ("+", "-") and a.type == "identifier" and text(a) == counter:
             return b, 1 if op == "+" else -1
         if op == "+" and b.type == "identifier" and text(b) == counter:
@@ -241,7 +244,7 @@ def _lets(node: Node) -> set[str]:
     """Names bound by `let` anywhere inside ``node`` (including ``node`` itself)."""
     out: set[str] = set()
     if node.type == "let_declaration":
-        out |= _identifiers(node.child_by_field_name("pattern"))
+        out |= _identifiers(part(node, "pattern"))
     for c in node.named_children:
         out |= _lets(c)
     return out
@@ -259,7 +262,7 @@ def _declaring_let(before: list[Node], counter: str) -> Node | None:
     for stmt in reversed(before):
         if stmt.type != "let_declaration":
             continue
-        pattern = stmt.child_by_field_name("pattern")
+        pattern = part(stmt, "pattern")
         if counter not in _identifiers(pattern):
             continue
         mutable = any(c.type == "mutable_specifier" for c in stmt.children) or pattern.type == "mut_pattern"

@@ -19,22 +19,24 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 
-from rs2triton.transpiler.pyast import PY_RESERVED, Ty, python_name
-from rs2triton.transpiler.record import Record
+from rs2triton.transpiler.lowering.values import Kind, Ty
+from rs2triton.transpiler.pyast import PY_RESERVED, python_name
 
 
-class Binding(Record):
-    __slots__ = _fields = ("py", "ty", "constexpr")
+@dataclass(slots=True)
+class Binding:
+    """A Rust name's Python name and type; ``constexpr``: bound with ``name: tl.constexpr = ...``
+    (Triton forbids rebinding it)."""
 
-    def __init__(self, py: str, ty: Ty, constexpr: bool = False):
-        self.py = py
-        self.ty = ty
-        self.constexpr = constexpr  # bound with `name: tl.constexpr = ...`: Triton forbids rebinding it
+    py: str
+    ty: Ty
+    constexpr: bool = False
 
 
 def _same_known(a: Ty, b: Ty) -> bool:
-    return a == b and a.elem is not None and a.kind in ("scalar", "tensor", "ptrs", "const")
+    return a == b and a.elem is not None and a.kind in (Kind.SCALAR, Kind.TENSOR, Kind.PTRS, Kind.CONST)
 
 
 class Names:
@@ -104,7 +106,7 @@ class Names:
 
     def declare_pending(self, rust: str) -> str:
         """The Python name a `let` will get, for a binding visible only after its initializer."""
-        py = self.declare(rust, Ty("unknown"))
+        py = self.declare(rust, Ty(Kind.UNKNOWN))
         del self._scopes[-1][rust]
         self._live[-1].discard(py)
         return py

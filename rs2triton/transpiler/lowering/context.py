@@ -1,0 +1,27 @@
+"""What lowering one file needs beyond a single function: the file's other items and what the
+module being generated gathers on the way (helpers, constants, imports, parameter comments)."""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+
+from tree_sitter import Node
+
+from rs2triton.transpiler.frontend.source import SourceMap
+
+# {parameter: (the comment lines above it, the comment ending its line)}
+ParamComments = dict[str, tuple[list[str], str | None]]
+
+
+@dataclass
+class ModuleContext:
+    smap: SourceMap
+    functions: dict[str, Node]  # the file's plain fns by name (combine-function candidates)
+    consts: dict[str, Node]  # the file's module-level const items by name
+    imports: set[str] = field(default_factory=set)
+    helpers: dict[str, ast.FunctionDef] = field(default_factory=dict)  # @triton.jit helpers by Rust name
+    used_consts: dict[str, ast.stmt] = field(default_factory=dict)  # module constants kernels use
+    lowering_helpers: set[str] = field(default_factory=set)  # helpers being lowered (recursion)
+    evaluating_consts: set[str] = field(default_factory=set)  # module constants being evaluated (cycles)
+    param_comments: dict[str, ParamComments] = field(default_factory=dict)  # by function name

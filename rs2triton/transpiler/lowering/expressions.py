@@ -1,0 +1,313 @@
+"""Expressions: literals, names, paths (DSL enums, scalar constants, ``D::ZERO``), operators,
+casts, tuples, slices, blocks and `if` as values, tuple fields, and references to combine
+functions (calls are in :mod:`.calls`)."""
+
+from __future__ import annotations
+
+import ast
+import re
+
+from tree_sitter import Node
+
+from rs2triton.rust import semantics
+from rs2triton.rust.types import FLOAT_CONSTANTS, FLOAT_TYPES, INT_BITS, SCALARS, float_limit
+from rs2triton.transpiler.dsl.ops import ENUMS
+from rs2triton.transpiler.frontend.parse import named_children, part, text
+from rs2triton.transpiler.lowering.control import if_value, simple_if
+from rs2triton.transpiler.lowering.lowerer import Lowerer
+from rs2triton.transpiler.lowering.operators import binop, cast_value, min_max, unary
+from rs2triton.transpiler.lowering.registry import expression
+from rs2triton.transpiler.lowering.values import UNKNOWN, Kind, Ty, Val, join_kind
+from rs2triton.transpiler.pyast import LOAD, call, const, float_const, name, python_name
+
+
+@expression("parenthesized_expression")
+def parenthesized(lw: Lowerer, node: Node) -> Val:
+    return lw.expr(named_children(node)[0])
+
+
+# ------------------------------------------------------------------------ literals
+
+
+@expression("integer_literal")
+def integer_literal(lw: Lowerer, node: Node, negated: bool = False) -> Val:
+    parsed = semantics.parse_int_literal(text(node))
+    if parsed is None:
+        raise lw.err(node, "E0002", f"unsupported integer literal `{text(node)}`")
+    value, suffix = parsed
+    if suffix in ("f32", "f64"):
+        return Val(const(-float(value) if negated else float(value)), Ty(Kind.CONST, suffix))
+    with lw.rust_rules(node):
+        semantics.check_int_literal(value, suffix, negated)
+    return Val(const(-value if negated else value), Ty(Kind.CONST, suffix or "i32"), weak=suffix is None)
+
+
+@expression("float_literal")
+def float_literal(lw: Lowerer, node: Node) -> Val:
+    raw = text(node).replace("_", "")
+    suffix = None
+    for s in ("f32", "f64", "f16"):
+        if raw.endswith(s):
+            raw, suffix = raw[: -len(s)], s
+    try:
+        value = float(raw)
+    except ValueError:  # `3.0f30`: rustc's "invalid suffix for float literal"
+        m = re.search(r"[a-zA-Z_][a-zA-Z0-9_]*$", raw)
+        what = f"invalid suffix `{m.group()}` for float literal" if m else f"invalid float literal `{text(node)}`"
+        raise lw.err(node, "E0001", what, "valid suffixes are `f32` and `f64`") from None
+    return Val(ast.Constant(value), Ty(Kind.CONST, suffix or "f32"), weak=suffix is None)
+
+
+@expression("boolean_literal")
+def boolean_literal(lw: Lowerer, node: Node) -> Val:
+    return Val(ast.Constant(text(node) == "true"), Ty(Kind.CONST, "bool"))
+
+
+@expression("string_literal")
+def string_literal(lw: Lowerer, node: Node) -> Val:
+    try:
+        value = rust_string(text(node))
+    except ValueError as e:
+        raise lw.err(node, "E0001", f"invalid string literal: {e}",
+                     "Rust escapes are \\n \\r \\t \\\\ \\0 \\' \\\" \\x00-\\x7F and \\u{...}") from None
+    return Val(ast.Constant(value), Ty(Kind.STR))
+
+
+@expression("raw_string_literal")
+def raw_string_literal(lw: Lowerer, node: Node) -> Val:
+    raw = text(node)
+    return Val(ast.Constant(raw[raw.index('"') + 1: raw.rindex('"')]), Ty(Kind.STR))
+
+
+_ESCAPES = {"n": "\n", "r": "\r", "t": "\t", "\\": "\\", "0": "\0", "'": "'", '"': '"'}
+_ESCAPE = re.compile(r"\\(?:x(?P<x>[0-9a-fA-F]{2})|u\{(?P<u>[0-9a-fA-F_]{1,8})\}|\r?\n[ \t\r\n]*|(?P<c>.?))", re.S)
+
+
+def rust_string(literal: str) -> str:
+    """The value of a Rust string literal (`"a\\tb\\u{e9}"`), by Rust's escape rules.
+
+    Raises ValueError for what rustc rejects: an unknown escape, `\\x` above 0x7F, a `\\u{..}`
+    that is not a Unicode scalar value.
+    """
+    def unescape(m: re.Match) -> str:
+        if m.group("x") is not None:
+            code = int(m.group("x"), 16)
+            if code > 0x7F:
+                raise ValueError(f"`\\x{m.group('x')}` is out of range (at most `\\x7F` in a string)")
+            return chr(code)
+        if m.group("u") is not None:
+            code = int(m.group("u").replace("_", ""), 16)
+            if code > 0x10FFFF or 0xD800 <= code <= 0xDFFF:
+                raise ValueError(f"`\\u{{{m.group('u')}}}` is not a Unicode scalar value")
+            return chr(code)
+        c = m.group("c")
+        if c is None:  # `\` at the end of a line: the line break and the next line's indent vanish
+            return ""
+        if c not in _ESCAPES:
+            raise ValueError(f"unknown character escape `\\{c}`")
+        return _ESCAPES[c]
+
+    return _ESCAPE.sub(unescape, literal[literal.index('"') + 1:literal.rindex('"')])
+
+
+# ------------------------------------------------------------------------ names and paths
+
+
+@expression("identifier")
+def identifier(lw: Lowerer, node: Node) -> Val:
+    ident = text(node)
+    if ident == "None":
+        raise lw.err(node, "E0002", "`None` is only an argument of a DSL method",
+                     "it stands for an argument left at its default: `T::load(ptr, None, ...)`")
+    b = lw.names.lookup(ident)
+    if b is not None:
+        return Val(name(b.py), b.ty, block_ptr=lw.block_ptrs.get(b.py))
+    if ident in lw.ctx.consts:
+        return module_const(lw, ident, node)
+    if ident in lw.ctx.functions:
+        return helper_ref(lw, ident, node)
+    raise lw.err(node, "E0006", f"cannot find value `{ident}` in this scope",
+                 "kernels can use their parameters, const generics, local `let`s and module `const`s")
+
+
+def module_const(lw: Lowerer, ident: str, node: Node) -> Val:
+    """A module-level `const` a kernel uses: a `tl.constexpr` of the module, evaluated once."""
+    item = lw.ctx.consts[ident]
+    ty_node = item.child_by_field_name("type")
+    value = item.child_by_field_name("value")
+    if value is None:
+        raise lw.smap.error(item, "E0002", f"module constant `{ident}` has no value", "give it one: `const NAME: i32 = 4;`")
+    if ident in lw.ctx.evaluating_consts:  # rustc's E0391
+        raise lw.err(node, "E0002", f"cycle detected when evaluating module constant `{ident}`",
+                     "a constant cannot be defined in terms of itself")
+    sub = Lowerer(lw.ctx, None, item, lw.T)
+    lw.ctx.evaluating_consts.add(ident)
+    try:
+        v = sub.expr(value)
+    finally:
+        lw.ctx.evaluating_consts.discard(ident)
+    if not v.ty.compile_time:
+        raise lw.err(node, "E0002", f"module constant `{ident}` is not a compile-time value",
+                     "module `const`s used by kernels must be literals or arithmetic on literals")
+    elem = text(ty_node) if ty_node is not None and text(ty_node) in SCALARS else v.ty.elem
+    lw.ctx.used_consts[ident] = ast.Assign(targets=[ast.Name(id=python_name(ident), ctx=ast.Store())],
+                                           value=call("tl.constexpr", [v.expr]))
+    return Val(name(python_name(ident)), Ty(Kind.CONST, elem))
+
+
+@expression("scoped_identifier")
+def scoped_identifier(lw: Lowerer, node: Node) -> Val:
+    path = text(node).replace(" ", "")
+    for prefix in ("std::", "core::"):
+        path = path.removeprefix(prefix)
+    head, _, rest = path.partition("::")
+    if head in ENUMS:
+        if rest not in ENUMS[head]:
+            raise lw.err(node, "E0006", f"`{path}` is not a variant of `{head}`",
+                         "variants: " + ", ".join(f"{head}::{k}" for k in ENUMS[head]))
+        return Val(ast.Constant(ENUMS[head][rest]), Ty(Kind.ENUM))
+    if head in FLOAT_TYPES and rest in FLOAT_CONSTANTS:
+        return Val(float_const(FLOAT_CONSTANTS[rest]), Ty(Kind.CONST, head))
+    limit = float_limit(head, rest)
+    if limit is not None:
+        return Val(float_const(limit), Ty(Kind.CONST, head))
+    if head in INT_BITS and rest in ("MAX", "MIN"):
+        lo, hi = semantics.int_limits(head)
+        return Val(const(hi if rest == "MAX" else lo), Ty(Kind.CONST, head))
+    if lw.is_dtype(head):
+        return dtype_const(lw, head, rest, node)
+    if head in ("self", "crate", "super") and rest in lw.ctx.consts:
+        return module_const(lw, rest, node)
+    raise lw.err(node, "E0006", f"unknown path `{text(node)}`",
+                 "paths in kernels are DSL enums (Axis::X ...), scalar constants (f32::INFINITY) or D::ZERO / D::ONE")
+
+
+def dtype_const(lw: Lowerer, dtype: str, what: str, node: Node) -> Val:
+    """``D::ZERO`` / ``D::ONE`` of a dtype parameter."""
+    if what in ("ZERO", "ONE"):
+        value = 0 if what == "ZERO" else 1
+        return Val(ast.Constant(float(value) if lw.is_float(Ty(Kind.CONST, dtype)) else value), Ty(Kind.CONST, dtype))
+    raise lw.err(node, "E0006", f"unknown associated constant `{dtype}::{what}`",
+                 f"dtype parameters provide `{dtype}::ZERO`, `{dtype}::ONE` and `{dtype}::from_f64(v)`")
+
+
+@expression("generic_function")
+def generic_function(lw: Lowerer, node: Node) -> Val:
+    """A combine function passed by name: `add_combine::<T, D>`."""
+    f = part(node, "function")
+    if f.type == "identifier" and text(f) in lw.ctx.functions:
+        return helper_ref(lw, text(f), f)
+    raise lw.err(node, "E0002", "generic paths are only valid as DSL calls or combine functions")
+
+
+def helper_ref(lw: Lowerer, fn_name: str, node: Node) -> Val:
+    """A plain fn of the file, lowered (once) to a ``@triton.jit`` helper."""
+    from rs2triton.transpiler.lowering.helpers import lower_helper
+
+    bounds = dict(lw.dtype_bounds) if lw.kernel is None else {d.name: d.bound for d in lw.kernel.dtype_params}
+    lower_helper(lw.ctx, fn_name, lw.T, bounds)
+    return Val(name(python_name(fn_name)), Ty(Kind.FN))
+
+
+# ------------------------------------------------------------------------ operators
+
+
+@expression("unary_expression")
+def unary_expression(lw: Lowerer, node: Node) -> Val:
+    op = text(node.children[0])
+    operand = named_children(node)[0]
+    if op == "-" and operand.type == "integer_literal":
+        return integer_literal(lw, operand, negated=True)  # `-128i8` is in range
+    return unary(lw, op, lw.expr(operand), node)
+
+
+@expression("binary_expression")
+def binary_expression(lw: Lowerer, node: Node) -> Val:
+    left = lw.expr(part(node, "left"))
+    right = lw.expr(part(node, "right"))
+    return binop(lw, text(part(node, "operator")), left, right, node)
+
+
+@expression("type_cast_expression")
+def type_cast(lw: Lowerer, node: Node) -> Val:
+    target = text(part(node, "type"))
+    v = lw.expr(part(node, "value"))
+    if target not in SCALARS:
+        raise lw.err(part(node, "type"), "E0002", f"cannot cast to `{target}`",
+                     "`as` casts take a scalar type such as f32 or i64; use T::cast for tensors")
+    return cast_value(lw, v, target, node)
+
+
+# ------------------------------------------------------------------------ compound values
+
+
+@expression("tuple_expression")
+def tuple_expression(lw: Lowerer, node: Node) -> Val:
+    vals = [lw.narrow(lw.expr(c), c) for c in named_children(node)]
+    return Val(ast.Tuple(elts=[v.expr for v in vals], ctx=LOAD), Ty(Kind.TUPLE, None, tuple(v.ty for v in vals)))
+
+
+@expression("array_expression")
+def array_expression(lw: Lowerer, node: Node) -> Val:
+    return Val(ast.List(elts=[lw.expr(c).expr for c in named_children(node)], ctx=LOAD), Ty(Kind.LIST))
+
+
+@expression("reference_expression")
+def reference_expression(lw: Lowerer, node: Node) -> Val:
+    inner = part(node, "value")
+    if inner.type == "array_expression":
+        return lw.expr(inner)
+    raise lw.err(node, "E0002", "references are not part of the DSL",
+                 "pass the value itself; only `&[...]` slices are references in the DSL")
+
+
+@expression("field_expression")
+def field_expression(lw: Lowerer, node: Node) -> Val:
+    field_node = part(node, "field")
+    base = lw.expr(part(node, "value"))
+    if field_node.type == "integer_literal":
+        i = int(text(field_node))
+        ty = base.ty.items[i] if base.ty.kind is Kind.TUPLE and i < len(base.ty.items) else UNKNOWN
+        return Val(ast.Subscript(value=base.expr, slice=ast.Constant(i), ctx=LOAD), ty)
+    raise lw.err(node, "E0002", f"field access `.{text(field_node)}` is not part of the DSL",
+                 "kernels have no structs; pass the value as a parameter")
+
+
+@expression("block")
+def block(lw: Lowerer, node: Node) -> Val:
+    """`{ stmts; tail }` as a value: hoist the statements, keep the tail."""
+    tail = lw.block_value(node)
+    with lw.names.scope(python_block=False):
+        lw.stmts(list(node.named_children), node, stop=tail)
+        lw.emit_inner_comments(tail)
+        return lw.expr(tail)
+
+
+@expression("if_expression")
+def if_expression(lw: Lowerer, node: Node) -> Val:
+    if not simple_if(node):
+        tmp = lw.names.fresh("_tmp")
+        stmt, ty = if_value(lw, node, tmp)
+        lw.emit(stmt, node)
+        return Val(name(tmp), ty)
+    # A ternary has no lines of its own: comments in its branches go above the statement.
+    lw.emit_inner_comments(part(node, "consequence"))
+    other = named_children(part(node, "alternative"))[0]
+    if other.type == "block":
+        lw.emit_inner_comments(other)
+    cond = lw.expr(part(node, "condition"))
+    body = lw.narrow(lw.expr(named_children(part(node, "consequence"))[0]), node)
+    orelse = lw.narrow(lw.expr(other if other.type == "if_expression" else named_children(other)[0]), node)
+    elem = body.ty.elem or orelse.ty.elem
+    if cond.ty.compile_time and body.ty.compile_time and orelse.ty.compile_time:
+        ty = Ty(Kind.CONST, elem)
+    else:
+        kind = join_kind(body.ty, orelse.ty)
+        ty = Ty(Kind.SCALAR if kind in (Kind.CONST, Kind.UNKNOWN) else kind, elem)
+    picked = min_max(cond.expr, body.expr, orelse.expr)
+    if picked is not None and ty.kind is not Kind.CONST and lw.is_float(ty) is False:
+        # `if a < b { a } else { b }` on integers is `tl.minimum(a, b)` (no branch, one op).
+        return Val(call(picked[0], list(picked[1:])), ty)
+    # A compile-time choice keeps a compile-time branch compile-time (see statements.bind_new).
+    static = cond.ty.compile_time and (body.ty.compile_time or orelse.ty.compile_time)
+    return Val(ast.IfExp(test=cond.expr, body=body.expr, orelse=orelse.expr), ty, static)

@@ -1,0 +1,282 @@
+"""The lowerer of one function: its state, and the one dispatch that every node goes through.
+
+A :class:`Lowerer` lowers one ``#[kernel]`` fn (or one combine helper, or one module
+constant) to Python statements. Each tree-sitter node kind is lowered by the rule
+registered for it (:mod:`.registry`): in expression position by :meth:`Lowerer.expr`, in
+statement position by :meth:`Lowerer.stmt` (a node kind without a statement rule is an
+expression whose value is dropped). Both go through :meth:`Lowerer.dispatch`, the one
+safety net: a kind without a rule is an "unsupported construct" located at the node, and an
+unexpected exception an internal error (E0999) located there.
+
+The rule modules (:mod:`.statements`, :mod:`.control`, :mod:`.expressions`, :mod:`.calls`)
+register themselves when the package is imported (``lowering/__init__.py``).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, nullcontext
+from typing import TYPE_CHECKING, TypeVar
+
+from tree_sitter import Node
+
+from rs2triton.diagnostics import TranspileError
+from rs2triton.rust import semantics
+from rs2triton.rust.types import FLOAT_TYPES, INT_TYPES, TRITON_DTYPES, bound
+from rs2triton.transpiler.frontend.parse import named_children, text
+from rs2triton.transpiler.lowering.context import ModuleContext
+from rs2triton.transpiler.lowering.loops import CountedLoop, counted_loops
+from rs2triton.transpiler.lowering.names import Names
+from rs2triton.transpiler.lowering.registry import EXPRESSIONS, STATEMENTS
+from rs2triton.transpiler.lowering.values import BlockPtr, Kind, Ty, Val
+from rs2triton.transpiler.pyast import LOAD, Comment, attr_path, call, comment_lines, name
+
+if TYPE_CHECKING:
+    from rs2triton.transpiler.frontend.items import Kernel
+
+R = TypeVar("R")
+
+# Why a construct is not in the DSL, and what to write instead.
+UNSUPPORTED_HINTS = {
+    "match_expression": "Triton has no pattern matching; use `if` / `else if` chains",
+    "loop_expression": "use `while cond { ... }` or `for i in 0..n { ... }`",
+    "break_expression": "Triton loops cannot exit early; fold the condition into a mask or the loop bound",
+    "continue_expression": "Triton loops cannot skip iterations; guard the body with `if` or a mask",
+    "return_expression": "kernels return no value; write results with `T::store` (a bare `return;` may end a program early)",
+    "closure_expression": "closures are not part of the DSL; write a plain `fn` (combine functions are passed by name)",
+    "macro_invocation": "macros are not part of the DSL; use `T::device_print`, `T::static_print` or `T::static_assert`",
+    "index_expression": "tensors cannot be indexed; compute pointer offsets and use `T::load`",
+    "unsafe_block": "`unsafe` has no meaning in a kernel; remove it",
+    "async_block": "kernels are not async",
+    "struct_expression": "structs are not part of the DSL; pass values as kernel parameters",
+    "await_expression": "kernels are not async",
+    "try_expression": "`?` is not part of the DSL",
+    "let_chain": "split the condition into nested `if`s",
+    "yield_expression": "kernels cannot yield",
+}
+COMMENTS = ("line_comment", "block_comment")
+
+
+def _unsupported(lw: Lowerer, node: Node) -> Val:
+    kind = node.type
+    hint = UNSUPPORTED_HINTS.get(kind, "this Rust construct is not part of the kernel DSL")
+    raise lw.err(node, "E0002", f"unsupported construct: {kind.replace('_expression', '').replace('_', ' ')}", hint)
+
+
+class _RustRules:
+    """The context of :meth:`Lowerer.rust_rules` (a plain class: it runs for every literal,
+    where a generator-based context manager costs several calls)."""
+
+    __slots__ = ("lowerer", "node")
+
+    def __init__(self, lowerer: Lowerer, node: Node):
+        self.lowerer, self.node = lowerer, node
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        if exc_type is not None and issubclass(exc_type, semantics.ConstError):
+            raise self.lowerer.err(self.node, "E0012", exc.message, exc.hint) from None
+
+
+class Lowerer:
+    """The state of one function's lowering: its names, the bodies being filled, what its
+    loops and block pointers are, and the kernel it belongs to (None for a helper)."""
+
+    def __init__(self, ctx: ModuleContext, kernel: Kernel | None, fn: Node, triton: str,
+                 dtype_bounds: dict[str, str] | None = None):
+        self.ctx = ctx
+        self.smap = ctx.smap
+        self.kernel = kernel
+        self.fn = fn
+        self.T = triton  # the name of the Triton-bound type parameter
+        self.names = Names()
+        self.bodies: list[list[ast.stmt]] = [[]]
+        self.dtype_bounds = dtype_bounds or {}  # a helper's own dtype parameters -> bounds
+        self.expected_elem: str | None = None  # the element type a `let x: T = ...` annotation gives
+        self.loop_depth = 0
+        self.block_ptrs: dict[str, BlockPtr] = {}  # Python name of a bound block pointer -> its parts
+        # Counted `while` loops lowered as `for` (see loops.py): by `while` node id, and
+        # the statements they absorb (the counter's `let`, the step) by node id.
+        self.counted: dict[int, CountedLoop] = {}
+        self.absorbed: set[int] = set()
+
+    # ------------------------------------------------------------------ dispatch
+
+    def dispatch(self, rule: Callable[[Lowerer, Node], R], node: Node) -> R:
+        """``rule(self, node)``, with the safety net: an unexpected exception is an internal
+        error located at ``node``, never a bare traceback."""
+        try:
+            return rule(self, node)
+        except (TranspileError, RecursionError):  # (too deeply nested source: see driver/pipeline.py)
+            raise
+        except Exception as exc:  # noqa: BLE001 - the safety net
+            raise TranspileError([self.smap.ice(node, "lowering", exc)]) from exc
+
+    def expr(self, node: Node) -> Val:
+        """Lower an expression with the rule registered for its node kind."""
+        return self.dispatch(EXPRESSIONS.get(node.type, _unsupported), node)
+
+    def stmt(self, node: Node) -> None:
+        """Lower a statement: its comments, then the rule registered for its kind (an
+        expression whose value is dropped when none is)."""
+        if node.id in self.absorbed:  # the start or step of a counted loop, lowered by the loop
+            self.emit_inner_comments(node)
+            return
+        if node.type in COMMENTS:
+            self.emit_comment(node)
+            return
+        self.emit_inner_comments(node)
+        self.as_statement(node)
+
+    def as_statement(self, node: Node) -> None:
+        """Lower ``node`` in statement position (its comments already emitted)."""
+        self.dispatch(STATEMENTS.get(node.type, _expression_statement), node)
+
+    # ------------------------------------------------------------------ helpers
+
+    def err(self, node: Node, code: str, msg: str, hint: str | None = None) -> TranspileError:
+        return self.smap.error(node, code, msg, hint)
+
+    def rust_rules(self, node: Node) -> _RustRules:
+        """What rustc rejects at compile time (see semantics.ConstError) is an E0012 at ``node``."""
+        return _RustRules(self, node)
+
+    def emit(self, stmt: ast.stmt, node: Node | None = None) -> None:
+        if node is not None:
+            stmt.lineno = node.start_point[0] + 1  # the Rust line (see pyast)
+        self.bodies[-1].append(stmt)
+
+    def assign(self, target: str, value: ast.expr, node: Node | None = None) -> None:
+        self.emit(ast.Assign(targets=[ast.Name(id=target, ctx=ast.Store())], value=value), node)
+
+    def is_float(self, ty: Ty) -> bool | None:
+        """Whether values of this type are floats (None: unknown, such as a ``Num`` dtype parameter)."""
+        elem = ty.elem
+        if elem is None:
+            return None
+        if elem in self.dtype_bounds:
+            return bound(self.dtype_bounds[elem]).is_float
+        if elem in FLOAT_TYPES:
+            return True
+        if elem in INT_TYPES or elem == "bool":
+            return False
+        dp = self.kernel.dtype_param(elem) if self.kernel is not None else None
+        return dp.is_float if dp is not None else None
+
+    def operand(self, v: Val) -> semantics.Operand:
+        return semantics.Operand(v.ty.elem, self.is_float(v.ty), v.ty.runtime, v.weak)
+
+    def narrow(self, v: Val, node: Node) -> Val:
+        """A value computed in f32 for f32-only math, rounded once to its Rust type here,
+        where it meets that type again (a store, an operand of a non-math op, a branch
+        merge, a mutable binding). Arithmetic and f32 math keep it in f32 (docs/translation.md)."""
+        if not v.ty.wide or v.ty.elem is None:
+            return v
+        dtype = self.dtype_expr(v.ty.elem, node)
+        return Val(call(ast.Attribute(value=v.expr, attr="to", ctx=LOAD), [dtype]),
+                   Ty(v.ty.kind, v.ty.elem), v.static_choice, block_ptr=v.block_ptr)
+
+    def dtype_expr(self, rust_ty: str, node: Node) -> ast.expr:
+        """The Triton dtype of a Rust element type or of a dtype parameter (its Python alias)."""
+        if rust_ty in TRITON_DTYPES:
+            return attr_path(TRITON_DTYPES[rust_ty])
+        if self.kernel is not None and self.kernel.dtype_param(rust_ty) is not None:
+            if self.kernel.pointer_for(rust_ty) is None:
+                raise self.err(node, "E0005", f"cannot resolve dtype parameter `{rust_ty}`",
+                               f"no pointer parameter is declared `{self.T}::Pointer<{rust_ty}>`, so its "
+                               "element type is unknown in Python; add one or use a concrete type")
+            return name(self.names.dtype_alias(rust_ty))
+        raise self.err(node, "E0005", f"unknown element type `{rust_ty}`",
+                       "use a dtype parameter of the kernel or one of f16, bf16, f32, f64, i8..i64, u8..u64, bool")
+
+    def is_dtype(self, head: str) -> bool:
+        """Whether ``head`` names a dtype parameter (of the kernel or of this helper)."""
+        return (self.kernel is not None and self.kernel.dtype_param(head) is not None) or head in self.dtype_bounds
+
+    # ------------------------------------------------------------------ blocks
+
+    @contextmanager
+    def into(self, body: list[ast.stmt]) -> Iterator[list[ast.stmt]]:
+        """Statements emitted inside go to ``body``."""
+        self.bodies.append(body)
+        try:
+            yield body
+        finally:
+            self.bodies.pop()
+
+    def block_into(self, block: Node, body: list[ast.stmt], scoped: bool = True) -> dict[str, Ty]:
+        """Lower a `{ ... }` block's statements into ``body`` (its own Rust scope and Python
+        block unless not ``scoped``); returns the Python names it bound with their types."""
+        with self.names.scope() if scoped else nullcontext(), self.into(body):
+            children = list(block.named_children)
+            if self.smap.source.find(b"while", block.start_byte, block.end_byte) >= 0:  # (most blocks: none)
+                for loop_id, info in counted_loops(children).items():
+                    self.counted[loop_id] = info
+                    self.absorbed |= {info.let.id, info.step_stmt.id}
+            self.stmts(children, block)
+            defined = self.names.bindings()
+        if all(type(s) is Comment for s in body):
+            body.append(ast.Pass())
+        return defined
+
+    def stmts(self, children: list[Node], block: Node, stop: Node | None = None) -> None:
+        """A block's statements up to ``stop``; `stmt; // note` (or `{ // note`) keeps the
+        note at the end of that statement's (or the header's) line when it has one."""
+        line_end, emitted = block.start_point[0], True
+        body = self.bodies[-1]
+        for child in children:
+            if stop is not None and child.id == stop.id:
+                break
+            if child.type in COMMENTS and child.start_point[0] == line_end:
+                self.emit_comment(child, trailing=emitted)
+                continue
+            before = len(body)
+            self.stmt(child)
+            line_end, emitted = child.end_point[0], len(body) > before
+
+    def block_value(self, block: Node, what: str = "block") -> Node:
+        """The tail expression of a block used as a value (an error when it has none)."""
+        real = [c for c in block.named_children if c.type not in COMMENTS]
+        if not real or real[-1].type in ("let_declaration", "expression_statement"):
+            raise self.err(block, "E0002", f"this {what} has no value", "end the block with an expression (no trailing `;`)")
+        return real[-1]
+
+    # ------------------------------------------------------------------ comments
+
+    def emit_comment(self, node: Node, trailing: bool = False) -> None:
+        """A comment on lines of its own, or (``trailing``) at the end of the line before it."""
+        lines = comment_lines(text(node))
+        for line in lines:
+            self.emit(Comment(text=line, trailing=trailing and len(lines) == 1), node)
+
+    def emit_inner_comments(self, node: Node) -> None:
+        """Comments inside a statement (between call arguments, ...) go above it: Python
+        has no place for them inside an expression. Comments of nested blocks stay there."""
+        src = self.smap.source
+        if src.find(b"//", node.start_byte, node.end_byte) < 0 and src.find(b"/*", node.start_byte, node.end_byte) < 0:
+            return  # no comment can be inside: skip the walk (most statements)
+        for c in node.children:
+            if c.type in COMMENTS:
+                self.emit_comment(c)
+            elif c.type != "block":
+                self.emit_inner_comments(c)
+
+
+def _expression_statement(lw: Lowerer, node: Node) -> None:
+    """A node in statement position with no statement rule of its own (a block's tail
+    expression): evaluated, and kept when it is a call."""
+    v = lw.expr(node)
+    if isinstance(v.expr, ast.Call):
+        lw.emit(ast.Expr(v.expr), node)
+
+
+def unparen(node: Node) -> Node:
+    while node.type == "parenthesized_expression":
+        node = named_children(node)[0]
+    return node
+
+
+__all__ = ["Kind", "Lowerer", "ModuleContext", "Ty", "Val", "unparen"]

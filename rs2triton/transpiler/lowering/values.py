@@ -1,0 +1,162 @@
+"""The values lowering tracks: a Python expression and the static type of what it computes.
+
+:class:`Ty` is the small lattice that lets Rust's meaning survive the trip: whether a value is
+known when Triton compiles (:attr:`Kind.CONST`: literals, const generics) or only at run
+time (a scalar, a tensor, a pointer), and its Rust element type. Lowering asks it the
+questions Rust's rules depend on (integer ``/`` truncates, ``!`` is logical on a compile-time
+bool and bitwise otherwise, compile-time values cannot be ``.to()``-cast...).
+"""
+
+from __future__ import annotations
+
+import ast
+import enum
+from dataclasses import dataclass
+from typing import NamedTuple
+
+from rs2triton.rust.semantics import round_float
+from rs2triton.transpiler.dsl.ops import REQUIRED, Param
+from rs2triton.transpiler.pyast import LOAD, literal_value
+
+
+class Kind(enum.Enum):
+    """What kind of value an expression is."""
+
+    CONST = "const"  # a number or bool known when Triton compiles (a literal, a const generic)
+    STR = "str"  # a string literal (compile time)
+    LIST = "list"  # a `&[...]` slice of values (compile time)
+    ENUM = "enum"  # a DSL enum value such as `Axis::X` (compile time)
+    SCALAR = "scalar"  # a runtime scalar
+    INDEX = "index"  # a `for` loop's variable
+    TENSOR = "tensor"  # a block of values
+    PTR = "ptr"  # a pointer parameter
+    PTRS = "ptrs"  # a block of pointers
+    BLOCK_PTR = "blockptr"  # a DSL block pointer (see BlockPtr)
+    DESC = "desc"  # a tensor descriptor
+    TUPLE = "tuple"
+    FN = "fn"  # a combine function passed by name
+    NONE = "none"  # no value (a store)
+    UNKNOWN = "unknown"
+
+
+COMPILE_TIME = frozenset({Kind.CONST, Kind.STR, Kind.LIST, Kind.ENUM})
+RUNTIME = frozenset({Kind.SCALAR, Kind.TENSOR, Kind.PTR, Kind.PTRS, Kind.INDEX})
+BLOCKS = frozenset({Kind.TENSOR, Kind.PTRS})  # values with a shape: `.to()` casts, `&`/`|` for `&&`/`||`
+
+
+class Ty(NamedTuple):
+    """The static type of a lowered value (an immutable tuple: lowering makes one or more per node).
+
+    ``elem``: a Rust element type (``i32``, ``f32``, ``bool``) or a dtype parameter's name, or
+    None when unknown or not a number. ``items``: a tuple's item types. ``wide``: a
+    half-precision value (``elem`` f16/bf16 or a dtype parameter) still held in f32 after
+    f32-only math; lowering rounds it to ``elem`` where it meets ``elem`` again
+    (``Lowerer.narrow``).
+    """
+
+    kind: Kind
+    elem: str | None = None
+    items: tuple[Ty, ...] = ()
+    wide: bool = False
+
+    @property
+    def runtime(self) -> bool:
+        return self.kind in RUNTIME
+
+    @property
+    def compile_time(self) -> bool:
+        return self.kind in COMPILE_TIME
+
+
+UNKNOWN = Ty(Kind.UNKNOWN)
+NONE_TY = Ty(Kind.NONE)
+
+
+def join_kind(*tys: Ty) -> Kind:
+    """The kind of a value computed from values of these kinds."""
+    kinds = {Kind.CONST if t.compile_time else t.kind for t in tys}
+    if Kind.PTRS in kinds:
+        return Kind.PTRS
+    if Kind.TENSOR in kinds:
+        return Kind.TENSOR
+    if kinds & {Kind.SCALAR, Kind.PTR, Kind.INDEX}:
+        return Kind.SCALAR if Kind.PTR not in kinds else Kind.PTRS
+    if kinds == {Kind.CONST}:
+        return Kind.CONST
+    return Kind.UNKNOWN
+
+
+@dataclass(slots=True)
+class BlockPtr:
+    """A DSL block pointer, kept apart at translation time (Triton 3.9 has none).
+
+    ``offsets`` are runtime values (variables once the pointer is bound); the rest are
+    expressions fixed when the pointer is made. Loads and stores through it become pointer
+    arithmetic plus a boundary mask (see ``rules.block_ptr_access``). ``label`` names the index
+    temporaries of its loads and stores (``{label}_idx0``).
+    """
+
+    base: ast.expr
+    shape: list[ast.expr]
+    strides: list[ast.expr]
+    offsets: list[ast.expr]
+    block: list[ast.expr]
+    label: str = "block"
+
+
+@dataclass(slots=True)
+class Val:
+    """A lowered expression and what lowering knows of it.
+
+    ``static_choice``: ``if CONST { a } else { b }`` with a compile-time branch; ``weak``: an
+    unsuffixed literal (or arithmetic on them), whose type Rust infers from its use;
+    ``block_ptr``: the parts of a block pointer; ``f32_fill``: for ``T::full::<f32>(shape, v)``,
+    the fill's exact f32 value (so a ``cast::<f32, D>`` of it is the same fill made in ``D``).
+    """
+
+    expr: ast.expr
+    ty: Ty = UNKNOWN
+    static_choice: bool = False
+    weak: bool = False
+    block_ptr: BlockPtr | None = None
+    f32_fill: ast.expr | None = None
+
+
+class Omit:
+    """An argument left out of the generated call (`None`, or a Triton default)."""
+
+    def __repr__(self) -> str:
+        return "OMIT"
+
+
+OMIT = Omit()
+Arg = Val | Omit
+
+
+def exact_in_f32(e: ast.expr) -> bool:
+    """A numeric literal that f32 holds exactly (so rounding it to f32 first changes nothing)."""
+    v = literal_value(e)
+    if isinstance(v, int):
+        return abs(v) <= 2 ** 24
+    return isinstance(v, float) and round_float(v, "f32") == v
+
+
+def shape_form(lst: ast.List, form: str) -> ast.expr:
+    """A ``&[...]`` argument as the Triton parameter takes it (see ``ops.Param.form``)."""
+    if form == "tuple":
+        return ast.Tuple(elts=lst.elts, ctx=LOAD)
+    if form == "scalar_or_list" and len(lst.elts) == 1:
+        return lst.elts[0]
+    return lst
+
+
+def is_default(v: Val, p: Param) -> bool:
+    """Whether ``v`` is Triton's own default for ``p`` (so the argument is left out)."""
+    if p.default is REQUIRED:
+        return False
+    e = v.expr
+    if isinstance(e, (ast.List, ast.Tuple)):
+        return not e.elts and p.default == ()
+    if isinstance(e, ast.Constant):
+        return type(e.value) is type(p.default) and e.value == p.default
+    return False
