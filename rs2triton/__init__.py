@@ -1,6 +1,6 @@
 """rs2triton: transpile teeny-triton Rust DSL kernels to Python Triton."""
 
-__version__ = "0.1.0"
+from rs2triton.version import __version__
 
 # The public names, imported on first use (PEP 562): `python -m rs2triton` and the
 # `rs2triton` command start here, and start a worker before loading anything else

@@ -1,19 +1,6 @@
-"""The ``rs2triton`` command and ``python -m rs2triton``: :func:`main`."""
+"""The ``rs2triton`` command and ``python -m rs2triton``."""
 
-import sys
-
-from rs2triton.transpiler.driver import lead
-
-
-def main() -> None:
-    """Start the lead worker of a ``transpile`` or ``check`` (:mod:`rs2triton.transpiler.driver.lead`), so
-    that it loads the lowering stages while this process loads the command line (click)
-    and plans the run; then run the command (``cli.console``)."""
-    lead.start_for(sys.argv[1:])
-    from rs2triton.cli import console
-
-    console()
-
+from rs2triton.cli import main
 
 if __name__ == "__main__":
-    main()
+    main(prog_name="rs2triton")

@@ -6,14 +6,13 @@ for ``check``, stale output; 2 a usage error.
 
 from __future__ import annotations
 
-import gc
 import os
 import sys
 
 import click
 
-from rs2triton import __version__
 from rs2triton.diagnostics import ICE_CODE, TranspileError
+from rs2triton.version import __version__
 
 
 def _fail(err: TranspileError, outcome: str = "nothing was written") -> None:
@@ -28,12 +27,9 @@ def _plan(srcs: tuple[str, ...], outdir: str, use_cache: bool, jobs: int, line_c
           plain: bool = False) -> dict:
     """Every output file's text, warnings printed; exits 1 on any user error."""
     from rs2triton.transpiler.driver import cache
-    from rs2triton.transpiler.driver.pipeline import default_jobs, plan
+    from rs2triton.transpiler.driver.files import plan
+    from rs2triton.transpiler.driver.workers import default_jobs
 
-    # A command-line run is short-lived and builds many small objects that all live
-    # until it ends: the cyclic collector would scan them again and again for nothing
-    # (a tenth of a cold transpile). Whatever is left is reclaimed when the process exits.
-    gc.disable()
     warnings: list = []
     try:
         files = plan(list(srcs), outdir, warnings, cache.default() if use_cache else None,
@@ -68,7 +64,10 @@ class _Main(click.Group):
         except Exception as e:  # noqa: BLE001 - a bug in rs2triton; diagnostics were handled above
             if os.environ.get("RS2TRITON_DEBUG") == "1":
                 raise
-            click.echo(f"error[{ICE_CODE}]: internal error in rs2triton: {type(e).__name__}: {e}\n"
+            # An exception in a worker process comes with the worker's traceback as its cause.
+            frames = [line.strip() for line in str(e.__cause__ or "").splitlines() if line.strip().startswith("File ")]
+            origin = f" = note: raised in a worker process, {frames[-1]}\n" if frames else ""
+            click.echo(f"error[{ICE_CODE}]: internal error in rs2triton: {type(e).__name__}: {e}\n{origin}"
                        " = note: this is a bug in rs2triton; please report it with the command and its input\n"
                        " = note: run with RS2TRITON_DEBUG=1 to see the Python traceback", err=True)
             sys.exit(1)
@@ -94,7 +93,7 @@ def transpile(srcs: tuple[str, ...], outdir: str, quiet: bool, line_comments: bo
 
     A folder given as SRC keeps its sub-folders and gets __init__.py files.
     """
-    from rs2triton.transpiler.driver.pipeline import orphans, write
+    from rs2triton.transpiler.driver.files import orphans, write
 
     files = _plan(srcs, outdir, not no_cache, jobs, line_comments, plain)
     try:
@@ -117,7 +116,7 @@ def transpile(srcs: tuple[str, ...], outdir: str, quiet: bool, line_comments: bo
 @_planning_options
 def check(srcs: tuple[str, ...], outdir: str, no_cache: bool, jobs: int, plain: bool) -> None:
     """Exit 1 with a unified diff if OUTDIR is stale; writes nothing to OUTDIR."""
-    from rs2triton.transpiler.driver.pipeline import check as check_files
+    from rs2triton.transpiler.driver.files import check as check_files
 
     files = _plan(srcs, outdir, not no_cache, jobs, plain=plain)
     diffs = check_files(files, outdir)
@@ -192,7 +191,8 @@ def run(file, kernel, grid, consts, args, dtype, expects, seed, interpret) -> No
 @click.argument("srcs", nargs=-1, required=True, type=click.Path(exists=True))
 def kernels(srcs: tuple[str, ...]) -> None:
     """List the kernels of SRCS with their launchers: const generics, parameters, dtypes, backward."""
-    from rs2triton.transpiler.driver.pipeline import discover_sources, transpile_file
+    from rs2triton.transpiler.driver.files import discover_sources
+    from rs2triton.transpiler.driver.pipeline import transpile_file
     from rs2triton.transpiler.emit.launchers import describe
 
     errors = []
@@ -255,33 +255,3 @@ def ops(markdown: bool) -> None:
     from rs2triton.transpiler.dsl.docs import ops_markdown, ops_table
 
     click.echo(ops_markdown() if markdown else ops_table(), nl=False)
-
-
-if __name__ == "__main__":
-    main()
-
-
-def console() -> None:
-    """Run the command line (:func:`main`), then exit quickly (``rs2triton`` and ``python -m
-    rs2triton`` come here through ``rs2triton.__main__``, which may start a lead worker first).
-
-    Once the command is done, its files are written and closed and any worker processes
-    waited for; the process then ends with ``os._exit`` after flushing its output, rather
-    than tearing down every object of the run one by one.
-    """
-    try:
-        main(prog_name="rs2triton")
-        code = 0
-    except SystemExit as e:
-        if isinstance(e.code, str):
-            print(e.code, file=sys.stderr)
-        code = e.code if isinstance(e.code, int) else int(e.code is not None)
-    from rs2triton.transpiler.driver import lead
-
-    lead.stop()  # unused (an error came first, or nothing needed lowering): it ends now
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except (OSError, ValueError):  # a closed pipe: nothing more can be said
-            code = code or 1
-    os._exit(code)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from rs2triton.transpiler.driver import cache, pipeline
+from rs2triton.transpiler.driver import cache, files, pipeline
 from tests.conftest import ROOT
 
 
@@ -43,7 +43,7 @@ def src(tmp_path, monkeypatch):
 
 
 def _plan(c, warnings=None):
-    return pipeline.plan(["src"], "out", warnings, c)
+    return files.plan(["src"], "out", warnings, c)
 
 
 def _sql(cache_dir, statement, *args):
@@ -64,7 +64,7 @@ def test_unchanged_inputs_are_not_lowered_again(src, tmp_path, counted):
     warm = _plan(cache.Cache(root=tmp_path / "cache"), warm_warnings)
     assert len(counted) == N_INPUTS, "a warm run lowered a file again"
     assert warm == cold
-    assert warm == pipeline.plan(["src"], "out")  # the same bytes as without any cache
+    assert warm == files.plan(["src"], "out")  # the same bytes as without any cache
     assert warm_warnings == cold_warnings and cold_warnings  # warnings are kept with the text
 
 
@@ -117,7 +117,7 @@ def test_a_damaged_cache_file_is_replaced(src, tmp_path, counted, damage):
 def test_a_cache_that_cannot_be_written_still_transpiles(src, tmp_path, monkeypatch, counted):
     """No folder can be made there, or the file and folder are read-only: correct output, and hits
     still served from a read-only file."""
-    expected = pipeline.plan(["src"], "out")
+    expected = files.plan(["src"], "out")
     (tmp_path / "a_file").write_text("")
     assert _plan(cache.Cache(root=tmp_path / "a_file" / "cache")) == expected
     assert len(counted) == 2 * N_INPUTS
@@ -130,7 +130,7 @@ def test_a_cache_that_cannot_be_written_still_transpiles(src, tmp_path, monkeypa
     monkeypatch.setattr(sqlite3, "connect", lambda path, **kw: connect(f"file:{path}?mode=ro", uri=True, **kw))
     after = _plan(cache.Cache(root=tmp_path / "cache"))
     assert len(counted) == 3 * N_INPUTS + 1  # only the edited file
-    assert after == pipeline.plan(["src"], "out") and "def relu_fwd(" in after[Path("out/relu.py")]
+    assert after == files.plan(["src"], "out") and "def relu_fwd(" in after[Path("out/relu.py")]
     monkeypatch.undo()
     assert _stored(tmp_path / "cache") == N_INPUTS  # the write was skipped
 
@@ -145,7 +145,7 @@ def test_two_processes_filling_one_cache_at_once(src, tmp_path, counted):
         assert proc.wait() == 0, proc.stderr.read()
         proc.stderr.close(), proc.stdout.close()
     assert _stored(tmp_path / "cache") == N_INPUTS
-    expected = pipeline.plan(["src"], "out")
+    expected = files.plan(["src"], "out")
     for out in ("out1", "out2"):
         assert {p: (src / out / p.relative_to("out")).read_text() for p in expected} == expected
     assert _plan(cache.Cache(root=tmp_path / "cache")) == expected  # every entry is right, and served
@@ -228,7 +228,7 @@ def test_a_changed_template_or_version_is_regenerated(src, tmp_path):
     assert _transpile(pkg, src, cache_dir) == 2 * N_INPUTS
     assert "import triton  # edited template\n" in relu_py.read_text()
 
-    init = pkg / "rs2triton" / "__init__.py"
+    init = pkg / "rs2triton" / "version.py"
     init.write_text(init.read_text().replace('__version__ = "', '__version__ = "99.', 1))
     assert _transpile(pkg, src, cache_dir) == 3 * N_INPUTS  # a new version: every file lowered again
 
@@ -310,15 +310,14 @@ def test_load_serves_an_unchanged_source_from_the_cache(tmp_path, monkeypatch, c
     assert [k.name for k in again.kernels] == [k.name for k in first.kernels] == ["relu_forward", "relu_backward"]
     assert again.kernels[0].params == first.kernels[0].params
 
-    # An entry written by `transpile` has no line map: load lowers once more and completes it.
+    # An entry written by `transpile` has its line map too: load serves it as it is.
     plan_c = cache.Cache(root=tmp_path / "cache2")
-    pipeline.plan([str(src)], tmp_path / "out", cache=plan_c)
-    assert transpile_file_cached(src, plan_c).line_map == first.line_map and len(counted) == 3
-    assert transpile_file_cached(src, plan_c).line_map == first.line_map and len(counted) == 3
+    files.plan([str(src)], tmp_path / "out", cache=plan_c)
+    assert transpile_file_cached(src, plan_c).line_map == first.line_map and len(counted) == 2
 
     src.write_text(src.read_text().replace("pub fn relu_forward", "pub fn relu_fwd"))
     changed = transpile_file_cached(src, c)
-    assert len(counted) == 4 and "def relu_fwd(" in changed.text
+    assert len(counted) == 3 and "def relu_fwd(" in changed.text
 
 
 def test_tuning_tables_and_plain_are_part_of_the_key(tmp_path, monkeypatch, counted):
@@ -328,67 +327,70 @@ def test_tuning_tables_and_plain_are_part_of_the_key(tmp_path, monkeypatch, coun
     table.write_text("[tool.rs2triton.tune.vector_add]\nconfigs = [{ BLOCK_SIZE = 64 }]\n")
     monkeypatch.chdir(tmp_path)
     store = cache.Cache(root=tmp_path / "cache")
-    first = pipeline.plan(["k"], "out", cache=store)
-    assert pipeline.plan(["k"], "out", cache=store) == first and len(counted) == 1
+    first = files.plan(["k"], "out", cache=store)
+    assert files.plan(["k"], "out", cache=store) == first and len(counted) == 1
     table.write_text("[tool.rs2triton.tune.vector_add]\nconfigs = [{ BLOCK_SIZE = 128 }]\n")
-    second = pipeline.plan(["k"], "out", cache=store)
+    second = files.plan(["k"], "out", cache=store)
     assert len(counted) == 2 and '{"BLOCK_SIZE": 128}' in second[Path("out/vector_add.py")]
-    plain = pipeline.plan(["k"], "out", cache=store, launchers=False)
+    plain = files.plan(["k"], "out", cache=store, launchers=False)
     assert len(counted) == 3 and "Launcher" not in plain[Path("out/vector_add.py")]
 
 
-def test_a_queue_longer_than_a_pipe_holds_is_shared_too(tmp_path):
-    """With more files than fit the pipe at once, a thread feeds the queue while every process takes."""
+def test_worker_processes_lower_what_this_process_would(tmp_path):
+    """Files lowered by worker processes give the same outcomes, in input order, as lowered here;
+    a worker's exception reaches the caller with its traceback, and a worker that dies is reported."""
     script = f"""
-import sys
+import os, sys
 sys.path.insert(0, {str(ROOT)!r}); sys.path.insert(0, {str(ROOT / "benchmarks")!r})
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from gen_corpus import generate
-from rs2triton.transpiler.driver import pipeline
+from rs2triton.transpiler.driver import pipeline, workers
 generate(Path({str(tmp_path)!r}) / "src", files=26, seed=2)
 sources = [(p.read_bytes(), p.name, {{}}) for p in sorted((Path({str(tmp_path)!r}) / "src").rglob("*.rs"))]
-pipeline._PIPE_HOLDS = 8  # two files' worth
-one = pipeline.transpile_many(sources, jobs=1)
-three = pipeline.transpile_many(sources, jobs=3)
-assert [r.text for r in one] == [r.text for r in three] and sum(r.text is not None for r in one) >= 20
-assert any(r.text is not None and not r.kernels for r in three)  # (lowered in another process)
+sources.append((b"#[kernel]\\npub fn k<T: Triton>(n: i32) {{ loop {{}} }}\\n", "bad.rs", {{}}))
+one = workers.transpile_many(sources, jobs=1)
+three = workers.transpile_many(sources, jobs=3)
+assert [getattr(r, "text", None) for r in one] == [getattr(r, "text", None) for r in three]
+assert [r.line_map for r in one[:-1]] == [r.line_map for r in three[:-1]]
+assert [d.message for d in one[-1].diagnostics] == [d.message for d in three[-1].diagnostics]
+assert sum(getattr(r, "text", None) is not None for r in one) >= 20
+def planted(*args, **kwargs):
+    raise MemoryError("planted")
+pipeline.lower_source = planted
+try:
+    workers.transpile_many(sources, jobs=2)
+except MemoryError as e:
+    assert "planted" in str(e) and "lower_one" in str(e.__cause__), e.__cause__
+else:
+    raise AssertionError("a worker's exception went unnoticed")
+pipeline.lower_source = lambda *args, **kwargs: os._exit(3)
+try:
+    workers.transpile_many(sources, jobs=2)
+except BrokenProcessPool:
+    pass
+else:
+    raise AssertionError("a dead worker went unnoticed")
 print("ok", len(sources))
 """
     res = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
     assert res.returncode == 0 and res.stdout.startswith("ok"), res.stdout + res.stderr
 
 
-def test_the_lead_worker_lowers_what_it_is_sent_and_a_dead_one_is_reported(tmp_path):
-    """The command line's lead worker (rs2triton.transpiler.driver.lead): forked before any input is known,
-    it lowers what transpile_many sends it, as the process itself would; if it dies, the
-    run fails with an internal error instead of hanging or writing anything."""
+def test_a_caller_with_threads_gets_workers_from_the_forkserver(tmp_path):
     script = f"""
-import sys
-sys.path.insert(0, {str(ROOT)!r}); sys.path.insert(0, {str(ROOT / "benchmarks")!r})
-from pathlib import Path
-from gen_corpus import generate
-from rs2triton.transpiler.driver import lead
-from rs2triton.transpiler.driver import pipeline
-generate(Path({str(tmp_path)!r}) / "src", files=10, seed=4)
-sources = [(p.read_bytes(), p.name, {{}}) for p in sorted((Path({str(tmp_path)!r}) / "src").rglob("*.rs"))]
-one = pipeline.transpile_many(sources, jobs=1)
-lead.start()
-led = pipeline.transpile_many(sources, jobs=2)
-assert not lead.started() and [r.text for r in led] == [r.text for r in one]
-assert sum(r.text is not None for r in led) >= 8
-lead.start()  # not needed after all (one process): let go, and this process lowers
-assert [r.text for r in pipeline.transpile_many(sources, jobs=1)] == [r.text for r in one]
-assert not lead.started()
-def broken():
-    raise MemoryError("planted")
-pipeline._load_stages = broken  # the lead dies while loading
-lead.start()
+import sys, threading
+sys.path.insert(0, {str(ROOT)!r})
+from rs2triton.transpiler.driver import workers
+assert workers.context().get_start_method() == "fork"
+stop = threading.Event()
+t = threading.Thread(target=stop.wait); t.start()
 try:
-    pipeline.transpile_many(sources, jobs=2)
-except RuntimeError as e:
-    assert "worker process" in str(e), e
-else:
-    raise AssertionError("a dead lead worker went unnoticed")
+    assert workers.context().get_start_method() == "forkserver"
+    sources = [(open({str(ROOT / "kernels_rs" / "relu.rs")!r}, "rb").read(), f"r{{i}}.rs", {{}}) for i in range(8)]
+    assert all(r.text for r in workers.transpile_many(sources, jobs=2))
+finally:
+    stop.set(); t.join()
 print("ok")
 """
     res = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
@@ -396,8 +398,8 @@ print("ok")
 
 
 @pytest.mark.parametrize("args", [["check", "src", "-o", "out"], ["transpile", "--help"], ["check", "nowhere"]])
-def test_a_lead_worker_never_holds_the_callers_pipes(tmp_path, args):
-    """Runs where the lead gets no work (all cached, --help, an error first) end at once,
+def test_workers_never_hold_the_callers_pipes(tmp_path, args):
+    """Runs with no work for the workers (all cached, --help, an error first) end at once,
     and whoever reads their output sees it end with them."""
     shutil.copytree(ROOT / "kernels_rs", tmp_path / "src")
     env = {**os.environ, "PYTHONPATH": str(ROOT), "RS2TRITON_CACHE_DIR": str(tmp_path / "cache")}
@@ -406,15 +408,12 @@ def test_a_lead_worker_never_holds_the_callers_pipes(tmp_path, args):
     assert first.returncode == 0, first.stderr
     proc = subprocess.Popen([sys.executable, "-m", "rs2triton", *args], cwd=tmp_path, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    out, err = proc.communicate(timeout=60)  # (a lead holding stdout or stderr would block this)
+    out, err = proc.communicate(timeout=60)  # (a worker holding stdout or stderr would block this)
     assert proc.returncode == (2 if "nowhere" in args else 0), out + err  # (2: a usage error)
 
 
-def test_keys_written_without_the_json_module_are_what_json_writes():
+def test_the_options_of_a_key_are_canonical_json():
     import json
 
-    for value in ({}, [], {"b": [1, 2], "a": None}, [{"code": "W0001"}]):
-        assert cache._json(value) == json.dumps(value, sort_keys=True, default=str)
-        assert cache._loads(cache._json(value)) == value
     for launchers in (True, False):
-        assert pipeline._options(launchers, None) == json.dumps({"launchers": launchers, "tune": {}}, sort_keys=True)
+        assert pipeline.options_key(launchers, None) == json.dumps({"launchers": launchers, "tune": {}}, sort_keys=True)

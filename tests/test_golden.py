@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from rs2triton.transpiler.driver.pipeline import check, plan, write
+from rs2triton.transpiler.driver.files import check, plan, write
 from tests.conftest import ROOT
 from tests.ruff_format import ruff as _ruff
 

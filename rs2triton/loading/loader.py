@@ -99,6 +99,7 @@ def ensure_mode(interpret: bool) -> None:
 
 def _import_file(py: Path, mod_name: str) -> ModuleType:
     spec = importlib.util.spec_from_file_location(mod_name, py)
+    assert spec is not None and spec.loader is not None, "a .py file has a spec"
     module = importlib.util.module_from_spec(spec)
     sys.modules[mod_name] = module
     try:
@@ -147,10 +148,8 @@ def cached(p: Path):
 
 def annotate(module: ModuleType, source: Path, result, interp: bool) -> None:
     """What rs2triton records on a module it imported (signatures, source, line map, mode)."""
-    module.__rs2triton_kernels__ = {k.name: k for k in result.kernels}
-    module.__rs2triton_source__ = str(source)
-    module.__rs2triton_line_map__ = result.line_map
-    module.__rs2triton_interpret__ = interp
+    vars(module).update(__rs2triton_kernels__={k.name: k for k in result.kernels}, __rs2triton_source__=str(source),
+                        __rs2triton_line_map__=result.line_map, __rs2triton_interpret__=interp)
 
 
 def _ident(s: str) -> str:

@@ -13,14 +13,16 @@ Entries live in one SQLite file, ``transpile.sqlite3`` under ``$RS2TRITON_CACHE_
 (default ``~/.cache/rs2triton``); ``RS2TRITON_NO_CACHE=1`` (or ``--no-cache``) turns the
 cache off. A run reads all its keys in one query and writes all its new entries in one
 transaction. A missing, unreadable or damaged entry or file is simply a miss. Only files
-that transpiled without errors are stored, with their warnings and, when
-``rs2triton.load`` stored them, the generated-line -> Rust-line map. Entries not read
+that transpiled without errors are stored, with their warnings and the generated-line ->
+Rust-line map (read only by ``rs2triton.load``, which needs it). Entries not read
 or written for :data:`KEEP_DAYS` days are deleted (checked at most once a day).
 """
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
+import json
 import os
 import sqlite3
 import sys
@@ -31,14 +33,9 @@ from pathlib import Path
 
 from rs2triton.diagnostics import Diagnostic
 
-try:  # BLAKE2 as CPython builds it in: hashlib would load OpenSSL first (several ms of every run)
-    from _blake2 import blake2b
-except ImportError:  # pragma: no cover - a Python without the module
-    from hashlib import blake2b
 
-
-def _digest(data: bytes = b"") -> blake2b:
-    return blake2b(data, digest_size=32)
+def _digest(data: bytes = b"") -> hashlib.blake2b:
+    return hashlib.blake2b(data, digest_size=32)
 
 FORMAT = 2  # bump when the entry layout changes (a file of another format is started afresh)
 
@@ -65,7 +62,7 @@ def default(options: Mapping[str, object] | None = None) -> Cache | None:
         return None
     try:
         return Cache(options)
-    except (OSError, RuntimeError, KeyError):  # no home folder, no ruff binary to identify: run uncached
+    except (OSError, RuntimeError, KeyError):  # no home folder: run uncached
         return None
 
 
@@ -91,7 +88,7 @@ def package_digest(root: Path = PACKAGE_ROOT) -> str:
 
 def fingerprint(options: Mapping[str, object] | None = None) -> str:
     """A digest of everything except the input itself that affects generated text."""
-    from rs2triton import __version__
+    from rs2triton.version import __version__
 
     h = _digest()
     h.update(f"format {FORMAT}\nrs2triton {__version__}\npackage {package_digest()}\n".encode())
@@ -100,20 +97,8 @@ def fingerprint(options: Mapping[str, object] | None = None) -> str:
     return h.hexdigest()
 
 
-def _loads(text: str):
-    if text in ("[]", "{}"):
-        return [] if text == "[]" else {}
-    import json
-
-    return json.loads(text)
-
-
 def _json(value: object) -> str:
-    """``value`` as canonical JSON; the usual empty values without loading the json module."""
-    if value == {} or value == []:
-        return "{}" if value == {} else "[]"
-    import json
-
+    """``value`` as canonical JSON."""
     return json.dumps(value, sort_keys=True, default=str)
 
 
@@ -202,8 +187,8 @@ class Cache:
                                f"FROM entries WHERE key IN ({','.join('?' * len(chunk))})", chunk)
             for key, used, text, warnings, line_map in rows:
                 try:
-                    found[key] = (text, [Diagnostic(**w) for w in _loads(warnings)],
-                                  None if line_map is None else {int(k): v for k, v in _loads(line_map).items()})
+                    found[key] = (text, [Diagnostic(**w) for w in json.loads(warnings)],
+                                  None if line_map is None else {int(k): v for k, v in json.loads(line_map).items()})
                 except (ValueError, TypeError, AttributeError):  # a garbled entry: a miss
                     continue
                 if used < day:

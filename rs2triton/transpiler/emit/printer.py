@@ -617,6 +617,8 @@ def string_literal(value: str) -> str:
     text = repr(value)
     if text[0] == '"':  # repr chose double quotes: the value has a ' and no "
         return text
+    if "'" not in value and '"' not in value:  # the usual case: no quote to look at
+        return f'"{text[1:-1]}"'
     units = _units(text[1:-1])
     if '"' not in value:
         return '"' + "".join("'" if u == "\\'" else u for u in units) + '"'

@@ -13,12 +13,13 @@ from rs2triton.transpiler.frontend.source import SourceMap
 
 
 @lru_cache(maxsize=1)
-def _parser() -> Parser:
+def parser() -> Parser:
     return Parser(Language(tree_sitter_rust.language()))
 
 
 def text(node: Node) -> str:
-    return node.text.decode("utf-8") if node.text is not None else ""
+    raw = node.text
+    return raw.decode("utf-8") if raw is not None else ""
 
 
 def part(node: Node, field: str) -> Node:
@@ -112,7 +113,7 @@ def deepest(root: Node) -> tuple[Node, int]:
 
 def parse(source: bytes, smap: SourceMap) -> Tree:
     check_utf8(source, smap)
-    tree = _parser().parse(blank_tile_attributes(source))
+    tree = parser().parse(blank_tile_attributes(source))
     if tree.root_node.has_error:
         bad = _first_error(tree.root_node)
         if bad.is_missing:

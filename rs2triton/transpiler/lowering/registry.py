@@ -5,18 +5,13 @@ modules. A kind registered twice stops the import: one rule per node kind."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypeVar
-
-if TYPE_CHECKING:
-    from tree_sitter import Node
-
-    from rs2triton.transpiler.lowering.lowerer import Lowerer
-    from rs2triton.transpiler.lowering.values import Val
+from typing import Any, TypeVar
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-EXPRESSIONS: dict[str, Callable[[Lowerer, Node], Val]] = {}
-STATEMENTS: dict[str, Callable[[Lowerer, Node], None]] = {}
+# {node kind: rule(lowerer, node) -> Val} and {node kind: rule(lowerer, node) -> None}
+EXPRESSIONS: dict[str, Callable[..., Any]] = {}
+STATEMENTS: dict[str, Callable[..., Any]] = {}
 
 
 def _register(table: dict[str, Any], kinds: tuple[str, ...]) -> Callable[[F], F]:
@@ -40,7 +35,7 @@ def statement(*kinds: str) -> Callable[[F], F]:
     return _register(STATEMENTS, kinds)
 
 
-OpRule = Callable[..., "Val"]  # (lowerer, op row, argument nodes, turbofish nodes, call node) -> value
+OpRule = Callable[..., Any]  # (lowerer, op row, argument nodes, turbofish nodes, call node) -> Val
 OP_RULES: dict[str, OpRule] = {}
 
 

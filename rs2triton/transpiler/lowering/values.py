@@ -38,6 +38,10 @@ class Kind(enum.Enum):
     NONE = "none"  # no value (a store)
     UNKNOWN = "unknown"
 
+    # Members are compared by identity: hash them so too, in C (Enum's own hash is Python code,
+    # and kinds are looked up in sets for most expressions lowered).
+    __hash__ = object.__hash__
+
 
 COMPILE_TIME = frozenset({Kind.CONST, Kind.STR, Kind.LIST, Kind.ENUM})
 RUNTIME = frozenset({Kind.SCALAR, Kind.TENSOR, Kind.PTR, Kind.PTRS, Kind.INDEX})

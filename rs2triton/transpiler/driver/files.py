@@ -1,0 +1,211 @@
+"""Files on disk: which outputs a run makes (:func:`plan`), writing them (:func:`write`),
+and what is stale (:func:`check`, :func:`orphans`).
+
+Nothing is written until every input has transpiled: :func:`plan` computes all outputs in
+memory (serving unchanged inputs from the transpile cache, lowering the others in worker
+processes), :func:`write` then writes them.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from rs2triton.diagnostics import Diagnostic, TranspileError
+from rs2triton.transpiler.driver.pipeline import Result, display_path, options_key, pyproject_of, read
+from rs2triton.transpiler.driver.workers import transpile_many
+
+if TYPE_CHECKING:
+    from rs2triton.transpiler.driver.cache import Cache
+
+
+def discover_sources(srcs: list[str]) -> list[tuple[Path, Path]]:
+    """(source file, output path relative to OUTDIR) for every input.
+
+    A file maps to ``<stem>.py``; a directory keeps its sub-folders.
+    """
+    pairs: list[tuple[Path, Path]] = []
+    for s in srcs:
+        p = Path(s)
+        if p.is_dir():
+            for f in sorted(p.rglob("*.rs")):
+                rel = f.relative_to(p)
+                pairs.append((f, rel.with_suffix(".py")))
+        else:
+            pairs.append((p, Path(p.stem + ".py")))
+    return pairs
+
+
+def plan(srcs: list[str], outdir: str | os.PathLike, warnings: list[Diagnostic] | None = None,
+         cache: Cache | None = None, jobs: int = 1, line_comments: bool = False, *,
+         launchers: bool = True) -> dict[Path, str]:
+    """All output files and their text; raises TranspileError (with every file's errors).
+
+    Warnings (items skipped on purpose) are appended to ``warnings`` when given. With a
+    ``cache``, inputs whose generated text is cached are not lowered again, and what is
+    generated now is stored. ``jobs`` > 1 lowers files in that many processes (:mod:`.workers`).
+    ``line_comments``: every generated statement ends with ``# file.rs:LINE`` (not cached).
+    """
+    if line_comments:
+        cache = None
+    from rs2triton.transpiler.driver.tuning import forget_pyprojects
+
+    forget_pyprojects()
+    out = Path(outdir)
+    files: dict[Path, str] = {}
+    errors: list[Diagnostic] = []
+    packages: set[Path] = set()
+    dir_inputs = {Path(s) for s in srcs if Path(s).is_dir()}
+    # One entry per input, in input order: (src, rel, Result or TranspileError or None until lowered)
+    entries: list[list] = []
+    todo: list[tuple[int, bytes, str, str | None, dict]] = []
+    for src, rel in discover_sources(srcs):
+        display = display_path(src)
+        try:
+            data = read(src)
+            pyproject = pyproject_of(src, launchers)
+            key = cache.key(data, display, options_key(launchers, pyproject)) if cache is not None else None
+        except TranspileError as e:
+            entries.append([src, rel, e])
+            continue
+        entries.append([src, rel, None])
+        todo.append((len(entries) - 1, data, display, key, {"launchers": launchers, "pyproject": pyproject}))
+    hits = cache.get_many([key for *_, key, _ in todo if key is not None]) if cache is not None else {}
+    for i, _, display, key, _ in todo:
+        if key in hits:
+            entries[i][2] = Result(display, hits[key][0], [], hits[key][1])
+    todo = [item for item in todo if item[3] not in hits]
+    many = transpile_many([(d, disp, opts) for _, d, disp, _, opts in todo], jobs, line_comments)
+    for (i, *_), outcome in zip(todo, many, strict=True):
+        entries[i][2] = outcome
+    for _, _, outcome in entries:
+        if isinstance(outcome, TranspileError):
+            errors.extend(outcome.diagnostics)
+    if errors:  # (only now is every fresh result finished, and so fit to cache)
+        raise TranspileError(errors)
+    if cache is not None:
+        cache.put_many([(key, entries[i][2].text, entries[i][2].warnings, entries[i][2].line_map)
+                        for i, _, _, key, _ in todo if key is not None])
+    for src, rel, res in entries:
+        if warnings is not None:
+            warnings.extend(res.warnings)
+        if res.text is None:
+            continue
+        target = out / rel
+        if target in files:
+            errors.append(Diagnostic("E0010", f"two inputs would both write {target.as_posix()}",
+                                     src.as_posix(), 1, 1, hint="transpile them into different output folders"))
+            continue
+        files[target] = res.text
+        if any(src.is_relative_to(d) for d in dir_inputs):
+            parent = rel.parent
+            while True:
+                init = out / parent / "__init__.py"
+                if init in packages:  # and so are the folders above it
+                    break
+                packages.add(init)
+                if parent == Path("."):
+                    break
+                parent = parent.parent
+    if errors:
+        raise TranspileError(errors)
+    for init in sorted(packages):
+        files.setdefault(init, "")
+    return files
+
+
+def write(files: dict[Path, str]) -> list[Path]:
+    """Write every file atomically; returns the files that changed.
+
+    Every new text goes to a temp file beside its target first; only when all of
+    them are written are they renamed into place, so a full disk or a read-only
+    folder leaves nothing half-written (E0010).
+    """
+    staged: list[tuple[str, Path]] = []
+    made: set[str] = set()  # folders known to exist
+    tag = f".rs2triton-{os.getpid()}-{os.urandom(4).hex()}-"
+    try:
+        for path, text in sorted(files.items()):
+            target, data = os.fspath(path), text.encode("utf-8")
+            try:
+                with open(target, "rb") as f:
+                    if f.read() == data:
+                        continue  # unchanged: not even touched
+            except OSError:  # not there yet (or not a file: replacing it fails below, with the reason)
+                pass
+            folder = os.path.dirname(target) or "."
+            if folder not in made:
+                os.makedirs(folder, exist_ok=True)
+                made.add(folder)
+            tmp = os.path.join(folder, tag + os.path.basename(target))
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)  # (the umask applies, as for any file)
+            staged.append((tmp, path))
+            try:
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(fd, view):]
+            finally:
+                os.close(fd)
+        for tmp, path in staged:
+            os.replace(tmp, path)
+    except OSError as e:
+        for tmp, _ in staged:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+        where = e.filename or (staged[-1][1] if staged else "the output folder")
+        raise TranspileError([Diagnostic("E0010", f"cannot write {where}: {e.strerror or e}", str(where), 1, 1,
+                                         hint="check that the output folder is writable and not a file")]) from e
+    return [path for _, path in staged]
+
+
+def orphans(files: dict[Path, str], outdir: str | os.PathLike) -> list[Path]:
+    """Generated modules in ``outdir`` whose Rust source (named in their header) is gone."""
+    from rs2triton.transpiler.emit.module import HEADER_PREFIX
+
+    root = os.fspath(Path(outdir))  # normalised as the planned paths are (`out/`, `./out` -> `out`)
+    if not os.path.isdir(root):
+        return []
+    planned = {os.fspath(p) for p in files}
+    found = []
+    for folder, _dirs, names in os.walk(root):
+        for name in names:
+            path = os.path.join(folder, name)
+            if not name.endswith(".py") or path in planned:
+                continue
+            try:
+                with open(path, encoding="utf-8") as f:
+                    first = f.readline()
+            except (OSError, UnicodeDecodeError):
+                continue
+            if first.startswith(HEADER_PREFIX):
+                source = first[len(HEADER_PREFIX):].split(". Do not edit")[0]
+                if not os.path.exists(source):  # another input's module is not an orphan
+                    found.append(Path(path))
+    return sorted(found)
+
+
+def check(files: dict[Path, str], outdir: str | os.PathLike | None = None) -> list[str]:
+    """Unified diffs for every output that is missing, differs from the plan, or is orphaned."""
+    import difflib
+
+    diffs = []
+    for path in orphans(files, outdir) if outdir is not None else []:
+        old = path.read_text(encoding="utf-8").splitlines(keepends=True)
+        diffs.append("".join(difflib.unified_diff(old, [], fromfile=path.as_posix(), tofile="/dev/null")))
+    for path, text in sorted(files.items()):
+        try:
+            with open(path, encoding="utf-8") as f:
+                current = f.read()
+        except FileNotFoundError:
+            current = None
+        if current == text:
+            continue
+        old = [] if current is None else current.splitlines(keepends=True)
+        diffs.append("".join(difflib.unified_diff(
+            old, text.splitlines(keepends=True),
+            fromfile=path.as_posix() if current is not None else "/dev/null",
+            tofile=path.as_posix())) or f"--- /dev/null\n+++ {path.as_posix()} (empty)\n")
+    return diffs

@@ -1,0 +1,117 @@
+"""Lowering many files in worker processes: the standard library's process pool.
+
+:func:`transpile_many` gives each file to a ``concurrent.futures.ProcessPoolExecutor``, the
+biggest first and one at a time, so that the workers finish together; the results come back in
+input order. A worker's exception reaches the caller with its traceback as the cause; a worker
+that dies is a ``BrokenProcessPool``.
+
+The workers are forked from this process (each then imports the lowering stages, all at once
+on their own cores) when it runs no other thread, as the command line's does. A caller with
+threads, which forking would not be safe for, gets them from multiprocessing's *forkserver*
+instead: a clean server process that imports the stages once (:mod:`.preload`) and forks each
+worker from itself. A pool is made only when there is something to lower: a run served from the
+cache starts no process.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING
+
+from rs2triton.diagnostics import Diagnostic, TranspileError
+
+if TYPE_CHECKING:
+    from multiprocessing.context import BaseContext
+
+    from rs2triton.transpiler.driver.pipeline import Result
+
+PRELOAD = ["rs2triton.transpiler.driver.preload"]
+MIN_FILES_PER_JOB = 4  # below this a worker costs more than it saves
+Source = tuple[bytes, str, dict]  # (source bytes, display path, lower_source options)
+Outcome = tuple[str | None, list[Diagnostic], dict[int, int]] | list[Diagnostic]
+
+
+def context() -> BaseContext:
+    """Fork, where it is safe (no other thread runs); else the forkserver, whose server preloads the
+    stages; spawn where neither exists."""
+    import multiprocessing  # (here: a run served from the cache never needs it)
+    import threading
+
+    methods = multiprocessing.get_all_start_methods()
+    if "fork" in methods and threading.active_count() == 1:
+        return multiprocessing.get_context("fork")
+    if "forkserver" not in methods:
+        return multiprocessing.get_context("spawn")
+    ctx = multiprocessing.get_context("forkserver")
+    ctx.set_forkserver_preload(PRELOAD)
+    return ctx
+
+
+def cores() -> int:
+    """The cores this process may run on."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+
+
+def default_jobs() -> int:
+    """Processes for a command-line run: one per available core, at most 8."""
+    return max(1, min(cores(), 8))
+
+
+def transpile_many(sources: list[Source], jobs: int = 1, line_comments: bool = False) -> list[Result | TranspileError]:
+    """Lower and compile each (source, display path, options): a :class:`Result` or the file's errors.
+
+    With ``jobs`` > 1 and enough files, the files are lowered by that many worker processes (at
+    most one per :data:`MIN_FILES_PER_JOB` files). The results are the same either way, except
+    that results carry no ``kernels`` or ``functions`` (the tree-sitter nodes stay where they
+    were made).
+    """
+    jobs = min(jobs, max(1, len(sources) // MIN_FILES_PER_JOB))
+    if jobs <= 1:
+        return [_result(s, lower_one(s, line_comments)) for s in sources] if sources else []
+    order = sorted(range(len(sources)), key=lambda i: -_work(sources[i][0]))  # the biggest first
+    outcomes: list[Outcome | None] = [None] * len(sources)
+    from concurrent.futures import ProcessPoolExecutor
+
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=context()) as executor:
+        futures = {i: executor.submit(lower_one, sources[i], line_comments) for i in order}
+        for i, future in futures.items():
+            outcomes[i] = future.result()
+    return [_result(s, o) for s, o in zip(sources, outcomes, strict=True) if o is not None]
+
+
+def lower_one(source: Source, line_comments: bool) -> Outcome:
+    """One file lowered and compiled (in a worker, or here): its text, warnings and line map,
+    or its diagnostics."""
+    from rs2triton.transpiler.driver.pipeline import finish, lower_source
+
+    data, display, options = source
+    try:
+        result = lower_source(data, display, line_comments, **options)
+        finish([result])
+    except TranspileError as e:
+        return e.diagnostics
+    return result.text, result.warnings, result.line_map
+
+
+def _result(source: Source, outcome: Outcome) -> Result | TranspileError:
+    from rs2triton.transpiler.driver.pipeline import Result
+
+    if isinstance(outcome, list):
+        return TranspileError(outcome)
+    text, warnings, line_map = outcome
+    return Result(source[1], text, [], warnings, line_map=line_map)
+
+
+def _work(source: bytes) -> int:
+    """About how much lowering ``source`` takes, in bytes of kernel body: the text from each
+    `#[kernel` to the next line that starts with `}`, plus a thirteenth of the file (parsing).
+    Files are queued by it, the biggest first, so that the workers finish together."""
+    if b"kernel" not in source:
+        return 0
+    body, i = 0, source.find(b"#[kernel")
+    while i >= 0:
+        end = source.find(b"\n}", i)
+        end = len(source) if end < 0 else end
+        body += end - i
+        i = source.find(b"#[kernel", end)
+    return body + len(source) // 13 + 700

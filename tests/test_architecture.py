@@ -1,0 +1,113 @@
+"""The package's shape, checked: its layering (import-linter's contracts in pyproject.toml), no
+import cycles, the few modules generated code loads, the type checker, and modules of a size a
+reader can take in."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import grimp
+
+from tests.conftest import ROOT
+
+PACKAGE = ROOT / "rs2triton"
+
+
+def _bin(name: str) -> str:
+    return str(Path(sys.executable).parent / name)
+
+
+def test_the_layers_hold():
+    proc = subprocess.run([_bin("lint-imports")], cwd=ROOT, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "Contracts: 3 kept, 0 broken." in proc.stdout
+
+
+def _cycles(graph) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan, iteratively)."""
+    modules = sorted(graph.modules)
+    edges = {m: sorted(set(graph.find_modules_directly_imported_by(m)) & set(modules)) for m in modules}
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found = []
+    for root in modules:
+        if root in index:
+            continue
+        work = [(root, iter(edges[root]))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is None:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[node])
+                if low[node] == index[node]:
+                    component = []
+                    while True:
+                        top = stack.pop()
+                        on_stack.discard(top)
+                        component.append(top)
+                        if top == node:
+                            break
+                    if len(component) > 1:
+                        found.append(sorted(component))
+            elif child not in index:
+                index[child] = low[child] = len(index)
+                stack.append(child)
+                on_stack.add(child)
+                work.append((child, iter(edges[child])))
+            elif child in on_stack:
+                low[node] = min(low[node], index[child])
+    return found
+
+
+def test_no_module_imports_itself_through_others():
+    graph = grimp.build_graph("rs2triton")  # every import, those inside functions and for type checkers too
+    assert len(graph.modules) > 40
+    assert _cycles(graph) == []
+
+
+def test_a_cycle_is_found():
+    graph = grimp.ImportGraph()
+    for m in ("p.a", "p.b", "p.c"):
+        graph.add_module(m)
+    graph.add_import(importer="p.a", imported="p.b")
+    graph.add_import(importer="p.b", imported="p.c")
+    assert _cycles(graph) == []
+    graph.add_import(importer="p.c", imported="p.a")
+    assert _cycles(graph) == [["p.a", "p.b", "p.c"]]
+
+
+def test_a_generated_module_loads_a_handful_of_rs2triton_modules_and_no_transpiler():
+    code = f"""
+import importlib.util, sys
+spec = importlib.util.spec_from_file_location("relu", {str(ROOT / "tests" / "golden" / "relu.py")!r})
+module = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(module)
+ours = sorted(m for m in sys.modules if m.split(".")[0] == "rs2triton")
+print(ours)
+assert module.ReluForward.name == "ReluForward"
+heavy = sorted(m for m in sys.modules if m.split(".")[0] in ("tree_sitter", "tree_sitter_rust", "jinja2", "click"))
+assert not heavy, heavy
+"""
+    env = {"PYTHONPATH": str(ROOT), "TRITON_INTERPRET": "1", "PATH": "/usr/bin:/bin"}
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert proc.returncode == 0, proc.stderr
+    loaded = eval(proc.stdout.strip().splitlines()[-1])
+    assert not [m for m in loaded if m.startswith(("rs2triton.transpiler", "rs2triton.loading", "rs2triton.tools"))]
+    assert len(loaded) <= 8, loaded
+
+
+def test_the_type_checker_passes():
+    proc = subprocess.run([_bin("mypy")], cwd=ROOT, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_modules_stay_readable_in_size():
+    sizes = {p.relative_to(ROOT).as_posix(): len(p.read_text().splitlines()) for p in PACKAGE.rglob("*.py")}
+    assert not {p: n for p, n in sizes.items() if n > 720}
