@@ -93,6 +93,8 @@ def main() -> None:
     ap.add_argument("--against", type=Path,
                     help="also measure the rs2triton in this checkout, in the same rounds (runs marked 'against')")
     a = ap.parse_args()
+    if os.sep in a.python:  # a path: the runs start in other folders
+        a.python = os.path.abspath(a.python)
     checkouts = {"": a.checkout.resolve()}
     if a.against:
         checkouts[" (against)"] = a.against.resolve()

@@ -1,8 +1,8 @@
 """Mutation testing of the Rust-semantics module and the op-table rules (run on demand).
 
-    python benchmarks/mutate.py                      # rs2triton/semantics.py and rs2triton/rules.py
-    python benchmarks/mutate.py rs2triton/semantics.py --list
-    python benchmarks/mutate.py rs2triton/rules.py --jobs 2 --json mutants.json
+    python benchmarks/mutate.py                      # rs2triton/rust/semantics.py and rs2triton/transpiler/lowering/rules.py
+    python benchmarks/mutate.py rs2triton/rust/semantics.py --list
+    python benchmarks/mutate.py rs2triton/transpiler/lowering/rules.py --jobs 2 --json mutants.json
 
 Each mutant is one small change to the module's syntax tree (an operator swapped, a
 comparison loosened, a condition negated, a constant changed, a result dropped). The
@@ -36,16 +36,16 @@ sys.path.insert(0, str(ROOT))
 
 # Test files run against each module, most discriminating (and fastest) first.
 TESTS = {
-    "rs2triton/semantics.py": ["tests/test_semantics_rules.py", "tests/test_semantics.py", "tests/test_golden.py",
+    "rs2triton/rust/semantics.py": ["tests/test_semantics_rules.py", "tests/test_semantics.py", "tests/test_golden.py",
                                "tests/test_kernels.py", "tests/test_diagnostics.py", "tests/test_block_ptr.py"],
-    "rs2triton/rules.py": ["tests/test_golden.py", "tests/test_rules_codegen.py", "tests/test_codegen.py",
+    "rs2triton/transpiler/lowering/rules.py": ["tests/test_golden.py", "tests/test_rules_codegen.py", "tests/test_codegen.py",
                            "tests/test_filecheck.py", "tests/test_kernels.py", "tests/test_semantics.py",
                            "tests/test_block_ptr.py", "tests/test_scope.py", "tests/test_diagnostics.py"],
 }
 # String constants are mutated in semantics.py (type names, operators) but not in rules.py,
 # where they are Triton's own names and the sources of generated helpers, pinned by the
 # golden files and the kernels' numerics (and too many to run in reasonable time).
-MUTATE_STRINGS = {"rs2triton/semantics.py": True, "rs2triton/rules.py": False}
+MUTATE_STRINGS = {"rs2triton/rust/semantics.py": True, "rs2triton/transpiler/lowering/rules.py": False}
 
 _BINOP = {ast.Add: ast.Sub, ast.Sub: ast.Add, ast.Mult: ast.Add, ast.Div: ast.Mult, ast.FloorDiv: ast.Div,
           ast.Mod: ast.FloorDiv, ast.LShift: ast.RShift, ast.RShift: ast.LShift, ast.BitAnd: ast.BitOr,
@@ -148,6 +148,11 @@ def _install(module_name: str, tree: ast.Module, path: Path) -> None:
     """Execute the mutated module in place of the real one; rebind references to the old objects."""
     module = sys.modules[module_name]
     old = dict(vars(module))
+    from rs2triton.transpiler.lowering import registry
+
+    for table in (registry.EXPRESSIONS, registry.STATEMENTS, registry.OP_RULES):  # its rules register again
+        for kind in [k for k, rule in table.items() if rule.__module__ == module_name]:
+            del table[kind]
     exec(compile(tree, str(path), "exec"), vars(module))  # noqa: S102 - the point of the tool
     new = vars(module)
     swap = {id(v): new[k] for k, v in old.items() if k in new and new[k] is not v and not k.startswith("__")}
@@ -168,7 +173,7 @@ def _run_child(module_file: str, tree: ast.Module, tests: list[str]) -> int:
     try:
         _install(module_name, tree, ROOT / module_file)
     except Exception:  # noqa: BLE001 - a mutant that does not even import is killed
-        return 1
+        return 3
     sys.stdout = open(os.devnull, "w")  # noqa: SIM115
     sys.stderr = sys.stdout
     for test_file in tests:  # one file at a time: most mutants die in the first, cheaply
@@ -193,7 +198,7 @@ def main() -> int:
     import importlib
 
     # tests.conftest first: it sets the interpreter mode before triton is imported.
-    for name in ("tests.conftest", "torch", "triton", "rs2triton.transpiler.lowering.function", "rs2triton.transpiler.lowering.rules", "rs2triton.rust.semantics",
+    for name in ("tests.conftest", "torch", "triton", "rs2triton.transpiler.lowering", "rs2triton.transpiler.lowering.rules", "rs2triton.rust.semantics",
                  "pytest", *(t.removesuffix(".py").replace("/", ".") for ts in TESTS.values() for t in ts)):
         importlib.import_module(name)
     explained = importlib.import_module("tests.test_semantics_rules").EXPLAINED_MUTANTS
@@ -211,6 +216,19 @@ def main() -> int:
         print(f"{len(mutants)} mutants")
         return 0
 
+    for module_file in dict.fromkeys(m[1] for m in mutants):  # control: the unmutated module, installed
+        pid = os.fork()                                          # the same way, must pass its tests
+        if pid == 0:
+            code = 1
+            try:
+                code = _run_child(module_file, ast.parse((ROOT / module_file).read_text()), TESTS[module_file])
+            finally:
+                os._exit(code)
+        _, status = os.waitpid(pid, 0)
+        if not os.WIFEXITED(status) or os.WEXITSTATUS(status) != 0:
+            print(f"the unmutated {module_file}, installed as a mutant is, fails its tests "
+                  f"(status {status}): no mutant's outcome would mean anything", file=sys.stderr)
+            return 2
     outcomes: dict[str, str] = {}
     running: dict[int, tuple[str, float]] = {}
     queue = list(mutants)

@@ -2,9 +2,8 @@
 
 from rs2triton.version import __version__
 
-# The public names, imported on first use (PEP 562): `python -m rs2triton` and the
-# `rs2triton` command start here, and start a worker before loading anything else
-# (see rs2triton.transpiler.driver.lead).
+# The public names, imported on first use (PEP 562): importing rs2triton (as every generated
+# module does, for its launchers) loads nothing of the transpiler.
 _LAZY = {"Diagnostic": "diagnostics", "TranspileError": "diagnostics", "Result": "transpiler.driver.pipeline",
          "transpile_file": "transpiler.driver.pipeline",
          "transpile_source": "transpiler.driver.pipeline"}
@@ -38,12 +37,19 @@ def load(path, *, interpret=None):
 def install_import_hook(*packages):
     """Let ``import pkg.name`` find ``pkg/name.rs`` (for every package, or only the named ones).
 
-    Opt-in; see :mod:`rs2triton.loading.hook`. ``rs2triton.loading.hook.remove()`` turns it off.
+    Opt-in; see :mod:`rs2triton.loading.hook`. :func:`remove_import_hook` turns it off.
     """
     from rs2triton.loading.hook import install
 
     return install(*packages)
 
 
-__all__ = ["Diagnostic", "Result", "TranspileError", "__version__", "install_import_hook", "load",
+def remove_import_hook() -> None:
+    """Turn the import hook off (modules already imported stay imported)."""
+    from rs2triton.loading.hook import remove
+
+    remove()
+
+
+__all__ = ["Diagnostic", "Result", "TranspileError", "__version__", "install_import_hook", "load", "remove_import_hook",
            "transpile_file", "transpile_source"]

@@ -13,9 +13,8 @@ from hypothesis import strategies as st
 
 from rs2triton.diagnostics import TranspileError
 from rs2triton.transpiler.driver.pipeline import lower_source
-from rs2triton.transpiler.emit import printer
+from rs2triton.transpiler.emit.literals import LINE_LENGTH, docstring_lines, literal_lines
 from rs2triton.transpiler.emit.module import print_statement
-from rs2triton.transpiler.emit.printer import docstring_lines, literal_lines
 from tests.conftest import ROOT
 from tests.ruff_format import not_as_ruff_lays_out, reformat
 
@@ -145,7 +144,7 @@ def test_random_statements_are_laid_out_as_ruff_lays_them_out():
     flat = [ast.unparse(f) + "\n" for f in functions]  # Python's own printer: one line a statement
     printed = [print_statement(f) for f in functions]
     done = [("\n".join(p.lines) + "\n", want) for p, want in zip(printed, reformat(flat), strict=True) if p.exact]
-    long_lines = sum(any(len(line) > printer.LINE_LENGTH for line in text.split("\n")) for text in flat)
+    long_lines = sum(any(len(line) > LINE_LENGTH for line in text.split("\n")) for text in flat)
     assert long_lines > 500 and len(done) > 400  # many need a layout, and many of those get one
     for text, want in done:
         assert text == want

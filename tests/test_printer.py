@@ -12,8 +12,9 @@ from hypothesis import strategies as st
 
 from rs2triton.diagnostics import TranspileError
 from rs2triton.transpiler.driver.pipeline import lower_source
+from rs2triton.transpiler.emit.literals import LINE_LENGTH, PrinterError, comment
 from rs2triton.transpiler.emit.module import print_statement
-from rs2triton.transpiler.emit.printer import LINE_LENGTH, Printer, PrinterError, comment
+from rs2triton.transpiler.emit.printer import Printer
 from rs2triton.transpiler.pyast import Comment
 from tests.conftest import ROOT
 

@@ -242,3 +242,16 @@ def test_an_advanced_block_pointer_bound_anew_keeps_its_element_type():
     out = gen(BP.format("n") + "    let q = T::advance(p, &[0, B]);\n"
               + "    let v = T::load(q, None, None, &[], None, None, None, false);\n    let e = T::exp(v);\n")
     assert "e = tl.exp(v.to(tl.float32))" in out
+
+
+def test_advance_takes_only_a_block_pointer():
+    with pytest.raises(TranspileError, match="`advance` takes a block pointer made by `T::make_block_ptr`") as info:
+        gen(LOAD + "    let q = T::advance(x_ptr, &[0]);\n")
+    assert info.value.diagnostics[0].code == "E0008"
+
+
+def test_f32_math_of_a_scalar_stays_a_scalar():
+    # exp of a half-precision scalar is held in f32 as a scalar: a cast of it is `tl.cast`, not `.to`
+    out = gen("    let e = T::cast::<D, i32>(T::exp(s), None, false);\n", params="x_ptr: T::Pointer<D>, s: D",
+              generics="D: Float, const B: i32")
+    assert "e = tl.cast(tl.exp(_upcast_f16(s)).to(D), tl.int32)" in out

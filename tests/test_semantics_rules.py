@@ -418,24 +418,19 @@ def test_valid_edge_literals_are_accepted():
 # the original, keyed as the script prints them (file:line:col change), with the reason.
 EXPLAINED_MUTANTS: dict[str, str] = {
     # trunc_div: `abs(a) // abs(b) * (1 if (a < 0) == (b < 0) else -1)`
-    "semantics.py:90:37 cmp0 Lt->LtE": "a == 0 now takes the other sign, but the quotient is 0 either way",
-    "semantics.py:90:41 0->1": "only changes a == 0 (a < 1), whose quotient is 0 either way",
-    "semantics.py:90:48 cmp0 Lt->LtE": "only changes b == 0, which never gets here (division by zero is an error)",
-    "semantics.py:90:52 0->1": "only changes b == 0 (b < 1), which never gets here",
+    "semantics.py:86:37 cmp0 Lt->LtE": "a == 0 now takes the other sign, but the quotient is 0 either way",
+    "semantics.py:86:41 0->1": "only changes a == 0 (a < 1), whose quotient is 0 either way",
+    "semantics.py:86:48 cmp0 Lt->LtE": "only changes b == 0, which never gets here (division by zero is an error)",
+    "semantics.py:86:52 0->1": "only changes b == 0 (b < 1), which never gets here",
     # float_to_int: `return hi if value > 0 else lo` runs only for an infinite value
-    "semantics.py:204:21 cmp0 Gt->GtE": "value is +-inf here, never 0",
-    "semantics.py:204:29 0->1": "value is +-inf here: `> 1` is `> 0`",
-    # rules.py
-    "rules.py:253:56 True->False": "rule_advance: zip(strict=False) of lists whose lengths were just checked equal",
-    "rules.py:329:78 1->2": "rule_with_indices: kws[1] is always `axis` (a required argument), so the non-axis "
-                            "keywords of kws[1:] and kws[2:] are the same",
-    # rule_call's f32-only math (`round_to`): the result's kind is that of its argument, and the
-    # trait's math methods take tensors only, so `kind != "unknown"` holds for every DSL input and
-    # the kind is "tensor" either way.
-    "rules.py:109:37 negate condition": "math results are tensors for every input the trait accepts",
-    "rules.py:109:55 cmp0 NotEq->Eq": "math results are tensors for every input the trait accepts",
-    # rule_cast: `if x.ty.wide and (kws or dst not in (f32, f64)): x = lw.narrow(x, arg_nodes[0])`
-    "rules.py:177:7 And->Or": "narrow() returns a value that is not held in f32 unchanged",
-    "rules.py:178:35 0->1": "narrow()'s node only locates an error for an unknown dtype, which the value's own "
-                            "type never is",
+    "semantics.py:170:21 cmp0 Gt->GtE": "value is +-inf here, never 0",
+    "semantics.py:170:29 0->1": "value is +-inf here: `> 1` is `> 0`",
+    # rule_cast: `if x.ty.wide and (kws or dst not in ("f32", "f64")): x = lw.narrow(x, arg_nodes[0])`
+    "rules.py:150:7 And->Or": "narrow() returns a value that is not held in f32 unchanged",
+    "rules.py:151:35 0->1": "the node only locates an unresolvable dtype, which a value held in f32 never has "
+                            "(its dtype was resolved when it was promoted); cast always has its three arguments",
+    # rule_advance: `zip(bp.offsets, deltas, strict=True)` right after `len(deltas) != len(bp.offsets)` raised
+    "rules.py:232:56 True->False": "the lengths were checked equal on the line before",
+    # rule_cat: `assert isinstance(a, Val) and isinstance(b, Val)` holds for every input (lower_args)
+    "rules.py:339:11 And->Or": "a weaker assert of something that always holds",
 }

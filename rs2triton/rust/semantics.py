@@ -43,9 +43,8 @@ def int_info(elem: str) -> tuple[int, bool]:
 
 
 def int_limits(elem: str) -> tuple[int, int]:
-    """``elem::MIN`` and ``elem::MAX`` of a Rust integer type (unknown types: i64's)."""
-    s = SCALARS.get(elem)
-    s = s if s is not None and s.is_int else SCALARS["i64"]
+    """``elem::MIN`` and ``elem::MAX`` of a Rust integer type."""
+    s = SCALARS[elem]
     return s.min, s.max
 
 
@@ -237,7 +236,7 @@ class Operand(NamedTuple):
     elem: str | None
     is_float: bool | None
     runtime: bool
-    weak: bool = False
+    weak: bool
 
 
 def result_elem(a: Operand, b: Operand, op: str) -> str | None:

@@ -112,11 +112,6 @@ SCALARS: dict[str, Scalar] = {s.name: s for s in (
 )}
 
 
-def scalar(name: str | None) -> Scalar | None:
-    """The record of a Rust scalar type name, or None (a dtype parameter, an unknown name)."""
-    return SCALARS.get(name) if name is not None else None
-
-
 # ---------------------------------------------------------------- derived views
 
 TRITON_DTYPES: dict[str, str] = {n: s.triton for n, s in SCALARS.items()}

@@ -1,4 +1,4 @@
-"""Docs generated from the op table (docs/ops.md) - never edited by hand."""
+"""``docs/ops.md`` and ``rs2triton ops``, generated from the op table (never edited by hand)."""
 
 from __future__ import annotations
 
@@ -36,7 +36,7 @@ def ops_markdown() -> str:
     lines = [
         "# DSL methods and their Triton translations",
         "",
-        "<!-- Generated from rs2triton/ops.py by `rs2triton ops --markdown`; do not edit. -->",
+        "<!-- Generated from rs2triton/transpiler/dsl/ops.py by `rs2triton ops --markdown`; do not edit. -->",
         "",
         f"All {len(OPS)} methods of the DSL's `Triton` trait, and the value methods. Arguments are",
         "positional in the DSL; the generated call uses Triton's keywords and leaves out any argument",

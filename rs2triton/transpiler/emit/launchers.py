@@ -63,7 +63,7 @@ def launcher_source(kernel: Kernel, fn_name: str | None = None, python_names: li
             lit["names"] = renamed
     if tuning:
         lit["tuning"] = tuning
-    from rs2triton.transpiler.emit.printer import INDENT, literal_lines, string_literal
+    from rs2triton.transpiler.emit.literals import INDENT, literal_lines, string_literal
 
     lines = [f"{name} = Launcher(", f"{INDENT}{fn_name or kernel.name},", f"{INDENT}{string_literal(name)},"]
     for k, v in lit.items():

@@ -13,7 +13,8 @@ from __future__ import annotations
 import ast
 from functools import lru_cache
 
-from rs2triton.transpiler.emit.printer import Printer, docstring_lines
+from rs2triton.transpiler.emit.literals import docstring_lines
+from rs2triton.transpiler.emit.printer import Printer
 from rs2triton.transpiler.pyast import Comment
 
 # The first line of every generated module starts so; `check` recognises orphans by it.

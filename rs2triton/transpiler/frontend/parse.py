@@ -94,7 +94,7 @@ def deepest(root: Node) -> tuple[Node, int]:
     """The first of the most deeply nested nodes under ``root``, and its depth (an iterative walk).
 
     Only run when lowering has run out of Python stack (a RecursionError): deeply nested
-    source is then reported there as unsupported (E0002, see pipeline.py), so the
+    source is then reported there as unsupported (E0002, see driver/pipeline.py), so the
     common case never pays for a walk of the whole tree.
     """
     cursor = root.walk()

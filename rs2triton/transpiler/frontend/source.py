@@ -59,7 +59,7 @@ class SourceMap:
         """
         try:
             yield
-        except (TranspileError, RecursionError):  # (too deeply nested source: see pipeline.py)
+        except (TranspileError, RecursionError):  # (too deeply nested source: see driver/pipeline.py)
             raise
         except Exception as exc:  # noqa: BLE001 - the safety net: never a bare traceback
             raise TranspileError([self.ice(node, what, exc)]) from exc

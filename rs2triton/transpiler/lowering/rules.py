@@ -43,8 +43,7 @@ def _f32_math(lw: Lowerer, lowered: Lowered) -> tuple[Lowered, str | None]:
     """Promote a half-precision first argument; returns the args and the dtype the result
     is a value of (held in f32 until it meets that dtype again: ``Lowerer.narrow``)."""
     p, x, a = lowered[0]
-    if isinstance(x, Omit):
-        return lowered, None
+    assert isinstance(x, Val)  # lower_args refuses `None` for a required argument (E0008)
     elem = x.ty.elem
     if x.ty.wide:
         return lowered, elem  # already in f32: a chain of f32 math
@@ -310,8 +309,6 @@ def rule_with_indices(lw: Lowerer, op: Op, arg_nodes: Args, generics: Args, node
     for p, v, _ in lowered[1:]:
         if isinstance(v, Val) and not is_default(v, p):
             kws.append((p.keyword, v.expr))
-    # Triton wants `return_indices` before the tie-break flag; order for readability.
-    kws = [kws[0]] + [k for k in kws[1:] if k[0] == "axis"] + [k for k in kws[1:] if k[0] != "axis"]
     return Val(call(op.target, [x.expr], kws), Ty(Kind.TUPLE, None, (Ty(Kind.TENSOR, x.ty.elem), Ty(Kind.TENSOR, "i32"))))
 
 
