@@ -54,7 +54,7 @@ def test_every_known_kernel_is_laid_out_as_ruff_lays_it_out(tmp_path):
 def test_a_long_line_of_an_unknown_shape_stays_valid_python():
     # ruff would split a long `return` at parentheses it adds; the printer leaves such a line
     # as it is (and says so): valid Python, the same bytes every time.
-    long = " + ".join(f"value_number_{i}" for i in range(12))
+    long = " and ".join(f"value_number_{i}" for i in range(12))
     fn = ast.parse(f"def f():\n    return {long}\n").body[0]
     p = print_statement(fn)
     assert not p.exact and p.lines[1] == f"    return {long}"
@@ -83,7 +83,7 @@ def _callee(rng) -> ast.expr:
     return node
 
 
-def _expr(rng, depth: int) -> ast.expr:
+def _expr(rng, depth: int, host: bool = False) -> ast.expr:
     if depth <= 0 or rng.random() < 0.2:
         return rng.choice([
             lambda: _name(rng), lambda: _name(rng), lambda: ast.Constant(rng.choice([0, 1, 2, 1024, 0.5, 1e-05, 1e20])),
@@ -92,28 +92,39 @@ def _expr(rng, depth: int) -> ast.expr:
         ])()
     kind = rng.random()
     if kind < 0.4:
-        return ast.BinOp(_expr(rng, depth - 1), rng.choice(ARITHMETIC)(), _expr(rng, depth - 1))
+        return ast.BinOp(_expr(rng, depth - 1, host), rng.choice(ARITHMETIC)(), _expr(rng, depth - 1, host))
     if kind < 0.45:  # a method call: `x.to(tl.float32)`, `(a + b).to(D)`
-        return ast.Call(ast.Attribute(_expr(rng, depth - 1), "to", ast.Load()), [_expr(rng, 0)], [])
+        return ast.Call(ast.Attribute(_expr(rng, depth - 1, host), "to", ast.Load()), [_expr(rng, 0)], [])
     if kind < 0.75:
-        args = [_expr(rng, depth - 1) for _ in range(rng.randint(0, 3))]
-        keywords = [ast.keyword(k, _expr(rng, depth - 1)) for k in rng.sample(KEYWORDS, rng.randint(0, 2))]
+        args = [_expr(rng, depth - 1, host) for _ in range(rng.randint(0, 3))]
+        keywords = [ast.keyword(k, _expr(rng, depth - 1, host)) for k in rng.sample(KEYWORDS, rng.randint(0, 2))]
         return ast.Call(_callee(rng), args, keywords)
     if kind < 0.8:
-        return ast.UnaryOp(rng.choice([ast.USub, ast.Not, ast.Invert])(), _expr(rng, depth - 1))
+        return ast.UnaryOp(rng.choice([ast.USub, ast.Not, ast.Invert])(), _expr(rng, depth - 1, host))
     if kind < 0.85:
-        return ast.Compare(_expr(rng, depth - 1), [rng.choice([ast.Lt, ast.GtE, ast.Eq])()], [_expr(rng, depth - 1)])
+        return ast.Compare(_expr(rng, depth - 1, host), [rng.choice([ast.Lt, ast.GtE, ast.Eq])()], [_expr(rng, depth - 1, host)])
     if kind < 0.9:
-        return ast.IfExp(_expr(rng, depth - 1), _expr(rng, depth - 1), _expr(rng, depth - 1))
+        return ast.IfExp(_expr(rng, depth - 1, host), _expr(rng, depth - 1, host), _expr(rng, depth - 1, host))
+    if kind < 0.92:
+        return ast.List([_expr(rng, depth - 1, host) for _ in range(rng.randint(0, 3))], ast.Load())
+    if kind < 0.94:  # the host side's shapes: tuples, dicts of constant keys, `**`, a generator
+        return ast.Tuple([_expr(rng, depth - 1, host) for _ in range(rng.randint(1, 3))], ast.Load())
     if kind < 0.95:
-        return ast.List([_expr(rng, depth - 1) for _ in range(rng.randint(0, 3))], ast.Load())
+        keys = rng.sample(KEYWORDS, rng.randint(1, 3))
+        return ast.Dict([ast.Constant(k) for k in keys], [_expr(rng, depth - 1, host) for _ in keys])
+    if kind < 0.96:
+        return ast.BinOp(_expr(rng, depth - 1, host), ast.Pow(), _expr(rng, depth - 1, host))
+    if kind < 0.97 and host:  # (ast.unparse writes a lone generator argument in parentheses of its own)
+        gen = ast.GeneratorExp(_expr(rng, depth - 1, host), [ast.comprehension(ast.Name("t", ast.Store()), _name(rng),
+                                                                         [], 0)])
+        return ast.Call(ast.Name(rng.choice(["sum", "max"]), ast.Load()), [gen], [])
     index = rng.choice([ast.Tuple([ast.Slice(), ast.Constant(None)], ast.Load()), _name(rng),
                         ast.Slice(_name(rng), None), ast.Slice(_expr(rng, 1), _name(rng))])
     return ast.Subscript(_name(rng), index, ast.Load())
 
 
-def _statement(rng) -> ast.stmt:
-    value = _expr(rng, rng.randint(1, 5))
+def _statement(rng, host: bool = False) -> ast.stmt:
+    value = _expr(rng, rng.randint(1, 5), host)
     kind = rng.random()
     if kind < 0.5:
         return ast.Assign([_name(rng)], value)
@@ -121,13 +132,15 @@ def _statement(rng) -> ast.stmt:
         return ast.AugAssign(_name(rng), rng.choice([ast.Add, ast.Mult])(), value)
     if kind < 0.85:
         return ast.Expr(ast.Call(_callee(rng), [value, _expr(rng, 2)], []))
-    if kind < 0.95:
+    if kind < 0.93:
         return ast.Return(value)
+    if kind < 0.96:
+        return ast.Raise(ast.Call(ast.Name("NotImplementedError", ast.Load()), [value], []), None)
     return ast.If(value, [ast.Pass()], [])
 
 
-def _function(rng) -> ast.FunctionDef:
-    body: list[ast.stmt] = [_statement(rng) for _ in range(2)]
+def _function(rng, host: bool = False) -> ast.FunctionDef:
+    body: list[ast.stmt] = [_statement(rng, host) for _ in range(2)]
     for _ in range(rng.randint(0, 3)):  # nested a few blocks deep: less room on each line
         body = [ast.If(_name(rng), body, [])]
     params = [ast.arg(n) for n in rng.sample(NAMES, rng.randint(1, 9))]
@@ -136,6 +149,43 @@ def _function(rng) -> ast.FunctionDef:
     if sys.version_info >= (3, 12):
         fn.type_params = []
     return ast.fix_missing_locations(fn)
+
+
+def _class(rng) -> ast.ClassDef:
+    """A class as the host side writes them: a docstring, attributes, methods (a classmethod)."""
+    body: list[ast.stmt] = [ast.Expr(ast.Constant("The op.\n\nMore about it."))] if rng.random() < 0.7 else []
+    body += [ast.Assign([ast.Name(n, ast.Store())], _expr(rng, 2)) for n in ["RUST_NAME", "FIELDS"][:rng.randint(0, 2)]]
+    for _ in range(rng.randint(1, 3)):
+        fn = _function(rng, host=True)
+        fn.args.args.insert(0, ast.arg("self"))
+        if rng.random() < 0.3:
+            fn.decorator_list = [ast.Name("classmethod", ast.Load())]
+            fn.args.kwonlyargs, fn.args.kw_defaults = [ast.arg("D")], [ast.Constant(None)]
+        body.append(fn)
+    cls = ast.ClassDef("ReluForwardOp", [ast.Name("RuntimeOp", ast.Load())], [], body, [])
+    if sys.version_info >= (3, 12):
+        cls.type_params = []
+    return ast.fix_missing_locations(cls)
+
+
+def _docs_cleaned(tree: ast.Module) -> str:
+    """The tree's dump with docstrings as ``ast.get_docstring`` reads them (the printer, like ruff,
+    indents a docstring's lines to its body)."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ClassDef | ast.FunctionDef) and ast.get_docstring(node) is not None:
+            node.body[0].value.value = ast.get_docstring(node)  # type: ignore[attr-defined]
+    return ast.dump(tree)
+
+
+def test_random_classes_are_laid_out_as_ruff_lays_them_out():
+    rng = random.Random(int(__import__('os').environ.get('LAYOUT_SEED', '20261201')))
+    classes = [_class(rng) for _ in range(200)]
+    printed = [print_statement(c) for c in classes]
+    done = ["\n".join(p.lines) + "\n" for p in printed if p.exact]
+    assert len(done) > 40
+    assert not_as_ruff_lays_out(done) == []  # ruff leaves each as it is
+    for c, text in zip(classes, ["\n".join(p.lines) + "\n" for p in printed], strict=True):
+        assert _docs_cleaned(ast.parse(text)) == _docs_cleaned(ast.parse(ast.unparse(c)))  # the tree printed
 
 
 def test_random_statements_are_laid_out_as_ruff_lays_them_out():

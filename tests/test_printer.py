@@ -155,9 +155,9 @@ def test_tricky_expressions(source, printed):
 
 
 def test_a_node_the_lowering_never_builds_is_a_printer_error():
-    lam = ast.parse("def k(x):\n    y = lambda v: v + 1\n").body[0]
-    with pytest.raises(PrinterError, match="Lambda"):
-        print_statement(lam)
+    fn = ast.parse("def k(x):\n    y = {x, 1}\n").body[0]
+    with pytest.raises(PrinterError, match="Set"):
+        print_statement(fn)
 
 
 # ------------------------------------------------------------------ random functions

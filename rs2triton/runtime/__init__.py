@@ -5,5 +5,6 @@ only when a kernel is launched or tuned.
 """
 
 from rs2triton.runtime.launcher import Launcher, sweep
+from rs2triton.runtime.ops import ArgVisitor, RuntimeOp, Unsupported
 
-__all__ = ["Launcher", "sweep"]
+__all__ = ["ArgVisitor", "Launcher", "RuntimeOp", "Unsupported", "sweep"]

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import difflib
 import itertools
-import math
 import numbers
 import sys
 import time
@@ -26,83 +25,16 @@ from collections.abc import Mapping
 from functools import partial
 from typing import Any
 
-from rs2triton.rust.types import SCALARS, TORCH_DTYPES, Class
+from rs2triton.runtime import values as _values
+from rs2triton.runtime.ops import RuntimeOp
+from rs2triton.runtime.values import _torch, _triton, _type_name, check_scalar, rust_dtype_of
+from rs2triton.rust.types import TORCH_DTYPES
 
 # Triton launch options accepted on a launcher, a launch or a tuning config.
 LAUNCH_OPTIONS = ("num_warps", "num_stages", "num_ctas", "maxnreg", "enable_fp_fusion", "waves_per_eu",
                   "matrix_instr_nonkdim", "kpack", "launch_cooperative_grid", "launch_pdl")
 _LAUNCH_OPTION_SET = frozenset(LAUNCH_OPTIONS)
 _CONFIG_FIELDS = ("num_warps", "num_stages", "num_ctas", "maxnreg")  # triton.Config's own fields
-RUN_EXTRA = "pip install 'rs2triton[run]'"
-
-
-def _torch():
-    try:
-        import torch
-    except ImportError:  # pragma: no cover - the base install
-        raise ImportError(f"launching kernels needs torch and triton: {RUN_EXTRA}") from None
-    return torch
-
-
-def _triton():
-    try:
-        import triton
-    except ImportError:  # pragma: no cover - the base install
-        raise ImportError(f"launching kernels needs torch and triton: {RUN_EXTRA}") from None
-    return triton
-
-
-_RUST_OF_TORCH: dict = {}
-_TENSOR = None  # torch.Tensor, once torch is imported
-
-
-def rust_dtype_of(torch_dtype) -> str | None:
-    """The Rust element type of a torch dtype (``torch.float32`` -> ``"f32"``), or None."""
-    if not _RUST_OF_TORCH:
-        global _TENSOR
-        torch = _torch()
-        _TENSOR = torch.Tensor
-        for rust, attr in TORCH_DTYPES.items():
-            dt = getattr(torch, attr, None)
-            if dt is not None:
-                _RUST_OF_TORCH[dt] = rust
-    return _RUST_OF_TORCH.get(torch_dtype)
-
-
-def _type_name(value) -> str:
-    return type(value).__name__
-
-
-def check_scalar(rust_type: str, value, what: str):
-    """``value`` converted for a Rust scalar type, or a TypeError/ValueError about ``what``.
-
-    Integers must be ints in range (never silently widened), floats take ints
-    or floats (passed as float, so Triton never specialises an f32 parameter as
-    an integer), bools must be bools.
-    """
-    s = SCALARS.get(rust_type)
-    if s is None:
-        raise TypeError(f"{what} has Rust type `{rust_type}`, which a launcher cannot check")
-    if s.cls is Class.BOOL:
-        if type(value) is bool:
-            return value
-        raise TypeError(f"{what} must be a bool, got {_type_name(value)} {value!r}")
-    if s.cls is Class.INT:
-        if type(value) is not int:
-            if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-                raise TypeError(f"{what} must be an int, got {_type_name(value)} {value!r}")
-            value = int(value)
-        if not s.min <= value <= s.max:
-            raise ValueError(f"{what} must be in {rust_type} range [{s.min}, {s.max}], got {value}")
-        return value
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{what} must be a float, got {_type_name(value)} {value!r}")
-    value = float(value)
-    if math.isfinite(value) and abs(value) > s.max_finite:
-        raise ValueError(f"{what} is out of {rust_type} range (largest {s.max_finite:g}), got {value:g}")
-    return value
-
-
 class _Param:
     __slots__ = ("name", "index", "pointer", "elem", "dtype_param", "access", "rust")
 
@@ -133,7 +65,8 @@ class Launcher:
 
     def __init__(self, fn, name: str, *, params: dict[str, str], consts: dict[str, str] | None = None,
                  dtypes: Mapping[str, str | tuple[str, ...]] | None = None, access: dict[str, str] | None = None,
-                 backward: str | None = None, names: dict[str, str] | None = None, tuning: dict | None = None):
+                 backward: str | None = None, names: dict[str, str] | None = None, tuning: dict | None = None,
+                 op: type | None = None):
         self.fn = fn
         self.name = name
         self.params = dict(params)
@@ -155,6 +88,10 @@ class Launcher:
         self._autotuner: Any = None
         if tuning is not None:
             self._set_tuning(dict(tuning))
+        self.op = op  # the translated `impl RuntimeOp for <name>`, if its file has one
+        self._configured = _op_class(self, op)
+        # teenygrad's kernel struct has a field per const generic, lowercased (`block_size`)
+        self.fields = {k.lower(): k for k in self.consts}
 
     def __repr__(self) -> str:
         params = ", ".join(p.rust for p in self._params)
@@ -164,13 +101,15 @@ class Launcher:
     # ── construction ──────────────────────────────────────────────────────
     def __call__(self, **values) -> Configured:
         """Fix the const generics (keyword-only, by Rust name) and launch options."""
-        consts, options = {}, {}
+        consts, options, type_args = {}, {}, {}
         for key, value in values.items():
             if key in self.consts:
                 consts[key] = check_scalar(self.consts[key], value,
                                            f"{self.name}: const generic `{key}: {self.consts[key]}`")
             elif key in LAUNCH_OPTIONS:
                 options[key] = value
+            elif key in self.dtypes:
+                type_args[key] = value
             else:
                 raise TypeError(f"{self.name}(): unexpected keyword `{key}`"
                                 f"{self._suggest(key, list(self.consts) + list(LAUNCH_OPTIONS))}; "
@@ -194,7 +133,17 @@ class Launcher:
                 raise TypeError(f"{self.name}(): {', '.join(clash)} {'is' if len(clash) == 1 else 'are'} "
                                 "chosen by the autotuner; give every tuned const generic to launch one "
                                 "fixed configuration instead")
-        return Configured(self, consts, options, autotuned)
+        configured = self._configured(self, consts, options, autotuned)
+        if type_args:
+            configured = configured.with_dtypes(**type_args)
+        return configured
+
+    def new(self, *values) -> Configured:
+        """Rust's ``Kernel::<D>::new(c1, c2, ...)``: the const generics by position."""
+        if len(values) != len(self.consts):
+            raise TypeError(f"{self.name}::new takes {len(self.consts)} const generic"
+                            f"{'s' if len(self.consts) != 1 else ''} ({self._const_list()}), got {len(values)}")
+        return self(**dict(zip(self.consts, values, strict=True)))
 
     def _const_list(self) -> str:
         return ", ".join(f"{k}: {v}" for k, v in self.consts.items()) or "(none)"
@@ -209,8 +158,11 @@ class Launcher:
         """The launcher named by ``#[kernel(backward = ...)]``, from the same module."""
         if self.backward_name is None:
             return None
-        module = sys.modules.get(getattr(getattr(self.fn, "fn", None), "__module__", ""), None)
-        found = getattr(module, self.backward_name, None)
+        python_fn = getattr(self.fn, "fn", self.fn)  # the module's globals, however it was imported
+        found = getattr(python_fn, "__globals__", {}).get(self.backward_name)
+        if found is None:
+            module = sys.modules.get(getattr(python_fn, "__module__", ""), None)
+            found = getattr(module, self.backward_name, None)
         if not isinstance(found, Launcher):
             raise AttributeError(f"{self.name}.backward: `{self.backward_name}` is not defined in the module "
                                  f"that defines {self.name} (is its kernel in another file?)")
@@ -228,7 +180,8 @@ class Launcher:
         """
         tuning = {"configs": list(configs), "key": list(key), **autotune_options}
         return Launcher(self.fn, self.name, params=self.params, consts=self.consts, dtypes=self.dtypes,
-                        access=self.access, backward=self.backward_name, names=self.names, tuning=tuning)
+                        access=self.access, backward=self.backward_name, names=self.names, tuning=tuning,
+                        op=self.op)
 
     def _set_tuning(self, tuning: dict) -> None:
         configs = [self._config_dict(c, i) for i, c in enumerate(tuning.get("configs") or [])]
@@ -362,8 +315,10 @@ class Launcher:
         bound: dict[str, tuple] = {}
         for p in self._pointers:
             v = values[p.index]
+            if v is None:
+                continue  # a null pointer (Rust's `null_mut()`), which the kernel must not read
             dt = getattr(v, "dtype", None)
-            if dt is None or type(v) is not _TENSOR and not (hasattr(v, "data_ptr") and hasattr(v, "device")):
+            if dt is None or type(v) is not _values._TENSOR and not (hasattr(v, "data_ptr") and hasattr(v, "device")):
                 raise TypeError(f"{name}: argument `{p.rust}` must be a torch.Tensor, got "
                                 f"{_type_name(v)}")
             if device is None:
@@ -407,7 +362,13 @@ class Launcher:
 
 
 class Configured:
-    """A launcher with its const generics fixed: index it with a grid, then call it."""
+    """A launcher with its const generics fixed: index it with a grid, then call it.
+
+    It is also teenygrad's kernel struct: its const generics are its lowercased fields
+    (``ReluForward(BLOCK_SIZE=1024).block_size == 1024``), ``name`` is the kernel fn's name,
+    and it has the methods of the ``RuntimeOp`` its file implements for it
+    (:mod:`rs2triton.runtime.ops`: ``grid``, ``pack_args``, ``apply``...).
+    """
 
     def __init__(self, launcher: Launcher, consts: dict, options: dict, autotuned: bool, wrap: bool = False):
         self.launcher = launcher
@@ -415,8 +376,32 @@ class Configured:
         self.options = options
         self.autotuned = autotuned
         self.wrap = wrap
+        self.type_args: dict = {}
         names = launcher.names
         self._const_kw = {names.get(k, k): v for k, v in consts.items()} if names else consts
+
+    def __getattr__(self, attr: str):
+        # Only called for names that are not attributes: the kernel struct's fields.
+        launcher = self.__dict__.get("launcher")
+        if launcher is not None:
+            const = launcher.fields.get(attr)
+            if const is not None and const in self.consts:
+                return self.consts[const]
+            if attr == "name":
+                return getattr(getattr(launcher.fn, "fn", launcher.fn), "__name__", launcher.name)
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {attr!r}")
+
+    def forward_kernel(self) -> Configured:
+        """The kernel this op launches: itself."""
+        return self
+
+    def backward_kernel(self) -> Configured | None:
+        """The kernel of ``#[kernel(backward = ...)]``, built as teenygrad's dispatcher builds it: with
+        this kernel's const generics, in order."""
+        backward = self.launcher.backward
+        if backward is None:
+            return None
+        return backward.new(*self.consts.values()).with_dtypes(**self.type_args)
 
     def __repr__(self) -> str:
         fixed = ", ".join(f"{k}={v!r}" for k, v in {**self.consts, **self.options}.items())
@@ -471,7 +456,17 @@ class Configured:
     def for_torch_op(self) -> Configured:
         """The same launches made through ``torch.library.wrap_triton``, as ``torch.library.triton_op``
         bodies must be so that ``torch.compile`` can trace them."""
-        return Configured(self.launcher, self.consts, self.options, self.autotuned, wrap=True)
+        wrapped = type(self)(self.launcher, self.consts, self.options, self.autotuned, wrap=True)
+        wrapped.type_args = dict(self.type_args)
+        return wrapped
+
+
+def _op_class(launcher: Launcher, op: type | None) -> type:
+    """The class of ``launcher``'s configured kernels: :class:`Configured` and the ``RuntimeOp``
+    translated for its kernel struct (the trait's defaults where its file has no impl)."""
+    base = op if op is not None else RuntimeOp
+    return type(launcher.name, (Configured, base), {"RUST_NAME": launcher.name, "__module__": base.__module__,
+                                                     "__doc__": base.__doc__})
 
 
 class _GridOfArguments:

@@ -20,6 +20,7 @@ PY_RESERVED = frozenset(
 # One shared load context for every name and attribute built here (an AST node's `ctx` is
 # a marker; nothing mutates it), rather than a new object for each.
 LOAD = ast.Load()
+STORE = ast.Store()
 
 
 class Comment(ast.stmt):

@@ -45,13 +45,15 @@ class Result:
         self.smap = smap
         # Whether every line is laid out as ruff would (see emit/printer.py; for the tests).
         self.exact_layout = exact_layout
+        self.host: dict[str, dict] = {}  # per op (launcher or class name): its grid, inputs, params (Rust)
 
     def __repr__(self) -> str:
         return f"Result(source_path={self.source_path!r}, text={self.text!r}, kernels={self.kernels!r})"
 
 
 def lower_source(source: bytes | str, path: str = "<string>", line_comments: bool = False, *,
-                 launchers: bool = True, pyproject: Path | None = None) -> Result:
+                 launchers: bool = True, pyproject: Path | None = None,
+                 features: frozenset[str] | None = None) -> Result:
     """Parse, lower and print one file; ``text`` is Python but not yet formatted nor compiled.
     ``line_comments``: end each generated statement's line with ``# path:LINE``.
 
@@ -65,7 +67,7 @@ def lower_source(source: bytes | str, path: str = "<string>", line_comments: boo
         source = source.encode("utf-8", errors="surrogatepass")
     smap = SourceMap(path, source)
     try:
-        return _lower_source(source, smap, line_comments, launchers, pyproject)
+        return _lower_source(source, smap, line_comments, launchers, pyproject, features)
     except RecursionError:  # nesting so deep it used up Python's stack outside a kernel's lowering
         raise TranspileError([too_deep(smap)]) from None
 
@@ -85,7 +87,7 @@ def too_deep(smap: SourceMap, root: Node | None = None) -> Diagnostic:
 
 
 def _lower_source(source: bytes, smap: SourceMap, line_comments: bool, launchers: bool,
-                  pyproject: Path | None) -> Result:
+                  pyproject: Path | None, features: frozenset[str] | None = None) -> Result:
     from rs2triton.transpiler.emit.module import module_text
     from rs2triton.transpiler.frontend.items import collect, may_define_kernels
     from rs2triton.transpiler.frontend.parse import parse
@@ -123,17 +125,38 @@ def _lower_source(source: bytes, smap: SourceMap, line_comments: bool, launchers
 
         for f in kernel_defs:
             add_line_comments(f, path)
+    functions = list(ctx.helpers.values()) + kernel_defs
+    taken = set(ctx.helpers) | set(ctx.used_consts)
+    host = None
+    if launchers:
+        from rs2triton.transpiler.emit.launchers import launcher_name
+        from rs2triton.transpiler.host.classes import translate
+
+        with smap.guard(None, "translating the host logic of"):
+            names = taken | {f.name for f in kernel_defs} | {launcher_name(k.name) for k in items.kernels}
+            host = translate(items, items.kernels, source, smap, _features(smap.path, features), names)
     with smap.guard(None, "rendering the module for"):
-        functions = list(ctx.helpers.values()) + kernel_defs
-        launcher_defs = _launchers(items.kernels, kernel_defs, set(ctx.helpers) | set(ctx.used_consts), smap,
-                                   pyproject) if launchers else []
+        launcher_defs = _launchers(items.kernels, kernel_defs, taken, smap, pyproject, host) if launchers else []
         text, line_map, exact = module_text(path, items.doc, sorted(ctx.imports), list(ctx.used_consts.values()),
-                                            functions, ctx.param_comments, launcher_defs)
-    return Result(path, text, items.kernels, items.warnings, functions, line_map, smap, exact)
+                                            functions, ctx.param_comments, launcher_defs, host)
+    warnings = items.warnings + (host.warnings if host is not None else [])
+    result = Result(path, text, items.kernels, warnings, functions, line_map, smap, exact)
+    result.host = {o.launcher or o.class_name: o.summary for o in host.ops} if host is not None else {}
+    return result
+
+
+def _features(path: str, features: frozenset[str] | None) -> frozenset[str]:
+    """The crate features ``#[cfg(feature = ...)]`` sees (:mod:`rs2triton.rust.cfg`)."""
+    from rs2triton.rust.cfg import DEFAULT_FEATURES, crate_features
+
+    if features is not None:
+        return features
+    p = Path(path)
+    return crate_features(str(p.parent.resolve())) if p.is_file() else DEFAULT_FEATURES
 
 
 def _launchers(kernels: list[Kernel], defs: list[ast.FunctionDef], taken: set[str], smap,
-               pyproject: Path | None) -> list[tuple[str, int]]:
+               pyproject: Path | None, host=None) -> list[tuple[str, int]]:
     """Each kernel's launcher definition (with any tuning from ``pyproject``'s
     ``[tool.rs2triton.tune]``) and the Rust line of its kernel."""
     from rs2triton.transpiler.driver.tuning import tables, tuning_for
@@ -145,7 +168,10 @@ def _launchers(kernels: list[Kernel], defs: list[ast.FunctionDef], taken: set[st
     for k, d in zip(kernels, defs, strict=True):
         tuning = tuning_for(k, where, text, tune[k.name]) if where is not None and k.name in tune else None
         assert k.node is not None
-        out.append((launcher_source(k, d.name, [a.arg for a in d.args.args], tuning), k.node.start_point[0] + 1))
+        from rs2triton.transpiler.emit.launchers import launcher_name
+
+        op = host.op_of(launcher_name(k.name)) if host is not None else None
+        out.append((launcher_source(k, d.name, [a.arg for a in d.args.args], tuning, op), k.node.start_point[0] + 1))
     return out
 
 

@@ -50,7 +50,7 @@ def signature_literal(kernel: Kernel) -> dict:
 
 
 def launcher_source(kernel: Kernel, fn_name: str | None = None, python_names: list[str] | None = None,
-                    tuning: dict | None = None) -> str:
+                    tuning: dict | None = None, op: str | None = None) -> str:
     """``fn_name``: the jit function's name; ``python_names``: its parameters (Rust parameters, then
     const generics). Where lowering renamed one (a Python keyword gets a trailing ``_``), the
     launcher is told. Laid out as ``ruff format`` would."""
@@ -68,6 +68,8 @@ def launcher_source(kernel: Kernel, fn_name: str | None = None, python_names: li
     lines = [f"{name} = Launcher(", f"{INDENT}{fn_name or kernel.name},", f"{INDENT}{string_literal(name)},"]
     for k, v in lit.items():
         lines += literal_lines(f"{k}=", v, INDENT, ",")
+    if op is not None:  # a class of the module (a Python name, not a literal)
+        lines.append(f"{INDENT}op={op},")
     return "\n".join([*lines, ")"])
 
 

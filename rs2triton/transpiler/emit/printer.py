@@ -31,23 +31,27 @@ from rs2triton.transpiler.emit.literals import (
     fits,
     width,
 )
+from rs2triton.transpiler.emit.shapes import (
+    ATOM,
+    BINARY,
+    BOOLEAN,
+    CMP,
+    COMPARISON,
+    TEST,
+    TUPLE,
+    UNARY,
+    YIELD,
+    binary_operators,
+    edge_operand,
+    elements,
+    simple_bound,
+    simple_callee,
+    simple_power_operand,
+    simple_target,
+    spaced_slice,
+    wrapped,
+)
 from rs2triton.transpiler.pyast import Comment
-
-# ast.unparse's precedence levels (``ast._Precedence``): a node is parenthesised when its
-# context asks for more than its own level. BOR shares EXPR's level.
-(NAMED_EXPR, TUPLE, YIELD, TEST, OR, AND, NOT, CMP, EXPR, BXOR, BAND, SHIFT, ARITH, TERM, FACTOR, POWER, AWAIT,
- ATOM) = range(1, 19)
-BOR = EXPR
-
-BINARY = {  # operator type: (symbol, precedence)
-    ast.Add: ("+", ARITH), ast.Sub: ("-", ARITH), ast.Mult: ("*", TERM), ast.MatMult: ("@", TERM),
-    ast.Div: ("/", TERM), ast.Mod: ("%", TERM), ast.FloorDiv: ("//", TERM),
-    ast.LShift: ("<<", SHIFT), ast.RShift: (">>", SHIFT),
-    ast.BitOr: ("|", BOR), ast.BitXor: ("^", BXOR), ast.BitAnd: ("&", BAND),
-}
-UNARY = {ast.Invert: ("~", FACTOR), ast.UAdd: ("+", FACTOR), ast.USub: ("-", FACTOR), ast.Not: ("not ", NOT)}
-BOOLEAN = {ast.And: (" and ", AND), ast.Or: (" or ", OR)}
-COMPARISON = {ast.Eq: " == ", ast.NotEq: " != ", ast.Lt: " < ", ast.LtE: " <= ", ast.Gt: " > ", ast.GtE: " >= "}
 
 Name = ast.Name  # looked up for most expressions printed
 
@@ -160,6 +164,10 @@ class Printer:
         self.last = len(self.lines)
         self.shape = "line"
         params = [self.arg(a) for a in node.args.args]
+        if node.args.kwonlyargs:  # `*, D=None`
+            params.append("*")
+            params += [self.arg(a) + (f"={self.expr(d)}" if d is not None else "")
+                       for a, d in zip(node.args.kwonlyargs, node.args.kw_defaults, strict=True)]
         header = f"{indent}def {node.name}({', '.join(params)}):"
         if comments:
             self.lines.append(f"{indent}def {node.name}(")
@@ -176,6 +184,45 @@ class Printer:
             self.shape = "split"
         self._header(first, getattr(node, "lineno", None))
         self.docstring_and_block(node.body, indent + INDENT)
+
+    def class_def(self, node: ast.ClassDef, indent: str) -> None:
+        """A ``class`` with its docstring and body; methods separated by one blank line, as ruff
+        separates them (and a blank line after the docstring, before the first method)."""
+        self._started(node)
+        first = len(self.lines)
+        for deco in node.decorator_list:
+            self.lines.append(f"{indent}@{self.expr(deco)}")
+        bases = ", ".join(self.expr(b) for b in node.bases)
+        self.lines.append(f"{indent}class {node.name}({bases}):" if bases else f"{indent}class {node.name}:")
+        self.last, self.shape = len(self.lines) - 1, "line"
+        self._header(first, getattr(node, "lineno", None))
+        inner = indent + INDENT
+        body = node.body
+        doc = body[0] if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
+            and isinstance(body[0].value.value, str) else None
+        if doc is not None:
+            self.docstring_and_block([doc], inner)
+            body = body[1:]
+        previous: ast.stmt | None = doc
+        for stmt in body:
+            is_def = isinstance(stmt, ast.FunctionDef | ast.ClassDef)
+            if previous is not None and (is_def or isinstance(previous, ast.FunctionDef | ast.ClassDef)
+                                         or previous is doc):
+                self.lines.append("")
+            STATEMENTS[type(stmt)](self, stmt, inner)
+            previous = stmt
+
+    def raise_(self, node: ast.Raise, indent: str) -> None:
+        text = "raise" + (f" {self.expr(node.exc)}" if node.exc is not None else "")
+        if node.cause is not None:
+            text += f" from {self.expr(node.cause)}"
+        self.simple(indent, text, node)
+
+    def break_(self, node: ast.Break, indent: str) -> None:
+        self.simple(indent, "break", node)
+
+    def continue_(self, node: ast.Continue, indent: str) -> None:
+        self.simple(indent, "continue", node)
 
     def split_signature(self, name: str, params: list[str], indent: str) -> list[str]:
         """A ``def`` line too long for one line: the parameters on a line of their own if they
@@ -289,22 +336,23 @@ class Printer:
         prefix = None
         if isinstance(node, ast.Expr):
             prefix = ""
+        elif isinstance(node, ast.Return) and value is not None:
+            prefix = "return "
+        elif isinstance(node, ast.Raise) and node.exc is not None and node.cause is None:
+            prefix, value = "raise ", node.exc
         elif isinstance(node, ast.Assign) and len(node.targets) == 1 and simple_target(node.targets[0]):
             prefix = self.expr(node.targets[0], TUPLE) + " = "
         elif isinstance(node, ast.AugAssign) and isinstance(node.target, Name):
             prefix = f"{node.target.id} {BINARY[type(node.op)][0]}= "
         mark = len(self.lines)
-        try:
-            if prefix is not None and type(value) is ast.Call:
-                self.split_call(prefix, value, indent, "")
+        split = _SPLITS.get(type(value)) if prefix is not None else None
+        if split is not None and (type(value) not in (ast.Tuple, ast.List, ast.Dict) or elements(value)):
+            try:
+                split(self, prefix, value, indent)
                 self.shape = "split"
                 return
-            if prefix is not None and type(value) is ast.BinOp:
-                self.split_arithmetic(prefix, value, indent)
-                self.shape = "split"
-                return
-        except _NoSplit:
-            del self.lines[mark:]
+            except _NoSplit:
+                del self.lines[mark:]
         self.lines.append(line)
         self.shape = self._inexact("line")
 
@@ -322,7 +370,7 @@ class Printer:
         single = precedences.count(min(precedences)) == 1  # one operator of the loosest kind
         first, first_prec = edge_operand(node, "left")
         last, last_prec = edge_operand(node, "right")
-        if ({type(first), type(last)} & {ast.List, ast.Tuple, ast.Subscript, ast.UnaryOp} or flat[0] in "[{"
+        if ({type(first), type(last)} & {ast.List, ast.Tuple, ast.Dict, ast.Subscript, ast.UnaryOp} or flat[0] in "[{"
                 or (flat[0] == "(" and not wrapped(first, first_prec))):  # e.g. `(a + b).to(c) * d`
             raise _NoSplit
         last_text, first_text = self.expr(last, last_prec), self.expr(first, first_prec)
@@ -401,13 +449,57 @@ class Printer:
 
     def split_argument(self, arg: ast.expr, key: str, indent: str, suffix: str) -> None:
         """An argument too long for its line: a call split at its parentheses, a binary
-        expression one operand of its loosest operators a line."""
+        expression one operand of its loosest operators a line, a collection one item a line."""
         if type(arg) is ast.Call:
             self.split_call(key, arg, indent, suffix)
         elif type(arg) is ast.BinOp:
             self.operand_block(arg, indent, key, suffix)
+        elif type(arg) in (ast.Tuple, ast.List, ast.Dict) and elements(arg):
+            self.split_collection(key, arg, indent, suffix)
+        elif type(arg) is ast.Constant and isinstance(arg.value, str):
+            self.lines.append(f"{indent}{key}{self.expr(arg)}{suffix}")  # a long string stays long, as in ruff
         else:
             raise _NoSplit
+
+    def split_collection(self, prefix: str, node: ast.expr, indent: str, suffix: str) -> None:
+        """A tuple, list or dict display too long for its line, as ruff splits one: each item on a
+        line of its own with a trailing comma (an item too long for its line split in turn)."""
+        opening, closing = {ast.Tuple: ("(", ")"), ast.List: ("[", "]"), ast.Dict: ("{", "}")}[type(node)]
+        head = f"{indent}{prefix}{opening}"
+        if not fits(head):
+            raise _NoSplit
+        self.lines.append(head)
+        inner = indent + INDENT
+        items = elements(node)
+        # One item of a list or dict is no comma-separated body: ruff adds no comma after it
+        # (a one-item tuple keeps the comma that makes it a tuple).
+        comma = "," if len(items) > 1 or type(node) is ast.Tuple else ""
+        for item, key in items:
+            line = f"{inner}{key}{self.expr(item)}{comma}"
+            if fits(line):
+                self.lines.append(line)
+            else:
+                self.split_argument(item, key, inner, comma)
+        self.lines.append(f"{indent}{closing}{suffix}")
+
+    def split_conditional(self, prefix: str, node: ast.IfExp, indent: str) -> None:
+        """``a if c else b`` too long for its line: in parentheses, a part a line."""
+        inner = indent + INDENT
+        flat = inner + self.expr(node)
+        if fits(flat) and fits(f"{indent}{prefix}("):  # first: on one line of its own, in parentheses
+            self.lines.extend([f"{indent}{prefix}(", flat, f"{indent})"])
+            return
+        lines = [f"{indent}{prefix}(", f"{inner}{self.expr(node.body, TEST + 1)}"]
+        while True:  # `a if b else c if d else e`: ruff gives each part of the chain a line
+            lines.append(f"{inner}if {self.expr(node.test, TEST + 1)}")
+            if type(node.orelse) is not ast.IfExp:
+                break
+            node = node.orelse
+            lines.append(f"{inner}else {self.expr(node.body, TEST + 1)}")
+        lines += [f"{inner}else {self.expr(node.orelse, TEST)}", f"{indent})"]
+        if not all(fits(x) for x in lines):
+            raise _NoSplit
+        self.lines.extend(lines)
 
     # ------------------------------------------------------------------ expressions
 
@@ -432,6 +524,8 @@ class Printer:
         return f"{self.expr(node.func, ATOM)}({', '.join(self.call_arguments(node))})"
 
     def call_arguments(self, node: ast.Call) -> list[str]:
+        if len(node.args) == 1 and not node.keywords and type(node.args[0]) is ast.GeneratorExp:
+            return [self.expr(node.args[0])[1:-1]]  # a lone generator argument needs no parentheses of its own
         parts = [a.id if type(a) is Name else self.expr(a) for a in node.args]
         parts += [f"{k.arg}={self.expr(k.value)}" for k in node.keywords]
         return parts
@@ -448,7 +542,7 @@ class Printer:
         texts = [self.expr(b) if b is not None else "" for b in bounds]
         if all(b is None or simple_bound(b) for b in bounds):
             return ":".join(texts)
-        return _spaced_slice(texts)  # ruff spaces the colons of a computed bound: `a[i + 1 :]`
+        return spaced_slice(texts)  # ruff spaces the colons of a computed bound: `a[i + 1 :]`
 
     def items(self, elts: list[ast.expr]) -> str:
         """Comma-separated, with a trailing comma after a single item (a tuple's items)."""
@@ -466,12 +560,20 @@ class Printer:
     def binary(self, node: ast.BinOp, prec: int) -> str:
         symbol, own = BINARY[type(node.op)]
         a, b = node.left, node.right
+        if type(node.op) is ast.Pow:  # right-associative; ruff hugs `**` between simple operands
+            sep = "**" if simple_power_operand(a) and simple_power_operand(b) else " ** "
+            text = f"{self.expr(a, own + 1)}{sep}{self.expr(b, own)}"
+            return f"({text})" if prec > own else text
         text = f"{a.id if type(a) is Name else self.expr(a, own)} {symbol} {b.id if type(b) is Name else self.expr(b, own + 1)}"
         return f"({text})" if prec > own else text
 
     def unary(self, node: ast.UnaryOp, prec: int) -> str:
         symbol, own = UNARY[type(node.op)]
-        text = symbol + self.expr(node.operand, own)
+        operand = node.operand
+        if type(operand) is ast.BinOp and type(operand.op) is ast.Pow:  # ruff: `-(a**b)`, `not (a**b)`
+            text = f"{symbol}({self.expr(operand)})"
+        else:
+            text = symbol + self.expr(operand, own)
         return f"({text})" if prec > own else text
 
     def boolean(self, node: ast.BoolOp, prec: int) -> str:
@@ -486,6 +588,29 @@ class Printer:
             text += COMPARISON[type(op)] + self.expr(right, CMP + 1)
         return f"({text})" if prec > CMP else text
 
+    def lambda_(self, node: ast.Lambda, prec: int) -> str:
+        params = ", ".join(a.arg for a in node.args.args)
+        text = f"lambda {params}: {self.expr(node.body, TEST)}" if params else f"lambda: {self.expr(node.body, TEST)}"
+        return f"({text})" if prec > TEST else text
+
+    def comprehension(self, generators: list[ast.comprehension]) -> str:
+        out = []
+        for g in generators:
+            out.append(f" for {self.expr(g.target, TUPLE)} in {self.expr(g.iter, TEST + 1)}")
+            out += [f" if {self.expr(cond, TEST + 1)}" for cond in g.ifs]
+        return "".join(out)
+
+    def generator(self, node: ast.GeneratorExp, prec: int) -> str:
+        return f"({self.expr(node.elt)}{self.comprehension(node.generators)})"
+
+    def list_comprehension(self, node: ast.ListComp, prec: int) -> str:
+        return f"[{self.expr(node.elt)}{self.comprehension(node.generators)}]"
+
+    def dict_(self, node: ast.Dict, prec: int) -> str:
+        items = ", ".join(f"{self.expr(k)}: {self.expr(v)}" for k, v in zip(node.keys, node.values, strict=True)
+                          if k is not None)
+        return "{" + items + "}"
+
     def conditional(self, node: ast.IfExp, prec: int) -> str:
         text = f"{self.expr(node.body, TEST + 1)} if {self.expr(node.test, TEST + 1)} else {self.expr(node.orelse, TEST)}"
         return f"({text})" if prec > TEST else text
@@ -495,90 +620,27 @@ class _NoSplit(Exception):
     """A long line of a shape whose split :meth:`Printer.laid_out` does not know."""
 
 
-def _spaced_slice(texts: list[str]) -> str:
-    """ruff's colons in a slice with a computed bound: spaced, with no space on an empty side
-    (``a[i + 1 :]``, ``a[: n - 1]``)."""
-    out = texts[0]
-    for t in texts[1:]:
-        out = (out + " :" if out else ":") + (" " + t if t else "")
-    return out
-
-
-# ---------------------------------------------------------------------- shapes and text
-
-
-def binary_operators(node: ast.BinOp) -> list[int]:
-    """The precedence of every binary operator in ``node`` outside parentheses."""
-    out = []
-    stack: list[tuple[ast.expr, int | None]] = [(node, None)]
-    while stack:
-        n, prec = stack.pop()
-        if type(n) is not ast.BinOp or (prec is not None and wrapped(n, prec)):
-            continue
-        own = BINARY[type(n.op)][1]
-        out.append(own)
-        stack.append((n.left, own))
-        stack.append((n.right, own + 1))
-    return out
-
-
-def edge_operand(node: ast.BinOp, side: str) -> tuple[ast.expr, int]:
-    """The operand at one end of a binary expression outside parentheses, and the precedence
-    it is printed at."""
-    while True:
-        own = BINARY[type(node.op)][1]
-        child, prec = (node.left, own) if side == "left" else (node.right, own + 1)
-        if type(child) is not ast.BinOp or wrapped(child, prec):
-            return child, prec
-        node = child
-
-
-def wrapped(node: ast.expr, prec: int) -> bool:
-    """Whether ``node`` printed at ``prec`` gets parentheses of its own."""
-    if isinstance(node, ast.BinOp):
-        return prec > BINARY[type(node.op)][1]
-    if isinstance(node, ast.UnaryOp):
-        return prec > UNARY[type(node.op)][1]
-    if isinstance(node, ast.BoolOp):
-        return prec > BOOLEAN[type(node.op)][1]
-    if isinstance(node, ast.Compare):
-        return prec > CMP
-    if isinstance(node, ast.IfExp):
-        return prec > TEST
-    return False
-
-
-def simple_callee(node: ast.expr) -> bool:
-    """A name or a chain of attributes of a name (``tl.load``): a call ruff splits at its parentheses."""
-    while type(node) is ast.Attribute:
-        node = node.value
-    return type(node) is Name
-
-
-def simple_target(node: ast.expr) -> bool:
-    """A name, or several (``a, b = ...``): a target ruff leaves on the first line."""
-    if type(node) is ast.Tuple:
-        return len(node.elts) > 1 and all(type(e) is Name for e in node.elts)
-    return type(node) is Name
-
-
-def simple_bound(node: ast.expr) -> bool:
-    """A slice bound ruff prints without spaces around the colons: a name or a constant, or
-    ``-``, ``+`` or ``~`` of one."""
-    while type(node) is ast.UnaryOp and type(node.op) is not ast.Not:
-        node = node.operand
-    return type(node) in (Name, ast.Constant)
-
+# How a simple statement's value too long for its line is split: (printer, prefix, value, indent).
+_SPLITS = {
+    ast.Call: lambda p, prefix, v, indent: p.split_call(prefix, v, indent, ""),
+    ast.BinOp: Printer.split_arithmetic,
+    ast.Tuple: lambda p, prefix, v, indent: p.split_collection(prefix, v, indent, ""),
+    ast.List: lambda p, prefix, v, indent: p.split_collection(prefix, v, indent, ""),
+    ast.Dict: lambda p, prefix, v, indent: p.split_collection(prefix, v, indent, ""),
+    ast.IfExp: Printer.split_conditional,
+}
 
 STATEMENTS = Dispatch({
     ast.FunctionDef: Printer.function_def, ast.Expr: Printer.expression_statement, ast.Assign: Printer.assign,
     ast.AugAssign: Printer.aug_assign, ast.AnnAssign: Printer.ann_assign, ast.Return: Printer.return_,
     ast.Pass: Printer.pass_, ast.If: Printer.if_, ast.For: Printer.for_, ast.While: Printer.while_,
-    Comment: Printer.comment_,
+    Comment: Printer.comment_, ast.ClassDef: Printer.class_def, ast.Raise: Printer.raise_, ast.Break: Printer.break_,
+    ast.Continue: Printer.continue_,
 })
 EXPRESSIONS = Dispatch({
     ast.Constant: Printer.constant, ast.Attribute: Printer.attribute, ast.Call: Printer.call,
     ast.Subscript: Printer.subscript, ast.Slice: Printer.slice_, ast.Tuple: Printer.tuple_, ast.List: Printer.list_,
     ast.BinOp: Printer.binary, ast.UnaryOp: Printer.unary, ast.BoolOp: Printer.boolean, ast.Compare: Printer.compare,
-    ast.IfExp: Printer.conditional,
+    ast.IfExp: Printer.conditional, ast.Lambda: Printer.lambda_, ast.GeneratorExp: Printer.generator,
+    ast.ListComp: Printer.list_comprehension, ast.Dict: Printer.dict_,
 })

@@ -103,12 +103,27 @@ class Kernel:
 
 
 @dataclass(slots=True)
+class HostItem:
+    """An item of the host side (a struct, an impl, a macro and its invocations), with the
+    attributes above it (``#[cfg(...)]``) and the doc comment lines above it."""
+
+    node: Node
+    attrs: list[Node]
+    doc: str | None = None
+
+
+@dataclass(slots=True)
 class ModuleItems:
     kernels: list[Kernel]
     functions: dict[str, Node]  # plain fns by name (combine-function candidates)
     consts: dict[str, Node]  # module-level const items by name
     doc: str | None
     warnings: list[Diagnostic] = field(default_factory=list)  # items skipped loudly
+    # The host side: structs, impls, `macro_rules!` definitions and item-level invocations.
+    structs: dict[str, HostItem] = field(default_factory=dict)
+    impls: list[HostItem] = field(default_factory=list)
+    macros: dict[str, Node] = field(default_factory=dict)
+    invocations: list[HostItem] = field(default_factory=list)
 
 
 def _doc_text(comment: Node) -> str | None:
@@ -154,12 +169,22 @@ def _parse_kernel_args(args: Node | None) -> tuple[tuple[str, ...] | None, str |
     return dtypes, (b.group(1) if b else None)
 
 
+def doc_of(comments: list[Node]) -> str | None:
+    """The ``///`` lines of the comments above an item, joined (None if there are none)."""
+    lines = (_doc_text(c) for c in comments)
+    return "\n".join(line for line in lines if line is not None).strip("\n") or None
+
+
 def collect(root: Node, smap: SourceMap) -> ModuleItems:
     kernels: list[Kernel] = []
     functions: dict[str, Node] = {}
     consts: dict[str, Node] = {}
     module_doc: list[str] = []
     warnings = []
+    structs: dict[str, HostItem] = {}
+    impls: list[HostItem] = []
+    macros: dict[str, Node] = {}
+    invocations: list[HostItem] = []
 
     def walk(container: Node) -> None:
         pending_attrs: list[Node] = []
@@ -199,6 +224,17 @@ def collect(root: Node, smap: SourceMap) -> ModuleItems:
                     functions.setdefault(name, child)
             elif child.type == "const_item":
                 consts[text(part(child, "name"))] = child
+            elif child.type == "struct_item":
+                structs[text(part(child, "name"))] = HostItem(child, pending_attrs, doc_of(pending_doc))
+            elif child.type == "impl_item":
+                impls.append(HostItem(child, pending_attrs, doc_of(pending_doc)))
+            elif child.type == "macro_definition":
+                macros[text(part(child, "name"))] = child
+            elif child.type in ("macro_invocation", "expression_statement"):
+                call = child if child.type == "macro_invocation" else next(
+                    (c for c in child.named_children if c.type == "macro_invocation"), None)
+                if call is not None:
+                    invocations.append(HostItem(call, pending_attrs, doc_of(pending_doc)))
             elif child.type == "mod_item" and not any(_is_cfg_test(a) for a in pending_attrs):
                 body = child.child_by_field_name("body")
                 if body is not None:
@@ -207,7 +243,7 @@ def collect(root: Node, smap: SourceMap) -> ModuleItems:
 
     walk(root)
     doc = "\n".join(module_doc).strip("\n") or None
-    return ModuleItems(kernels, functions, consts, doc, warnings)
+    return ModuleItems(kernels, functions, consts, doc, warnings, structs, impls, macros, invocations)
 
 
 def _bound_name(bounds: Node | None) -> str | None:

@@ -1,0 +1,292 @@
+"""``RuntimeOp.apply``: one op run as teenygrad's executor runs a graph node, with autograd.
+
+The forward mirrors ``LoadedModel::forward`` (``drivers/teeny-cuda/src/model/mod.rs``): the
+output shape through ``compute_concrete_output_shape``; the parameters checked against
+``param_shapes``; an output padded to ``forward_output_row_stride`` (zeroed) where that is
+wider than ``forward_output_row_elems``, its rows copied back after the launches; then
+``n_launches`` launches of ``pack_args``/``grid`` (``pack_args_for_launch``/``grid_for_launch``
+when there are several). The backward mirrors ``backward_multi``: zeroed gradient buffers for
+every input and parameter, the incoming gradient padded to ``backward_grad_output_row_stride``,
+``n_backward_launches`` launches of ``pack_backward_args``/``backward_grid``.
+
+Everything is checked before anything launches: the input count, devices, parameter shapes,
+and each visited argument against the kernel's parameter (a ``visit_f32`` where the kernel
+takes an ``i32`` is teenygrad's bug, reported as such rather than launched).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rs2triton.runtime.values import _torch, rust_dtype_of
+
+_INT_KINDS = {"i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64"}
+
+
+class _Output:
+    """Stands for the output buffer in a dry run of ``pack_args`` (to learn its dtype)."""
+
+    def __init__(self, offset: int = 0):
+        self.offset = offset
+
+    def offset_by(self, count: int) -> _Output:
+        return _Output(self.offset + count)
+
+
+def _name(op) -> str:
+    return getattr(op, "RUST_NAME", type(op).__name__)
+
+
+def _shape(t) -> tuple[int, ...]:
+    return tuple(int(s) for s in t.shape)
+
+
+def _tensor_check(op, what: str, t) -> None:
+    torch = _torch()
+    if not isinstance(t, torch.Tensor):
+        raise TypeError(f"{_name(op)}.apply: {what} must be a torch.Tensor, got {type(t).__name__}")
+
+
+def _resolve_output_shape(op, input_shapes, out, out_shape) -> list[int]:
+    name = _name(op)
+    overridden = not getattr(type(op).compute_concrete_output_shape, "trait_default", False)
+    if out is not None:
+        resolved = _shape(out)
+        if out_shape is not None and tuple(out_shape) != resolved:
+            raise ValueError(f"{name}.apply: out has shape {list(resolved)} but out_shape is {list(out_shape)}")
+    elif out_shape is not None:
+        resolved = tuple(int(s) for s in out_shape)
+    elif overridden:
+        resolved = ()
+    else:
+        raise ValueError(f"{name}.apply: give the output shape (out_shape=...) or the output (out=...): teenygrad's "
+                         f"{name} does not compute it (it does not override compute_concrete_output_shape; "
+                         "its graph decides), and rs2triton never guesses one")
+    shape = [int(s) for s in op.compute_concrete_output_shape(input_shapes, list(resolved))]
+    if out is not None and tuple(shape) != _shape(out):
+        raise ValueError(f"{name}.apply: out has shape {list(_shape(out))}, but {name} computes the output "
+                         f"shape {shape}")
+    return shape
+
+
+def _check_params(op, params, input_shapes, output_shape) -> None:
+    name = _name(op)
+    want = [list(s) for s in op.param_shapes(input_shapes, output_shape)]
+    names = list(op.param_names()) or [f"params[{i}]" for i in range(len(want))]
+    if len(params) != len(want):
+        raise TypeError(f"{name}.apply: takes {len(want)} parameter tensor{'s' if len(want) != 1 else ''} "
+                        f"(param_shapes: {want}), got {len(params)}")
+    for i, (p, shape) in enumerate(zip(params, want, strict=True)):
+        label = names[i] if i < len(names) else f"params[{i}]"
+        _tensor_check(op, f"parameter `{label}`", p)
+        if list(_shape(p)) != shape:
+            raise ValueError(f"{name}.apply: parameter `{label}` has shape {list(_shape(p))}, but param_shapes "
+                             f"asks for {shape}")
+
+
+def _kernel_dtype(kernel, args, index: int, fallback):
+    """The dtype of kernel parameter ``index`` from the other visited tensors that share its dtype
+    parameter, or from its concrete element type."""
+    torch = _torch()
+    launcher = kernel.launcher
+    p = launcher._params[index] if index < len(launcher._params) else None
+    if p is None or not p.pointer:
+        return fallback
+    if not p.dtype_param:
+        from rs2triton.rust.types import TORCH_DTYPES
+
+        return getattr(torch, TORCH_DTYPES.get(p.elem, ""), fallback)
+    for q, v in zip(launcher._params, args, strict=False):
+        if q.pointer and q.elem == p.elem and isinstance(v, torch.Tensor):
+            return v.dtype
+    return fallback
+
+
+def _check_visited(op, kernel, args, method: str) -> None:
+    """Each visited argument against the kernel parameter it lands on."""
+    launcher = kernel.launcher
+    name = _name(op)
+    if len(args) != len(launcher._params):
+        raise TypeError(f"{name}.{method} visits {len(args)} arguments, but kernel {launcher.name} takes "
+                        f"{len(launcher._params)} ({', '.join(p.name for p in launcher._params)})")
+    for kind, p in zip(args.kinds, launcher._params, strict=True):
+        if p.pointer != (kind == "ptr"):
+            raise TypeError(f"{name}.{method} visits a{'' if kind == 'ptr' else 'n'} {kind} for parameter "
+                            f"`{p.rust}` of kernel {launcher.name}")
+        if kind != "ptr" and not p.dtype_param and kind != p.elem:
+            same_class = (kind in _INT_KINDS) == (p.elem in _INT_KINDS)
+            if not same_class or kind not in _INT_KINDS | {"f32", "f64"}:
+                raise TypeError(f"{name}.{method} visits an {kind} (visit_{kind}) for parameter `{p.rust}` of "
+                                f"kernel {launcher.name}")
+
+
+def _launch(op, kernel, args, grid, method: str) -> None:
+    _check_visited(op, kernel, args, method)
+    grid = tuple(int(g) for g in grid)
+    if any(g == 0 for g in grid):
+        return  # no program to run (an empty tensor)
+    kernel[grid](*args)
+
+
+def _substitute(args, output):
+    out = type(args)()
+    for v, kind in zip(args, args.kinds, strict=True):
+        if isinstance(v, _Output):
+            v = output.reshape(-1)[v.offset:] if v.offset else output
+        out._visit(kind, v)
+    return out
+
+
+def forward(op, inputs: tuple, params: tuple, out, output_shape: list[int]):
+    """The output of one forward pass (no autograd)."""
+    torch = _torch()
+    name = _name(op)
+    kernel = op.forward_kernel()
+    input_shapes = [_shape(x) for x in inputs]
+    natural = int(op.forward_output_row_elems(output_shape))
+    required = int(op.forward_output_row_stride(output_shape))
+    n_launches = int(op.n_launches())
+    if out is None:
+        # A dry run with a stand-in for the output tells which kernel parameter it lands on,
+        # and so its dtype (`*D`: the inputs' dtype; `*i64`: int64).
+        probe = (op.pack_args(inputs, params, _Output(), output_shape, required) if n_launches == 1
+                 else op.pack_args_for_launch(0, inputs, params, _Output(), output_shape, required))
+        index = next((i for i, v in enumerate(probe) if isinstance(v, _Output)), None)
+        fallback = inputs[0].dtype if inputs else torch.float32
+        dtype = _kernel_dtype(kernel, probe, index, fallback) if index is not None else fallback
+        device = inputs[0].device if inputs else (params[0].device if params else None)
+        out = torch.empty(output_shape, dtype=dtype, device=device)
+    elif not out.is_contiguous():
+        raise ValueError(f"{name}.apply: out must be contiguous (teenygrad's buffers are dense, row-major)")
+    n_rows = out.numel() // max(natural, 1)
+    buffer = out
+    if required > natural:
+        buffer = torch.zeros((n_rows, required), dtype=out.dtype, device=out.device)
+    for i in range(n_launches):
+        if n_launches == 1:
+            args = op.pack_args(inputs, params, _Output(), output_shape, required)
+            grid = op.grid(output_shape)
+        else:
+            args = op.pack_args_for_launch(i, inputs, params, _Output(), output_shape, required)
+            grid = op.grid_for_launch(i, input_shapes, output_shape)
+        _launch(op, kernel, _substitute(args, buffer), grid, "pack_args")
+    if buffer is not out:
+        out.view(n_rows, natural).copy_(buffer[:, :natural])
+    return out
+
+
+def backward(op, inputs: tuple, params: tuple, output, output_shape: list[int], grad_output,
+             needs: list[bool]) -> list:
+    """The gradients of the inputs and parameters (None where not needed)."""
+    torch = _torch()
+    name = _name(op)
+    kernel = op.backward_kernel()
+    if kernel is None:
+        raise NotImplementedError(f"{name}: has_backward() is true but rs2triton found no backward kernel for it "
+                                  "(no `backward_source`, no paired `#[kernel(backward = ...)]`)")
+    grad_inputs = [torch.zeros_like(x) for x in inputs]
+    grad_params = [torch.zeros_like(p) for p in params]
+    dy = grad_output.contiguous()
+    natural = _last(output_shape)
+    required = int(op.backward_grad_output_row_stride(output_shape))
+    if required > natural:
+        n_rows = dy.numel() // max(natural, 1)
+        padded = torch.zeros((n_rows, required), dtype=dy.dtype, device=dy.device)
+        padded[:, :natural] = dy.reshape(n_rows, natural)
+        dy = padded
+    input_shapes = [_shape(x) for x in inputs]
+    n_launches = int(op.n_backward_launches())
+    written: set[int] = set()
+    for i in range(n_launches):
+        if n_launches == 1:
+            args = op.pack_backward_args(inputs, params, output, output_shape, dy, required, grad_inputs, grad_params)
+            grid = op.backward_grid(input_shapes, output_shape)
+        else:
+            args = op.pack_backward_args_for_launch(i, inputs, params, output, output_shape, dy, required,
+                                                    grad_inputs, grad_params)
+            grid = op.backward_grid_for_launch(i, input_shapes, output_shape)
+        written |= {id(a) for a in args}
+        _launch(op, kernel, args, grid, "pack_backward_args")
+    grads = grad_inputs + grad_params
+    labels = [f"input {i}" for i in range(len(inputs))] + [
+        f"parameter `{n}`" for n in (list(op.param_names()) or [f"params[{i}]" for i in range(len(params))])]
+    for g, need, label in zip(grads, needs, labels, strict=False):
+        if need and id(g) not in written:
+            raise NotImplementedError(f"{name}'s backward (teenygrad's pack_backward_args) computes no gradient "
+                                      f"for {label}, which requires grad")
+    return [g if need else None for g, need in zip(grads, needs, strict=True)]
+
+
+def _last(shape) -> int:
+    return int(shape[-1]) if len(shape) else 1
+
+
+def run(op, inputs: tuple, params: tuple, out, out_shape):
+    torch = _torch()
+    name = _name(op)
+    n = int(op.n_activation_inputs())
+    if len(inputs) != n:
+        raise TypeError(f"{name}.apply: takes {n} input{'s' if n != 1 else ''} (n_activation_inputs), "
+                        f"got {len(inputs)}")
+    for i, x in enumerate(inputs):
+        _tensor_check(op, f"input {i}", x)
+    devices = {t.device for t in (*inputs, *params)} | ({out.device} if out is not None else set())
+    if len(devices) > 1:
+        raise ValueError(f"{name}.apply: the tensors are on {sorted(map(str, devices))}; put them on one device")
+    if inputs and "D" in getattr(type(op), "TYPE_PARAMS", ("D",)) and "D" not in getattr(op, "type_args", {}):
+        if rust_dtype_of(inputs[0].dtype) is not None:
+            op = op.with_dtypes(D=inputs[0].dtype)  # D is the inputs' dtype unless given
+    inputs = tuple(x.contiguous() for x in inputs)  # teenygrad's buffers are dense, row-major
+    params = tuple(p.contiguous() for p in params)
+    input_shapes = [_shape(x) for x in inputs]
+    output_shape = _resolve_output_shape(op, input_shapes, out, out_shape)
+    _check_params(op, params, input_shapes, output_shape)
+    needs = [t.requires_grad for t in (*inputs, *params)]
+    if not (torch.is_grad_enabled() and any(needs)):
+        with torch.no_grad():
+            return forward(op, inputs, params, out, output_shape)
+    if out is not None:
+        raise ValueError(f"{name}.apply: out= cannot be used where gradients are needed (an input or "
+                         "parameter requires grad): leave it out and take the returned tensor")
+    return _Function.apply(op, len(inputs), output_shape, *inputs, *params)
+
+
+def _make_function() -> Any:
+    torch = _torch()
+
+    class Function(torch.autograd.Function):  # type: ignore[name-defined]
+        @staticmethod
+        def forward(ctx, op, n_inputs, output_shape, *tensors):
+            inputs, params = tensors[:n_inputs], tensors[n_inputs:]
+            output = forward(op, inputs, params, None, output_shape)
+            ctx.op, ctx.n_inputs, ctx.output_shape = op, n_inputs, output_shape
+            ctx.save_for_backward(*tensors, output)
+            return output
+
+        @staticmethod
+        def backward(ctx, grad_output):
+            op = ctx.op
+            *tensors, output = ctx.saved_tensors
+            if not op.has_backward():
+                raise RuntimeError(f"{_name(op)} has no backward in teenygrad (has_backward() is false): "
+                                   "its output cannot be differentiated")
+            inputs, params = tuple(tensors[:ctx.n_inputs]), tuple(tensors[ctx.n_inputs:])
+            needs = list(ctx.needs_input_grad[3:])
+            grads = backward(op, inputs, params, output, ctx.output_shape, grad_output, needs)
+            return (None, None, None, *grads)
+
+    return Function
+
+
+class _Lazy:
+    """The autograd.Function, made when first used (torch is imported only then)."""
+
+    fn: Any = None
+
+    def apply(self, *args):
+        if self.fn is None:
+            self.fn = _make_function()
+        return self.fn.apply(*args)
+
+
+_Function = _Lazy()

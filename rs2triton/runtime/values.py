@@ -1,0 +1,94 @@
+"""The values a launch takes, checked against their Rust types: scalars and torch dtypes.
+
+Used by the launchers and by the translated host logic; torch and triton are imported only
+when a value is checked against a tensor.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+from rs2triton.rust.types import SCALARS, TORCH_DTYPES, Class
+
+RUN_EXTRA = "pip install 'rs2triton[run]'"
+
+
+def _torch():
+    try:
+        import torch
+    except ImportError:  # pragma: no cover - the base install
+        raise ImportError(f"launching kernels needs torch and triton: {RUN_EXTRA}") from None
+    return torch
+
+
+def _triton():
+    try:
+        import triton
+    except ImportError:  # pragma: no cover - the base install
+        raise ImportError(f"launching kernels needs torch and triton: {RUN_EXTRA}") from None
+    return triton
+
+
+_RUST_OF_TORCH: dict = {}
+_TENSOR = None  # torch.Tensor, once torch is imported
+
+
+def rust_dtype_of(torch_dtype) -> str | None:
+    """The Rust element type of a torch dtype (``torch.float32`` -> ``"f32"``), or None."""
+    if not _RUST_OF_TORCH:
+        global _TENSOR
+        torch = _torch()
+        _TENSOR = torch.Tensor
+        for rust, attr in TORCH_DTYPES.items():
+            dt = getattr(torch, attr, None)
+            if dt is not None:
+                _RUST_OF_TORCH[dt] = rust
+    return _RUST_OF_TORCH.get(torch_dtype)
+
+
+def _type_name(value) -> str:
+    return type(value).__name__
+
+
+def check_scalar(rust_type: str, value, what: str):
+    """``value`` converted for a Rust scalar type, or a TypeError/ValueError about ``what``.
+
+    Integers must be ints in range (never silently widened), floats take ints
+    or floats (passed as float, so Triton never specialises an f32 parameter as
+    an integer), bools must be bools.
+    """
+    s = SCALARS.get(rust_type)
+    if s is None:
+        raise TypeError(f"{what} has Rust type `{rust_type}`, which a launcher cannot check")
+    if s.cls is Class.BOOL:
+        if type(value) is bool:
+            return value
+        raise TypeError(f"{what} must be a bool, got {_type_name(value)} {value!r}")
+    if s.cls is Class.INT:
+        if type(value) is not int:
+            if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+                raise TypeError(f"{what} must be an int, got {_type_name(value)} {value!r}")
+            value = int(value)
+        if not s.min <= value <= s.max:
+            raise ValueError(f"{what} must be in {rust_type} range [{s.min}, {s.max}], got {value}")
+        return value
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{what} must be a float, got {_type_name(value)} {value!r}")
+    value = float(value)
+    if math.isfinite(value) and abs(value) > s.max_finite:
+        raise ValueError(f"{what} is out of {rust_type} range (largest {s.max_finite:g}), got {value:g}")
+    return value
+
+
+def check_field(rust_type: str, value, what: str):
+    """A wrapper struct's field value checked against its Rust type: a scalar by
+    :func:`check_scalar`, a kernel struct (``"kernel:Name"``) by the launcher it must come from."""
+    if rust_type in SCALARS:
+        return check_scalar(rust_type, value, what)
+    if rust_type.startswith("kernel:"):
+        want = rust_type.removeprefix("kernel:")
+        launcher = getattr(value, "launcher", None)
+        if getattr(launcher, "name", None) != want or not hasattr(value, "consts"):
+            raise TypeError(f"{what} must be a configured {want} kernel ({want}(...)), got {value!r}")
+    return value

@@ -1,0 +1,116 @@
+"""``#[cfg(...)]`` as rustc evaluates it, for the items rs2triton translates.
+
+An item whose ``cfg`` predicate is false does not exist for rustc, so it is not translated.
+The options that are set: the crate's features (``feature = "training"``), ``debug_assertions``
+(a debug build, as ``cargo build`` and ``cargo test`` make), the target of the GPU machines
+(``target_os = "linux"``, ``target_arch = "x86_64"``, ``unix``...); ``test`` is not (the
+translation is no test build). Predicates are ``all(...)``, ``any(...)``, ``not(...)``, a name
+or ``name = "value"``.
+
+The crate's features come from the ``[features]`` table of the nearest ``Cargo.toml`` above the
+source file (its ``default`` list, followed through features that enable others); a file in
+no crate gets teenygrad's kernel crate's defaults, ``cuda`` and ``training``.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from pathlib import Path
+
+DEFAULT_FEATURES = frozenset({"cuda", "training"})  # teeny-kernels' `default` features
+TARGET = {"target_os": "linux", "target_family": "unix", "target_arch": "x86_64", "target_pointer_width": "64",
+          "target_endian": "little", "panic": "unwind"}
+NAMES = frozenset({"debug_assertions", "unix"})
+
+_TOKEN = re.compile(r'\s*(?:(?P<name>[A-Za-z_][A-Za-z0-9_]*)|(?P<str>"(?:[^"\\]|\\.)*")|(?P<punct>[(),=]))')
+
+
+class CfgError(ValueError):
+    """A predicate rustc would reject (``cfg(feature)`` with no value is fine; ``cfg(all(``... is not)."""
+
+
+def evaluate(predicate: str, features: frozenset[str]) -> bool:
+    """The value of a cfg predicate (the text inside ``cfg(...)``) with these features enabled."""
+    tokens = _tokenize(predicate)
+    value, pos = _parse(tokens, 0, features)
+    if pos != len(tokens):
+        raise CfgError(f"unexpected `{tokens[pos][1]}` in `cfg({predicate})`")
+    return value
+
+
+def _tokenize(s: str) -> list[tuple[str, str]]:
+    out, pos = [], 0
+    while pos < len(s):
+        if s[pos:].strip() == "":
+            break
+        m = _TOKEN.match(s, pos)
+        if m is None:
+            raise CfgError(f"cannot read `cfg({s})`")
+        kind = m.lastgroup or "punct"
+        out.append((kind, m.group(kind)))
+        pos = m.end()
+    return out
+
+
+def _parse(tokens, pos: int, features: frozenset[str]) -> tuple[bool, int]:
+    if pos >= len(tokens) or tokens[pos][0] != "name":
+        raise CfgError("a cfg predicate starts with a name")
+    word = tokens[pos][1]
+    pos += 1
+    if word in ("all", "any", "not") and pos < len(tokens) and tokens[pos][1] == "(":
+        pos += 1
+        values = []
+        while pos < len(tokens) and tokens[pos][1] != ")":
+            v, pos = _parse(tokens, pos, features)
+            values.append(v)
+            if pos < len(tokens) and tokens[pos][1] == ",":
+                pos += 1
+        if pos >= len(tokens):
+            raise CfgError(f"unclosed `{word}(`")
+        pos += 1
+        if word == "not":
+            if len(values) != 1:
+                raise CfgError("`not()` takes one predicate")
+            return not values[0], pos
+        return (all(values) if word == "all" else any(values)), pos
+    if pos < len(tokens) and tokens[pos][1] == "=":
+        if pos + 1 >= len(tokens) or tokens[pos + 1][0] != "str":
+            raise CfgError(f"`{word} =` needs a string")
+        value = tokens[pos + 1][1][1:-1]
+        pos += 2
+        if word == "feature":
+            return value in features, pos
+        return TARGET.get(word) == value, pos
+    return word in NAMES, pos
+
+
+@lru_cache(maxsize=64)
+def crate_features(directory: str) -> frozenset[str]:
+    """The features a default build of the crate holding ``directory`` enables."""
+    try:
+        import tomllib
+    except ImportError:  # Python 3.10: no TOML reader in the standard library
+        return DEFAULT_FEATURES
+
+    for folder in (Path(directory), *Path(directory).parents):
+        manifest = folder / "Cargo.toml"
+        if not manifest.is_file():
+            continue
+        try:
+            data = tomllib.loads(manifest.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+            return DEFAULT_FEATURES
+        if "package" not in data:
+            continue  # a workspace's manifest: the crate's is further up, or there is none
+        table = data.get("features") or {}
+        enabled: set[str] = set()
+        todo = list(table.get("default") or [])
+        while todo:
+            f = todo.pop()
+            if not isinstance(f, str) or "/" in f or f.startswith("dep:") or f in enabled:
+                continue
+            enabled.add(f)
+            todo += [g for g in table.get(f) or [] if isinstance(g, str)]
+        return frozenset(enabled)
+    return DEFAULT_FEATURES
