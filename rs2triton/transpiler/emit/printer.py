@@ -346,7 +346,8 @@ class Printer:
             prefix = f"{node.target.id} {BINARY[type(node.op)][0]}= "
         mark = len(self.lines)
         split = _SPLITS.get(type(value)) if prefix is not None else None
-        if split is not None and (type(value) not in (ast.Tuple, ast.List, ast.Dict) or elements(value)):
+        collection = type(value) in (ast.Tuple, ast.List, ast.Dict)
+        if split is not None and value is not None and (not collection or elements(value)):
             try:
                 split(self, prefix, value, indent)
                 self.shape = "split"
