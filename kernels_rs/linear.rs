@@ -64,3 +64,47 @@ pub fn linear_forward<T: Triton, D: Num, const BLOCK_M: i32, const BLOCK_N: i32,
         None,
     );
 }
+
+/// A linear layer as teenygrad's executor runs it: one input `[M, K]`, the parameters
+/// `weight` `[N, K]` and `bias` `[N]`, the output `[M, N]`.
+impl<D: Num + Send + Sync + 'static> teeny_core::model::RuntimeOp for LinearForward<D> {
+    fn n_activation_inputs(&self) -> usize {
+        1
+    }
+
+    fn param_shapes(&self, input_shapes: &[&[usize]], output_shape: &[usize]) -> Vec<Vec<usize>> {
+        let k = *input_shapes[0].last().unwrap();
+        let n = output_shape[output_shape.len() - 1];
+        vec![vec![n, k], vec![n]]
+    }
+
+    fn param_names(&self) -> &'static [&'static str] {
+        &["weight", "bias"]
+    }
+
+    fn pack_args(
+        &self,
+        inputs: &[(teeny_core::model::RawPtr, &[usize])],
+        params: &[teeny_core::model::RawPtr],
+        output: teeny_core::model::RawPtr,
+        output_shape: &[usize],
+        _output_row_stride: i32,
+        visitor: &mut dyn teeny_core::device::program::ArgVisitor,
+    ) {
+        let (x, x_shape) = inputs[0];
+        assert!(x_shape.len() == 2, "linear_forward takes a matrix");
+        visitor.visit_ptr(x);
+        visitor.visit_ptr(params[0]);
+        visitor.visit_ptr(params[1]);
+        visitor.visit_ptr(output);
+        visitor.visit_i32(x_shape[0] as i32);
+        visitor.visit_i32(output_shape[1] as i32);
+        visitor.visit_i32(x_shape[1] as i32);
+    }
+
+    fn grid(&self, output_shape: &[usize]) -> [u32; 3] {
+        let rows = output_shape[0].div_ceil(self.block_m as usize);
+        let cols = output_shape[1].div_ceil(self.block_n as usize);
+        [rows as u32, cols as u32, 1]
+    }
+}

@@ -82,6 +82,69 @@ impl<D: Float + Send + Sync + 'static> ReluOp<D> {
     }
 }
 
+/// How teenygrad's executor launches `relu_forward` (and, for training, `relu_backward`):
+/// one input, no parameters, one program per `BLOCK_SIZE` elements.
+impl<D: Float + Send + Sync + 'static> teeny_core::model::RuntimeOp for ReluForward<D> {
+    fn n_activation_inputs(&self) -> usize {
+        1
+    }
+
+    fn param_shapes(&self, _input_shapes: &[&[usize]], _output_shape: &[usize]) -> Vec<Vec<usize>> {
+        Vec::new()
+    }
+
+    fn pack_args(
+        &self,
+        inputs: &[(teeny_core::model::RawPtr, &[usize])],
+        _params: &[teeny_core::model::RawPtr],
+        output: teeny_core::model::RawPtr,
+        output_shape: &[usize],
+        _output_row_stride: i32,
+        visitor: &mut dyn teeny_core::device::program::ArgVisitor,
+    ) {
+        let n: usize = output_shape.iter().product();
+        visitor.visit_ptr(inputs[0].0);
+        visitor.visit_ptr(output);
+        visitor.visit_i32(n as i32);
+    }
+
+    fn grid(&self, output_shape: &[usize]) -> [u32; 3] {
+        let n: usize = output_shape.iter().product();
+        [n.div_ceil(self.block_size as usize) as u32, 1, 1]
+    }
+
+    #[cfg(feature = "training")]
+    fn has_backward(&self) -> bool {
+        true
+    }
+
+    /// `relu_backward(dy, y, dx, n)`: the saved output stands for the input's sign.
+    #[cfg(feature = "training")]
+    fn pack_backward_args(
+        &self,
+        _inputs: &[(teeny_core::model::RawPtr, &[usize])],
+        _params: &[teeny_core::model::RawPtr],
+        output: teeny_core::model::RawPtr,
+        output_shape: &[usize],
+        grad_output: teeny_core::model::RawPtr,
+        _grad_output_row_stride: i32,
+        grad_inputs: &[teeny_core::model::RawPtr],
+        _grad_params: &[teeny_core::model::RawPtr],
+        visitor: &mut dyn teeny_core::device::program::ArgVisitor,
+    ) {
+        let n: usize = output_shape.iter().product();
+        visitor.visit_ptr(grad_output);
+        visitor.visit_ptr(output);
+        visitor.visit_ptr(grad_inputs[0]);
+        visitor.visit_i32(n as i32);
+    }
+
+    #[cfg(feature = "training")]
+    fn backward_grid(&self, _input_shapes: &[&[usize]], output_shape: &[usize]) -> [u32; 3] {
+        self.grid(output_shape)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

@@ -6,7 +6,8 @@ from rs2triton.version import __version__
 # module does, for its launchers) loads nothing of the transpiler.
 _LAZY = {"Diagnostic": "diagnostics", "TranspileError": "diagnostics", "Result": "transpiler.driver.pipeline",
          "transpile_file": "transpiler.driver.pipeline",
-         "transpile_source": "transpiler.driver.pipeline"}
+         "transpile_source": "transpiler.driver.pipeline", "register_op": "runtime.torch_ops",
+         "register_ops": "runtime.torch_ops"}
 
 
 def __getattr__(name: str):
@@ -51,5 +52,5 @@ def remove_import_hook() -> None:
     remove()
 
 
-__all__ = ["Diagnostic", "Result", "TranspileError", "__version__", "install_import_hook", "load", "remove_import_hook",
-           "transpile_file", "transpile_source"]
+__all__ = ["Diagnostic", "Result", "TranspileError", "__version__", "install_import_hook", "load", "register_op",
+           "register_ops", "remove_import_hook", "transpile_file", "transpile_source"]

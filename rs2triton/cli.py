@@ -147,6 +147,15 @@ def show(file: str, plain: bool) -> None:
     click.echo(res.text, nl=False)
 
 
+def _host_line(host: dict) -> str:
+    """An op's host logic in one line: where its impl is, its inputs, parameters and grid (Rust)."""
+    parts = [f"impl RuntimeOp at line {host['line']}"]
+    for key, label in (("n_activation_inputs", "inputs"), ("param_names", "params"), ("grid", "grid")):
+        if key in host:
+            parts.append(f"{label} {host[key]}")
+    return "; ".join(parts)
+
+
 @main.command()
 @click.argument("file", type=click.Path(exists=True, dir_okay=False))
 @click.argument("kernel")
@@ -193,17 +202,22 @@ def kernels(srcs: tuple[str, ...]) -> None:
     """List the kernels of SRCS with their launchers: const generics, parameters, dtypes, backward."""
     from rs2triton.transpiler.driver.files import discover_sources
     from rs2triton.transpiler.driver.pipeline import transpile_file
-    from rs2triton.transpiler.emit.launchers import describe
+    from rs2triton.transpiler.emit.launchers import describe, launcher_name
 
     errors = []
     for src, _ in discover_sources(list(srcs)):
         try:
-            res = transpile_file(src, launchers=False)
+            res = transpile_file(src)
         except TranspileError as e:
             errors.extend(e.diagnostics)
             continue
         for k in res.kernels:
             click.echo(f"{src.as_posix()}: {describe(k)}")
+            host = res.host.get(launcher_name(k.name))
+            click.echo(f"    host: {_host_line(host)}" if host else "    host: none (no impl RuntimeOp in the file)")
+        for name, host in res.host.items():
+            if host.get("wrapper"):
+                click.echo(f"{src.as_posix()}: {name} (an op holding kernels): {_host_line(host)}")
     if errors:
         _fail(TranspileError(errors), "some files were not listed")
 

@@ -69,10 +69,7 @@ def use_interpreter(interpret: bool | None) -> bool:
     mode = triton_mode()
     if interpret is None:
         if mode is False and not gpu_available():
-            raise BackendError(
-                "Triton was imported for compilation but torch sees no GPU, so kernels could not run. "
-                "Set TRITON_INTERPRET=1 before anything imports triton (or import rs2triton first) "
-                "to use Triton's CPU interpreter.")
+            return True  # compiled kernels could not run here: the interpreter (see ensure_mode)
         if mode is not None:
             return mode
         if os.environ.get("TRITON_INTERPRET") == "1":
@@ -84,6 +81,9 @@ def use_interpreter(interpret: bool | None) -> bool:
 def ensure_mode(interpret: bool) -> None:
     """Fix Triton's mode for this process (before ``triton`` is imported)."""
     mode = triton_mode()
+    if mode is False and interpret and not gpu_available():
+        _reimport_for_interpreter()  # `import triton` came first, on a machine with no GPU
+        return
     if mode is not None and mode != interpret:
         have = "the CPU interpreter" if mode else "compilation"
         want = "the CPU interpreter" if interpret else "compilation"
@@ -95,6 +95,24 @@ def ensure_mode(interpret: bool) -> None:
         os.environ["TRITON_INTERPRET"] = "1"
     else:
         os.environ.pop("TRITON_INTERPRET", None)
+
+
+def _reimport_for_interpreter() -> None:
+    """Import Triton's Python modules again, in interpreter mode.
+
+    Triton chooses between compiling and interpreting when it is first imported (its standard
+    library, ``tl.sum`` and the rest, is decorated then), so a script that imports ``triton``
+    before loading a kernel, on a machine with no GPU, would have kernels that cannot run. Its
+    compiled mode is of no use there: its Python modules are imported afresh with
+    ``TRITON_INTERPRET=1`` (its compiled extension, ``triton._C``, is kept, as it must be).
+    Modules imported from then on get the interpreter; names bound before (``triton.cdiv``)
+    keep working.
+    """
+    os.environ["TRITON_INTERPRET"] = "1"
+    for name in [n for n in sys.modules if (n == "triton" or n.startswith("triton.")) and not n.startswith("triton._C")]:
+        del sys.modules[name]
+    importlib.import_module("triton")
+    importlib.import_module("triton.language")
 
 
 def _import_file(py: Path, mod_name: str) -> ModuleType:

@@ -47,7 +47,7 @@ def _tensor_check(op, what: str, t) -> None:
         raise TypeError(f"{_name(op)}.apply: {what} must be a torch.Tensor, got {type(t).__name__}")
 
 
-def _resolve_output_shape(op, input_shapes, out, out_shape) -> list[int]:
+def resolve_output_shape(op, input_shapes, out, out_shape) -> list[int]:
     name = _name(op)
     overridden = not getattr(type(op).compute_concrete_output_shape, "trait_default", False)
     if out is not None:
@@ -69,7 +69,7 @@ def _resolve_output_shape(op, input_shapes, out, out_shape) -> list[int]:
     return shape
 
 
-def _check_params(op, params, input_shapes, output_shape) -> None:
+def check_params(op, params, input_shapes, output_shape) -> None:
     name = _name(op)
     want = [list(s) for s in op.param_shapes(input_shapes, output_shape)]
     names = list(op.param_names()) or [f"params[{i}]" for i in range(len(want))]
@@ -120,12 +120,12 @@ def _check_visited(op, kernel, args, method: str) -> None:
                                 f"kernel {launcher.name}")
 
 
-def _launch(op, kernel, args, grid, method: str) -> None:
+def _launch(op, kernel, args, grid, method: str, torch_op: bool = False) -> None:
     _check_visited(op, kernel, args, method)
     grid = tuple(int(g) for g in grid)
     if any(g == 0 for g in grid):
         return  # no program to run (an empty tensor)
-    kernel[grid](*args)
+    (kernel.for_torch_op() if torch_op else kernel)[grid](*args)
 
 
 def _substitute(args, output):
@@ -137,8 +137,21 @@ def _substitute(args, output):
     return out
 
 
-def forward(op, inputs: tuple, params: tuple, out, output_shape: list[int]):
-    """The output of one forward pass (no autograd)."""
+def output_dtype(op, inputs: tuple, params: tuple, output_shape: list[int]):
+    """The dtype of the op's output: a dry run of ``pack_args`` with a stand-in for the output tells
+    which kernel parameter it lands on (``*D``: the inputs' dtype; ``*i64``: int64)."""
+    torch = _torch()
+    required = int(op.forward_output_row_stride(output_shape))
+    probe = (op.pack_args(inputs, params, _Output(), output_shape, required) if int(op.n_launches()) == 1
+             else op.pack_args_for_launch(0, inputs, params, _Output(), output_shape, required))
+    index = next((i for i, v in enumerate(probe) if isinstance(v, _Output)), None)
+    fallback = inputs[0].dtype if inputs else torch.float32
+    return _kernel_dtype(op.forward_kernel(), probe, index, fallback) if index is not None else fallback
+
+
+def forward(op, inputs: tuple, params: tuple, out, output_shape: list[int], torch_op: bool = False):
+    """The output of one forward pass (no autograd); ``torch_op``: launched through
+    ``torch.library.wrap_triton`` (inside a ``triton_op``)."""
     torch = _torch()
     name = _name(op)
     kernel = op.forward_kernel()
@@ -147,15 +160,8 @@ def forward(op, inputs: tuple, params: tuple, out, output_shape: list[int]):
     required = int(op.forward_output_row_stride(output_shape))
     n_launches = int(op.n_launches())
     if out is None:
-        # A dry run with a stand-in for the output tells which kernel parameter it lands on,
-        # and so its dtype (`*D`: the inputs' dtype; `*i64`: int64).
-        probe = (op.pack_args(inputs, params, _Output(), output_shape, required) if n_launches == 1
-                 else op.pack_args_for_launch(0, inputs, params, _Output(), output_shape, required))
-        index = next((i for i, v in enumerate(probe) if isinstance(v, _Output)), None)
-        fallback = inputs[0].dtype if inputs else torch.float32
-        dtype = _kernel_dtype(kernel, probe, index, fallback) if index is not None else fallback
         device = inputs[0].device if inputs else (params[0].device if params else None)
-        out = torch.empty(output_shape, dtype=dtype, device=device)
+        out = torch.empty(output_shape, dtype=output_dtype(op, inputs, params, output_shape), device=device)
     elif not out.is_contiguous():
         raise ValueError(f"{name}.apply: out must be contiguous (teenygrad's buffers are dense, row-major)")
     n_rows = out.numel() // max(natural, 1)
@@ -169,14 +175,14 @@ def forward(op, inputs: tuple, params: tuple, out, output_shape: list[int]):
         else:
             args = op.pack_args_for_launch(i, inputs, params, _Output(), output_shape, required)
             grid = op.grid_for_launch(i, input_shapes, output_shape)
-        _launch(op, kernel, _substitute(args, buffer), grid, "pack_args")
+        _launch(op, kernel, _substitute(args, buffer), grid, "pack_args", torch_op)
     if buffer is not out:
         out.view(n_rows, natural).copy_(buffer[:, :natural])
     return out
 
 
 def backward(op, inputs: tuple, params: tuple, output, output_shape: list[int], grad_output,
-             needs: list[bool]) -> list:
+             needs: list[bool], torch_op: bool = False) -> list:
     """The gradients of the inputs and parameters (None where not needed)."""
     torch = _torch()
     name = _name(op)
@@ -206,7 +212,7 @@ def backward(op, inputs: tuple, params: tuple, output, output_shape: list[int], 
                                                     grad_inputs, grad_params)
             grid = op.backward_grid_for_launch(i, input_shapes, output_shape)
         written |= {id(a) for a in args}
-        _launch(op, kernel, args, grid, "pack_backward_args")
+        _launch(op, kernel, args, grid, "pack_backward_args", torch_op)
     grads = grad_inputs + grad_params
     labels = [f"input {i}" for i in range(len(inputs))] + [
         f"parameter `{n}`" for n in (list(op.param_names()) or [f"params[{i}]" for i in range(len(params))])]
@@ -215,6 +221,14 @@ def backward(op, inputs: tuple, params: tuple, output, output_shape: list[int], 
             raise NotImplementedError(f"{name}'s backward (teenygrad's pack_backward_args) computes no gradient "
                                       f"for {label}, which requires grad")
     return [g if need else None for g, need in zip(grads, needs, strict=True)]
+
+
+def bind_dtype(op, inputs: tuple):
+    """``op`` with its dtype parameter ``D`` bound to the inputs' dtype, unless it was given."""
+    if inputs and "D" in getattr(type(op), "TYPE_PARAMS", ()) and "D" not in getattr(op, "type_args", {}):
+        if rust_dtype_of(inputs[0].dtype) is not None:
+            return op.with_dtypes(D=inputs[0].dtype)
+    return op
 
 
 def _last(shape) -> int:
@@ -233,14 +247,12 @@ def run(op, inputs: tuple, params: tuple, out, out_shape):
     devices = {t.device for t in (*inputs, *params)} | ({out.device} if out is not None else set())
     if len(devices) > 1:
         raise ValueError(f"{name}.apply: the tensors are on {sorted(map(str, devices))}; put them on one device")
-    if inputs and "D" in getattr(type(op), "TYPE_PARAMS", ("D",)) and "D" not in getattr(op, "type_args", {}):
-        if rust_dtype_of(inputs[0].dtype) is not None:
-            op = op.with_dtypes(D=inputs[0].dtype)  # D is the inputs' dtype unless given
+    op = bind_dtype(op, inputs)
     inputs = tuple(x.contiguous() for x in inputs)  # teenygrad's buffers are dense, row-major
     params = tuple(p.contiguous() for p in params)
     input_shapes = [_shape(x) for x in inputs]
-    output_shape = _resolve_output_shape(op, input_shapes, out, out_shape)
-    _check_params(op, params, input_shapes, output_shape)
+    output_shape = resolve_output_shape(op, input_shapes, out, out_shape)
+    check_params(op, params, input_shapes, output_shape)
     needs = [t.requires_grad for t in (*inputs, *params)]
     if not (torch.is_grad_enabled() and any(needs)):
         with torch.no_grad():

@@ -90,6 +90,10 @@ class Launcher:
             self._set_tuning(dict(tuning))
         self.op = op  # the translated `impl RuntimeOp for <name>`, if its file has one
         self._configured = _op_class(self, op)
+        # `help(ReluForward)` shows the kernel's Rust doc comments and its op's: the launcher's
+        # class is its own, with that docstring.
+        if type(self) is Launcher:
+            self.__class__ = type(name, (Launcher,), {"__doc__": _doc(self), "__module__": self._configured.__module__})
         # teenygrad's kernel struct has a field per const generic, lowercased (`block_size`)
         self.fields = {k.lower(): k for k in self.consts}
 
@@ -167,6 +171,15 @@ class Launcher:
             raise AttributeError(f"{self.name}.backward: `{self.backward_name}` is not defined in the module "
                                  f"that defines {self.name} (is its kernel in another file?)")
         return found
+
+    def paired_backward(self) -> Launcher | None:
+        """``XBackward`` of the same module for a kernel ``XForward`` with no ``#[kernel(backward =
+        ...)]``: teenygrad's graph pairs them so (``make_num_kernel!(XForward(..), XBackward(..), node)``)."""
+        if not self.name.endswith("Forward"):
+            return None
+        python_fn = getattr(self.fn, "fn", self.fn)
+        found = getattr(python_fn, "__globals__", {}).get(self.name.removesuffix("Forward") + "Backward")
+        return found if isinstance(found, Launcher) else None
 
     # ── tuning ────────────────────────────────────────────────────────────
     def autotune(self, configs, key=(), **autotune_options) -> Launcher:
@@ -379,6 +392,23 @@ class Configured:
         self.type_args: dict = {}
         names = launcher.names
         self._const_kw = {names.get(k, k): v for k, v in consts.items()} if names else consts
+        self._kw = {**self._const_kw, **options}
+        # A grid of ints takes the fast path (runtime/binder.py) unless the launch goes through
+        # the autotuner or torch.library.wrap_triton.
+        self._general = autotuned or wrap
+        self._checked: Any = None  # the fast path's generated check-and-launch (runtime/binder.py)
+        self._grids: dict = {}  # grid -> its launch function, for grids seen before
+
+    def _checked_launch(self):
+        """The generated check-and-launch function (runtime/binder.py), made at the first launch."""
+        from rs2triton.runtime.binder import make_binder
+
+        made = make_binder(self.launcher, self.launcher.fn, self._kw, self._slow)
+        self._checked = made if made is not None else (lambda grid, *args, **kwargs: self._launch(grid, *args, **kwargs))
+        return self._checked
+
+    def _slow(self, grid, args: tuple, kwargs: dict):
+        return self._launch(grid, *args, **kwargs)
 
     def __getattr__(self, attr: str):
         # Only called for names that are not attributes: the kernel struct's fields.
@@ -398,8 +428,8 @@ class Configured:
     def backward_kernel(self) -> Configured | None:
         """The kernel of ``#[kernel(backward = ...)]``, built as teenygrad's dispatcher builds it: with
         this kernel's const generics, in order."""
-        backward = self.launcher.backward
-        if backward is None:
+        backward = self.launcher.backward or self.launcher.paired_backward()
+        if backward is None or len(backward.consts) != len(self.consts):
             return None
         return backward.new(*self.consts.values()).with_dtypes(**self.type_args)
 
@@ -408,12 +438,18 @@ class Configured:
         return f"<{self.launcher.name}({fixed}){' autotuned' if self.autotuned else ''}>"
 
     def __getitem__(self, grid):
-        if type(grid) is tuple and 0 < len(grid) <= 3:  # the common case, checked inline
-            for g in grid:
-                if type(g) is not int:
-                    break
-            else:
-                return partial(self._launch, grid)
+        if type(grid) is tuple:  # the common case, checked inline
+            known = self._grids.get(grid)
+            if known is not None:
+                return known
+            n = len(grid)
+            if (n == 1 and type(grid[0]) is int or n == 2 and type(grid[0]) is int and type(grid[1]) is int
+                    or n == 3 and type(grid[0]) is int and type(grid[1]) is int and type(grid[2]) is int):
+                if len(self._grids) >= 64:
+                    self._grids.clear()
+                launch = self._launch if self._general else (self._checked or self._checked_launch())
+                known = self._grids[grid] = partial(launch, grid)
+                return known
         if not callable(grid):
             if isinstance(grid, numbers.Integral):
                 grid = (grid,)
@@ -465,8 +501,23 @@ def _op_class(launcher: Launcher, op: type | None) -> type:
     """The class of ``launcher``'s configured kernels: :class:`Configured` and the ``RuntimeOp``
     translated for its kernel struct (the trait's defaults where its file has no impl)."""
     base = op if op is not None else RuntimeOp
-    return type(launcher.name, (Configured, base), {"RUST_NAME": launcher.name, "__module__": base.__module__,
-                                                     "__doc__": base.__doc__})
+    module = getattr(getattr(launcher.fn, "fn", launcher.fn), "__module__", None) or base.__module__
+    return type(launcher.name, (Configured, base), {"RUST_NAME": launcher.name, "__module__": module,
+                                                     "__doc__": _doc(launcher, op), "TYPE_PARAMS": tuple(launcher.dtypes)})
+
+
+def _doc(launcher: Launcher, op: type | None = None) -> str:
+    """A kernel's documentation: its Rust doc comments (the jit function's docstring), its
+    signature, and the doc comments of its ``impl RuntimeOp``, where the file has one."""
+    import inspect
+
+    op = op if op is not None else launcher.op
+    kernel_doc = inspect.getdoc(getattr(launcher.fn, "fn", launcher.fn)) or ""
+    parts = [f"{launcher.name}: the launcher of kernel `{getattr(getattr(launcher.fn, 'fn', launcher.fn), '__name__', '?')}`"
+             f" — {launcher!r}", kernel_doc]
+    if op is not None and op.__doc__:
+        parts.append(inspect.cleandoc(op.__doc__))
+    return "\n\n".join(p for p in parts if p)
 
 
 class _GridOfArguments:

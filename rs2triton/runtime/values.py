@@ -85,7 +85,12 @@ def check_field(rust_type: str, value, what: str):
     """A wrapper struct's field value checked against its Rust type: a scalar by
     :func:`check_scalar`, a kernel struct (``"kernel:Name"``) by the launcher it must come from."""
     if rust_type in SCALARS:
-        return check_scalar(rust_type, value, what)
+        checked = check_scalar(rust_type, value, what)
+        if rust_type in ("f32", "f16", "bf16") and isinstance(checked, float):
+            from rs2triton.rust.semantics import round_float
+
+            checked = round_float(checked, rust_type)  # the field holds an f32, as in Rust
+        return checked
     if rust_type.startswith("kernel:"):
         want = rust_type.removeprefix("kernel:")
         launcher = getattr(value, "launcher", None)

@@ -10,7 +10,8 @@ software-pipeline (`num_stages`).
 import triton
 import triton.language as tl
 
-from rs2triton.runtime import Launcher
+from rs2triton.runtime import ArgVisitor, Launcher, RuntimeOp
+from rs2triton.runtime.host import as_i32, as_u32, as_usize, last, sub, unwrap
 
 
 @triton.jit
@@ -56,6 +57,44 @@ def linear_forward(
     tl.store(y_ptr + (rows * N + cols), y.to(D), mask=y_mask)
 
 
+# Host logic: teenygrad's `impl RuntimeOp`s, translated (rs2triton.runtime.ops).
+class LinearForwardOp(RuntimeOp):
+    """A linear layer as teenygrad's executor runs it: one input `[M, K]`, the parameters
+    `weight` `[N, K]` and `bias` `[N]`, the output `[M, N]`.
+
+    teenygrad's `impl RuntimeOp for LinearForward` (kernels_rs/linear.rs, line 70), translated."""
+
+    def n_activation_inputs(self):
+        return 1
+
+    def param_shapes(self, input_shapes, output_shape):
+        k = unwrap(last(input_shapes[0]))
+        n = output_shape[sub(len(output_shape), 1)]
+        return [[n, k], [n]]
+
+    def param_names(self):
+        return ("weight", "bias")
+
+    def pack_args(self, inputs, params, output, output_shape, output_row_stride):
+        visitor = ArgVisitor()
+        t = inputs[0]
+        if len(t.shape) != 2:
+            raise AssertionError("linear_forward takes a matrix")
+        visitor.visit_ptr(t)
+        visitor.visit_ptr(params[0])
+        visitor.visit_ptr(params[1])
+        visitor.visit_ptr(output)
+        visitor.visit_i32(as_i32(t.shape[0]))
+        visitor.visit_i32(as_i32(output_shape[1]))
+        visitor.visit_i32(as_i32(t.shape[1]))
+        return visitor
+
+    def grid(self, output_shape):
+        rows = triton.cdiv(output_shape[0], as_usize(self.block_m))
+        cols = triton.cdiv(output_shape[1], as_usize(self.block_n))
+        return (as_u32(rows), as_u32(cols), 1)
+
+
 # Launchers (rs2triton.runtime): Name(CONST=...)[grid](args...), checked against the Rust signature.
 LinearForward = Launcher(
     linear_forward,
@@ -71,4 +110,5 @@ LinearForward = Launcher(
     },
     consts={"BLOCK_M": "i32", "BLOCK_N": "i32", "BLOCK_K": "i32"},
     dtypes={"D": "f32, f64, f16, bf16, i8, i16, i32, i64, u8, u16, u32, u64"},
+    op=LinearForwardOp,
 )

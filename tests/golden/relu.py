@@ -5,10 +5,13 @@ Both kernels treat their buffers as flat, contiguous 1-D arrays of
 `n_elements` items; one program per `BLOCK_SIZE`-wide block.
 """
 
+import math
+
 import triton
 import triton.language as tl
 
-from rs2triton.runtime import Launcher
+from rs2triton.runtime import ArgVisitor, Launcher, RuntimeOp
+from rs2triton.runtime.host import as_i32, as_u32, as_usize
 
 
 @triton.jit
@@ -46,6 +49,58 @@ def relu_backward(dy_ptr, y_ptr, dx_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
     tl.store(dx_ptr + offsets, dx, mask=mask)
 
 
+# Host logic: teenygrad's `impl RuntimeOp`s, translated (rs2triton.runtime.ops).
+class ReluForwardOp(RuntimeOp):
+    """How teenygrad's executor launches `relu_forward` (and, for training, `relu_backward`):
+    one input, no parameters, one program per `BLOCK_SIZE` elements.
+
+    teenygrad's `impl RuntimeOp for ReluForward` (kernels_rs/relu.rs, line 87), translated."""
+
+    def n_activation_inputs(self):
+        return 1
+
+    def param_shapes(self, input_shapes, output_shape):
+        return []
+
+    def pack_args(self, inputs, params, output, output_shape, output_row_stride):
+        visitor = ArgVisitor()
+        n = math.prod(output_shape)
+        visitor.visit_ptr(inputs[0])
+        visitor.visit_ptr(output)
+        visitor.visit_i32(as_i32(n))
+        return visitor
+
+    def grid(self, output_shape):
+        n = math.prod(output_shape)
+        return (as_u32(triton.cdiv(n, as_usize(self.block_size))), 1, 1)
+
+    def has_backward(self):
+        return True
+
+    def pack_backward_args(
+        self,
+        inputs,
+        params,
+        output,
+        output_shape,
+        grad_output,
+        grad_output_row_stride,
+        grad_inputs,
+        grad_params,
+    ):
+        """`relu_backward(dy, y, dx, n)`: the saved output stands for the input's sign."""
+        visitor = ArgVisitor()
+        n = math.prod(output_shape)
+        visitor.visit_ptr(grad_output)
+        visitor.visit_ptr(output)
+        visitor.visit_ptr(grad_inputs[0])
+        visitor.visit_i32(as_i32(n))
+        return visitor
+
+    def backward_grid(self, input_shapes, output_shape):
+        return self.grid(output_shape)
+
+
 # Launchers (rs2triton.runtime): Name(CONST=...)[grid](args...), checked against the Rust signature.
 ReluForward = Launcher(
     relu_forward,
@@ -54,6 +109,7 @@ ReluForward = Launcher(
     consts={"BLOCK_SIZE": "i32"},
     dtypes={"D": "f32, f64, f16, bf16"},
     backward="ReluBackward",
+    op=ReluForwardOp,
 )
 
 ReluBackward = Launcher(

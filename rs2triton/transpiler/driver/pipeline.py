@@ -135,6 +135,15 @@ def _lower_source(source: bytes, smap: SourceMap, line_comments: bool, launchers
         with smap.guard(None, "translating the host logic of"):
             names = taken | {f.name for f in kernel_defs} | {launcher_name(k.name) for k in items.kernels}
             host = translate(items, items.kernels, source, smap, _features(smap.path, features), names)
+        if line_comments:
+            import ast
+
+            from rs2triton.transpiler.emit.module import add_line_comments
+
+            for op in host.ops:
+                for method in op.node.body:
+                    if isinstance(method, ast.FunctionDef):
+                        add_line_comments(method, path)
     with smap.guard(None, "rendering the module for"):
         launcher_defs = _launchers(items.kernels, kernel_defs, taken, smap, pyproject, host) if launchers else []
         text, line_map, exact = module_text(path, items.doc, sorted(ctx.imports), list(ctx.used_consts.values()),

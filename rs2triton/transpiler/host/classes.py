@@ -241,6 +241,7 @@ def _lower_method(fn: Node, doc: str | None, lw: HostLowerer, py_name: str, smap
     params_node = fn.child_by_field_name("parameters")
     rust_params = [p for p in named_children(params_node) if p.type != "attribute_item"] if params_node else []
     args: list[ast.arg] = [ast.arg(arg="cls" if classmethod else "self")]
+    prologue: list[ast.stmt] = []
     try:
         rust_params = [p for p in rust_params if p.type != "self_parameter"]
         if spec is not None:
@@ -264,6 +265,8 @@ def _lower_method(fn: Node, doc: str | None, lw: HostLowerer, py_name: str, smap
                 py = lw.fresh(rust)
                 lw.param(rust, py, ty)
                 args.append(ast.arg(arg=py))
+                if ty.kind == "float" and ty.elem == "f32":  # a Rust f32 argument holds an f32
+                    prologue.append(ast.Assign(targets=[ast.Name(py, STORE)], value=call(lw.helper("f32"), [name(py)])))
             ret = fn.child_by_field_name("return_type")
             lw.returns = lw.rust_type(ret) if ret is not None else UNKNOWN
         body_node = fn.child_by_field_name("body")
@@ -272,13 +275,13 @@ def _lower_method(fn: Node, doc: str | None, lw: HostLowerer, py_name: str, smap
         if lw.visitor is not None:
             stmts: list[ast.stmt] = [ast.Assign(targets=[ast.Name("visitor", STORE)], value=call("ArgVisitor"))]
             stmts += lw.block(body_node, discard)
-            if not stmts or not isinstance(stmts[-1], ast.Return):
+            if not stmts or not isinstance(stmts[-1], ast.Return | ast.Raise):
                 stmts.append(ast.Return(value=name("visitor")))
             delegated = _delegation(stmts)
             if delegated is not None:  # the whole body hands the visitor on: return what that visits
                 stmts = [ast.Return(value=delegated)]
         else:
-            stmts = lw.block(body_node, returning)
+            stmts = prologue + lw.block(body_node, returning)
     except HostUnsupported as e:
         at = anchor or e.node or fn
         line = (anchor or fn).start_point[0] + 1
@@ -289,6 +292,10 @@ def _lower_method(fn: Node, doc: str | None, lw: HostLowerer, py_name: str, smap
                                      ast.Constant(f"not translated from Rust ({e.what}; {smap.path}:{line})")])
         return ast.Assign(targets=[ast.Name(py_name, STORE)], value=value, lineno=line)
     line = (anchor or fn).start_point[0] + 1
+    if anchor is not None:  # written by a macro: every line of it is the invocation's
+        for n in ast.walk(ast.Module(body=stmts, type_ignores=[])):
+            if isinstance(n, ast.stmt):
+                n.lineno = line
     if doc:
         stmts.insert(0, ast.Expr(value=ast.Constant(doc)))
     if not stmts:
@@ -343,11 +350,13 @@ def _assign(target: str, value: ast.expr) -> ast.stmt:
 
 def _impl_doc(item: HostItem, struct: str, smap: SourceMap, anchor: Node | None) -> str:
     line = (anchor or item.node).start_point[0] + 1
-    head = f"teenygrad's `impl RuntimeOp for {struct}` ({smap.path}:{line}), translated."
+    head = f"teenygrad's `impl RuntimeOp for {struct}` ({smap.path}, line {line}), translated."
     return f"{item.doc}\n\n{head}" if item.doc else head
 
 
 def _summary(item: HostItem) -> dict:
+    """What ``rs2triton kernels`` shows of an op: the Rust of its input count, parameter names and
+    grid (each method's last expression, on one line)."""
     out: dict = {}
     for fn, _attrs, _doc in _methods(item):
         n = _fn_name(fn)
@@ -370,7 +379,7 @@ def _kernel_op(item: HostItem, anchor: Node | None, struct: str, module: HostMod
     body = _trait_methods(item, anchor, struct, fields, type_params, set(), module, smap, side)
     line = (anchor or item.node).start_point[0] + 1
     node = _class(class_name, "RuntimeOp", _impl_doc(item, struct, smap, anchor), body, line)
-    return HostOp(struct, class_name, struct, node, line, _summary(item))
+    return HostOp(struct, class_name, struct, node, line, {"line": line, **_summary(item)})
 
 
 def _trait_methods(item: HostItem, anchor: Node | None, struct: str, fields: dict[str, HTy],
@@ -436,15 +445,24 @@ def _wrapper_op(item: HostItem, anchor: Node | None, struct: str, struct_item: H
             continue  # teenygrad's own bookkeeping: `name` of the forward kernel
         body.append(_lower_method(fn, doc, lw, n, smap, side, inh_anchor, struct, classmethod=not has_self))
     kernel_fields = [(k, v.elem) for k, v in fields.items() if v.kind == "kernel"]
+    fwd = None
     if not has_forward and kernel_fields:
         fwd = _pick(kernel_fields, ("fwd", "forward", "kernel", "fwd_kernel", "forward_kernel"),
                     exclude=frozenset(module.kernel_backward.values()))
         if fwd is not None:
             body.append(_getter("forward_kernel", fwd))
+        has_forward = fwd is not None
     if not has_backward and kernel_fields:
         bwd = _pick(kernel_fields, ("bwd", "backward", "backward_kernel", "bwd_kernel"), prefix=("bwd", "backward"))
         if bwd is not None:
             body.append(_getter("backward_kernel", bwd))
+            has_backward = True
+    base = struct.removesuffix("RuntimeOp")
+    for missing, suffix, method in ((not has_forward, "Forward", "forward_kernel"),
+                                    (not has_backward, "Backward", "backward_kernel")):
+        built = _by_name(base + suffix, fields, module) if missing and base != struct else None
+        if built is not None:
+            body.append(_method(method, built))
     body += _trait_methods(item, anchor, struct, fields, type_params, own, module, smap, side)
     line = (anchor or item.node).start_point[0] + 1
     doc = struct_item.doc
@@ -452,7 +470,7 @@ def _wrapper_op(item: HostItem, anchor: Node | None, struct: str, struct_item: H
     node = _class(_fresh_class(struct, module) if struct in module.taken else struct, "RuntimeOp",
                   f"{doc}\n\n{impl_doc}" if doc else impl_doc, body, line)
     module.taken.add(struct)
-    return HostOp(struct, node.name, None, node, line, _summary(item))
+    return HostOp(struct, node.name, None, node, line, {"line": line, "wrapper": True, **_summary(item)})
 
 
 def _pick(kernel_fields: list[tuple[str, str | None]], names: tuple[str, ...], exclude: frozenset[str] = frozenset(),
@@ -471,7 +489,21 @@ def _pick(kernel_fields: list[tuple[str, str | None]], names: tuple[str, ...], e
 
 
 def _getter(py_name: str, field_name: str) -> ast.stmt:
-    ret = ast.Return(value=ast.Attribute(value=name("self"), attr=field_name, ctx=LOAD))
+    return _method(py_name, ast.Attribute(value=name("self"), attr=field_name, ctx=LOAD))
+
+
+def _method(py_name: str, value: ast.expr) -> ast.stmt:
+    """``def py_name(self): return value``."""
     return ast.FunctionDef(name=py_name, args=ast.arguments(posonlyargs=[], args=[ast.arg(arg="self")], kwonlyargs=[],
                                                             kw_defaults=[], defaults=[]),
-                           body=[ret], decorator_list=[], returns=None)
+                           body=[ast.Return(value=value)], decorator_list=[], returns=None)
+
+
+def _by_name(kernel: str, fields: dict[str, HTy], module: HostModule) -> ast.expr | None:
+    """``XForward(BLOCK_N=self.block_n)`` for a wrapper ``XRuntimeOp`` that holds no kernel: the
+    kernel teenygrad's graph pairs it with by name, its const generics from the fields of the same
+    (lowercased) names; None unless the file has that kernel and the wrapper every such field."""
+    consts = module.kernels.get(kernel)
+    if consts is None or not all(c.lower() in fields for c in consts):
+        return None
+    return call(kernel, [], [(c, ast.Attribute(value=name("self"), attr=c.lower(), ctx=LOAD)) for c in consts])

@@ -432,7 +432,7 @@ class Expressions:
             message = self.format_message(rest, node) if rest else ast.Constant(
                 f"assertion failed: {' '.join(text(args[0]).split())}" if not macro.endswith(("_eq", "_ne"))
                 else f"assertion `left {'==' if macro.endswith('_eq') else '!='} right` failed")
-            return [ast.If(test=ast.UnaryOp(op=ast.Not(), operand=test),
+            return [ast.If(test=negate(test),
                            body=[ast.Raise(exc=call("AssertionError", [message]), cause=None)], orelse=[],
                            lineno=node.start_point[0] + 1)]
         return None
@@ -516,6 +516,10 @@ class Expressions:
         if node.type == "compound_assignment_expr":
             op = text(node.child_by_field_name("operator") or node).removesuffix("=")
             value = binop(self.lw, op, target, value, ty, node)
+            if isinstance(value, ast.BinOp) and value.left is target and isinstance(store, ast.Name | ast.Subscript
+                                                                                       | ast.Attribute):
+                # Python's operator means Rust's here: `x += y`
+                return [ast.AugAssign(target=store, op=value.op, value=value.right, lineno=node.start_point[0] + 1)]
         return [ast.Assign(targets=[store], value=value, lineno=node.start_point[0] + 1)]
 
     def pattern_test(self, pattern: Node, subject: ast.expr, ty: HTy) -> ast.expr | None:
@@ -614,9 +618,21 @@ def cast(lw: HostLowerer, value: ast.expr, src: HTy, dst: HTy) -> ast.expr:
     return value
 
 
+# (`not a < b` is no `a >= b` for a NaN: orderings keep their `not`)
+_OPPOSITE = {ast.Eq: ast.NotEq, ast.NotEq: ast.Eq, ast.Is: ast.IsNot, ast.IsNot: ast.Is, ast.In: ast.NotIn,
+             ast.NotIn: ast.In}
+
+
+def negate(test: ast.expr) -> ast.expr:
+    """``not test``; an (in)equality with its opposite operator (``a != b``)."""
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and type(test.ops[0]) in _OPPOSITE:
+        return ast.Compare(left=test.left, ops=[_OPPOSITE[type(test.ops[0])]()], comparators=test.comparators)
+    return ast.UnaryOp(op=ast.Not(), operand=test)
+
+
 def repeat(item: ast.expr, ty: HTy, n: ast.expr) -> ast.expr:
     """``[item; n]``: a list of n items (each its own copy when it is a list, as Rust clones it)."""
-    if ty.kind in ("seq", "array") and isinstance(item, ast.List):
+    if ty.kind in ("seq", "array"):
         return ast.ListComp(elt=item, generators=[ast.comprehension(target=ast.Name("_", STORE),
                                                                     iter=call("range", [n]), ifs=[], is_async=0)])
     return ast.BinOp(left=ast.List(elts=[item], ctx=LOAD), op=ast.Mult(), right=n)

@@ -97,6 +97,8 @@ class HostLowerer:
                 return self.block(inner, sink) if inner is not None else []
             out: list[ast.stmt] = []
             tail = children[-1] if children and not _is_statement(node, children[-1]) else None
+            if tail is None and children and _block_like_tail(children[-1]):
+                tail = children[-1].named_children[0]  # `if c { a } else { b }` ending a block: its value
             for child in children[:-1] if tail is not None else children:
                 out += self.statement(child)
             if tail is not None:
@@ -367,6 +369,14 @@ def _is_statement(block: Node, child: Node) -> bool:
                       "macro_definition"):
         return True
     return False
+
+
+def _block_like_tail(child: Node) -> bool:
+    """An ``if``/``match``/block ending a block without a `;`: tree-sitter makes it an expression
+    statement, but it is the block's value."""
+    return (child.type == "expression_statement" and not any(c.type == ";" for c in child.children)
+            and bool(child.named_children)
+            and child.named_children[0].type in ("if_expression", "match_expression", "block", "unsafe_block"))
 
 
 def _settle(ty: HTy) -> HTy:

@@ -1,0 +1,145 @@
+"""teenygrad's ops as ``torch.library`` custom ops, in one call.
+
+:func:`register_op` turns one op (a configured kernel with host logic, ``ReluForward(
+BLOCK_SIZE=1024)``, or a wrapper op such as ``ChannelCatRuntimeOp.new(128, 2)``) into a custom
+op ``namespace::name`` whose schema is ``(Tensor[] inputs, Tensor[] params, SymInt[] out_shape)
+-> Tensor``, with
+
+- a fake (meta) implementation, from the op's own host logic: the output shape from
+  ``compute_concrete_output_shape`` and the dtype from where ``pack_args`` puts the output;
+- autograd, when the op ``has_backward``: a second custom op ``name_backward`` runs the
+  backward kernel (zeroed gradient buffers, as teenygrad's executor), so ``torch.compile``
+  sees both;
+- on a GPU, ``torch.library.triton_op`` with the launches made through ``wrap_triton``, which
+  ``torch.compile`` traces into its graph; on Triton's CPU interpreter, where compiled Triton
+  cannot run, ``torch.library.custom_op`` (``torch.compile`` keeps it as one opaque call).
+
+:func:`register_ops` registers every op of a generated module that it can build: each kernel
+with host logic whose const generics are all in ``consts``.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from rs2triton.runtime.values import _torch
+
+SCHEMA = "(Tensor[] inputs, Tensor[] params, SymInt[] out_shape) -> Tensor"
+BACKWARD_SCHEMA = ("(Tensor[] inputs, Tensor[] params, Tensor output, Tensor grad_output, SymInt[] out_shape, "
+                   "bool[] needs) -> Tensor[]")
+
+
+def snake_case(name: str) -> str:
+    """``ReluForward`` -> ``relu_forward`` (the op's name in its namespace)."""
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name).lower()
+
+
+def _interpreted(op) -> bool:
+    kernel = op.forward_kernel()
+    return bool(getattr(getattr(kernel, "launcher", None), "interpreted", False))
+
+
+def register_op(op, qualname: str | None = None, *, namespace: str = "rs2triton"):
+    """Register ``op`` as the custom op ``qualname`` (``"namespace::name"``; by default the op's
+    name in snake case, in ``namespace``). Returns the op's ``torch.ops`` overload packet, callable
+    as ``f(inputs, params, out_shape)``."""
+    torch = _torch()
+    from rs2triton.runtime import apply
+
+    name = qualname or f"{namespace}::{snake_case(getattr(op, 'RUST_NAME', type(op).__name__))}"
+    if "::" not in name:
+        raise ValueError(f"register_op: the name must be `namespace::name`, got {name!r}")
+    label = getattr(op, "RUST_NAME", type(op).__name__)
+    interpreted = _interpreted(op)
+    define = torch.library.custom_op if interpreted else torch.library.triton_op
+
+    def run(inputs, params, out_shape):
+        inputs, params, output_shape, bound = _prepared(op, inputs, params, out_shape)
+        return apply.forward(bound, inputs, params, None, output_shape, torch_op=not interpreted)
+
+    run.__name__ = name.split("::")[1]
+    custom = define(name, run, mutates_args=(), schema=SCHEMA)
+
+    def fake(inputs, params, out_shape):
+        inputs, params, output_shape, bound = _prepared(op, inputs, params, out_shape)
+        dtype = apply.output_dtype(bound, inputs, params, output_shape)
+        return inputs[0].new_empty(output_shape, dtype=dtype) if inputs else torch.empty(output_shape, dtype=dtype)
+
+    custom.register_fake(fake)
+    backward_op = _register_backward(op, name, label, interpreted)
+
+    def setup_context(ctx, inputs, output):
+        ins, params, out_shape = inputs
+        ctx.save_for_backward(*ins, *params, output)
+        ctx.n_inputs, ctx.out_shape = len(ins), list(out_shape)
+
+    def backward(ctx, grad_output):
+        *tensors, output = ctx.saved_tensors
+        ins, params = tensors[:ctx.n_inputs], tensors[ctx.n_inputs:]
+        needs = [bool(n) for n in ctx.needs_input_grad[0]] if isinstance(ctx.needs_input_grad[0], (list, tuple)) \
+            else [bool(ctx.needs_input_grad[0])] * len(ins)
+        needs_p = [bool(n) for n in ctx.needs_input_grad[1]] if isinstance(ctx.needs_input_grad[1], (list, tuple)) \
+            else [bool(ctx.needs_input_grad[1])] * len(params)
+        grads = backward_op(list(ins), list(params), output, grad_output, ctx.out_shape, needs + needs_p)
+        return list(grads[:len(ins)]), list(grads[len(ins):]), None
+
+    custom.register_autograd(backward, setup_context=setup_context)
+    namespace_, short = name.split("::")
+    return getattr(getattr(torch.ops, namespace_), short)
+
+
+def _prepared(op, inputs, params, out_shape):
+    from rs2triton.runtime import apply
+
+    inputs, params = tuple(inputs), tuple(params)
+    op = apply.bind_dtype(op, inputs)
+    inputs = tuple(x.contiguous() for x in inputs)
+    params = tuple(p.contiguous() for p in params)
+    input_shapes = [tuple(int(s) for s in x.shape) for x in inputs]
+    output_shape = apply.resolve_output_shape(op, input_shapes, None, list(out_shape) if out_shape else None)
+    apply.check_params(op, params, input_shapes, output_shape)
+    return inputs, params, output_shape, op
+
+
+def _register_backward(op, name: str, label: str, interpreted: bool):
+    torch = _torch()
+    from rs2triton.runtime import apply
+
+    define = torch.library.custom_op if interpreted else torch.library.triton_op
+
+    def run(inputs, params, output, grad_output, out_shape, needs):
+        if not op.has_backward():
+            raise RuntimeError(f"{label} has no backward in teenygrad (has_backward() is false): its output "
+                               "cannot be differentiated")
+        bound = apply.bind_dtype(op, tuple(inputs))
+        grads = apply.backward(bound, tuple(inputs), tuple(params), output, list(out_shape), grad_output,
+                               [True] * (len(inputs) + len(params)), torch_op=not interpreted)
+        return [g for g in grads]
+
+    backward_name = f"{name}_backward"
+    custom = define(backward_name, run, mutates_args=(), schema=BACKWARD_SCHEMA)
+
+    def fake(inputs, params, output, grad_output, out_shape, needs):
+        return [torch.empty_like(t) for t in (*inputs, *params)]
+
+    custom.register_fake(fake)
+    namespace_, short = backward_name.split("::")
+    return getattr(getattr(torch.ops, namespace_), short)
+
+
+def register_ops(module, *, namespace: str = "rs2triton", consts: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Register every op of a generated module that can be built from ``consts`` (const generic
+    name -> value): each kernel with host logic whose const generics all have a value there. The
+    ``torch.ops`` packets by launcher name."""
+    from rs2triton.runtime.launcher import Launcher
+
+    consts = dict(consts or {})
+    out = {}
+    for attr, value in vars(module).items():
+        if not isinstance(value, Launcher) or value.op is None or attr != value.name:
+            continue
+        if not all(c in consts for c in value.consts):
+            continue
+        out[attr] = register_op(value(**{c: consts[c] for c in value.consts}), namespace=namespace)
+    return out
