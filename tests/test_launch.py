@@ -1,5 +1,6 @@
 """Launchers: named and positional launches match torch; every bad launch is an error, and nothing runs."""
 
+import importlib.util
 import os
 import subprocess
 import sys
@@ -94,6 +95,19 @@ def test_backward_pairs_resolve_to_launchers():
     mod = rs2triton.load(ROOT / "kernels_rs" / "relu.rs")
     assert mod.ReluForward.backward is mod.ReluBackward
     assert mod.ReluBackward.backward is None
+
+
+def test_backward_pairs_resolve_in_a_module_never_registered(tmp_path):
+    # spec_from_file_location + exec_module, no sys.modules entry: the pair is found through the
+    # jit function's globals, which are the module's however it was imported.
+    gen = tmp_path / "relu_unregistered.py"
+    gen.write_text(rs2triton.transpile_file(ROOT / "kernels_rs" / "relu.rs").text)
+    spec = importlib.util.spec_from_file_location("relu_unregistered", gen)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert "relu_unregistered" not in sys.modules
+    assert module.ReluForward.backward is module.ReluBackward
+    assert repr(module.ReluForward(BLOCK_SIZE=64).backward_kernel()) == "<ReluBackward(BLOCK_SIZE=64)>"
 
 
 # (what to change in the Axpy arguments, the error type, a piece of the message)
