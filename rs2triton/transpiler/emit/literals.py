@@ -27,9 +27,21 @@ def fits(line: str) -> bool:
     return width(line) <= LINE_LENGTH
 
 
+# Characters some tool takes for the end of a line (Python's tokenizer: \n and \r; editors and
+# str.splitlines: the others): inside a comment, each is written as its escape, so no text of a
+# comment can end it and become code, or look as if it did.
+LINE_BREAKS = "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
+_ESCAPED = str.maketrans({c: repr(c)[1:-1] if c in "\n\r" else f"\\u{ord(c):04x}" for c in LINE_BREAKS})
+
+
+def one_line(text: str) -> str:
+    """``text`` with every line break written as an escape (``\\r``, ``\\u2028``)."""
+    return text.translate(_ESCAPED)
+
+
 def comment(text: str) -> str:
-    """``text`` as a ``#`` comment (no trailing blanks)."""
-    return f"# {text}".rstrip() if text else "#"
+    """``text`` as a ``#`` comment (no trailing blanks; line breaks escaped: see LINE_BREAKS)."""
+    return f"# {one_line(text)}".rstrip() if text else "#"
 
 
 def constant_text(value) -> str:

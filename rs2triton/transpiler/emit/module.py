@@ -97,8 +97,10 @@ def runtime_import(launchers: list, host) -> str:
 
 
 def _safe_comment(s: str) -> str:
-    # A path is printed in a comment: no newline may end the comment early.
-    return s.replace("\r", "\\r").replace("\n", "\\n")
+    # A path is printed in a comment: no line break may end the comment early.
+    from rs2triton.transpiler.emit.literals import one_line
+
+    return one_line(s)
 
 
 def add_line_comments(fn: ast.FunctionDef, path: str) -> None:

@@ -90,6 +90,29 @@ def check_utf8(source: bytes, smap: SourceMap) -> None:
             "Rust source files are UTF-8; re-save this file as UTF-8")]) from None
 
 
+# Codepoints that change the visible direction of text ("Trojan Source"): rustc refuses them in
+# comments and literals (deny-by-default lints), and anywhere else they are no token at all.
+_BIDI = re.compile("[\u202a-\u202e\u2066-\u2069]".encode())
+
+
+def check_bidi(source: bytes, smap: SourceMap) -> None:
+    """A codepoint that changes the visible direction of text is an error where it is, as in rustc:
+    it can make code read otherwise than it runs."""
+    text = source.decode("utf-8")
+    for m in re.finditer("[\u202a-\u202e\u2066-\u2069]", text):
+        line = text.count("\n", 0, m.start()) + 1
+        col = m.start() - (text.rfind("\n", 0, m.start()) + 1) + 1
+        d = smap.line_diag(
+            line, col, "E0001", f"unicode codepoint changing visible direction of text present in source: "
+            f"U+{ord(m.group()):04X}",
+            "these codepoints make text read otherwise than it runs; rustc refuses them (remove it, or "
+            f"write it as an escape, `\\u{{{ord(m.group()):x}}}`, in a string)")
+        if d.source_line is not None:  # shown escaped, so the line reads as it is
+            d.source_line = re.sub("[\u202a-\u202e\u2066-\u2069]", lambda c: f"\\u{{{ord(c.group()):x}}}",
+                                   d.source_line)
+        raise TranspileError([d])
+
+
 def deepest(root: Node) -> tuple[Node, int]:
     """The first of the most deeply nested nodes under ``root``, and its depth (an iterative walk).
 
@@ -113,6 +136,8 @@ def deepest(root: Node) -> tuple[Node, int]:
 
 def parse(source: bytes, smap: SourceMap) -> Tree:
     check_utf8(source, smap)
+    if _BIDI.search(source) is not None:
+        check_bidi(source, smap)
     tree = parser().parse(blank_tile_attributes(source))
     if tree.root_node.has_error:
         bad = _first_error(tree.root_node)

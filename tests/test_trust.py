@@ -1,0 +1,59 @@
+"""Nothing a user gives rs2triton can become code, corrupt files or make a launch go wrong
+silently: comments and strings stay text, names stay apart, rustc's verdicts are kept."""
+
+from __future__ import annotations
+
+import ast
+
+import pytest
+
+import rs2triton
+from rs2triton.transpiler.emit.literals import LINE_BREAKS
+
+KERNEL = """use teeny_triton::triton::*;
+
+/// {doc}
+#[kernel]
+pub fn k<T: Triton, const B: i32>(x_ptr: T::Pointer<f32>, n: i32) {{
+    // {comment}
+    let offs = T::arange(0, B); /* {comment} */
+    let x = T::load(x_ptr.add_offsets(offs), Some(offs.lt(n)), None, &[], None, None, None, false);
+    T::store(x_ptr.add_offsets(offs), x, Some(offs.lt(n)), &[], None, None); // {comment}
+}}
+"""
+
+# Every character Python or an editor may take for a line break, and other controls (not \n,
+# which ends a Rust `//` comment as well: nothing to smuggle).
+CONTROLS = sorted((set(LINE_BREAKS) - {"\n"}) | {"\t", "\x00", "\x01", "\x1b", "\x7f", "\u200b", "\ufeff"})
+
+
+def _statements(tree: ast.Module, name: str) -> list[str]:
+    fn = next(n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == name)
+    return [ast.dump(s) for s in fn.body]
+
+
+@pytest.mark.parametrize("char", CONTROLS, ids=[f"U+{ord(c):04X}" for c in CONTROLS])
+def test_no_character_in_a_comment_or_doc_comment_becomes_code(char):
+    payload = f'x{char}__import__("os").system("echo pwned"){char}y'
+    src = KERNEL.format(doc=payload.replace("\n", " "), comment=payload)
+    if char == "\x00":  # tree-sitter reads no further than a NUL: a located syntax error, nothing written
+        with pytest.raises(rs2triton.TranspileError, match="syntax error"):
+            rs2triton.transpile_source(src, "k.rs")
+        return
+    plain = rs2triton.transpile_source(KERNEL.format(doc="d", comment="c"), "k.rs").text
+    text = rs2triton.transpile_source(src, "k.rs").text
+    assert "pwned" in text  # the text is there, as text
+    # ... and the module's code is the same as without it (the docstring aside)
+    tree, reference = ast.parse(text), ast.parse(plain)
+    assert _statements(tree, "k")[1:] == _statements(reference, "k")[1:]
+    assert ast.get_docstring(next(n for n in tree.body if isinstance(n, ast.FunctionDef))).count("pwned") == 1
+
+
+@pytest.mark.parametrize("char", ["\u202a", "\u202e", "\u2066", "\u2069"])
+def test_text_direction_codepoints_are_refused_as_rustc_refuses_them(char):
+    src = KERNEL.format(doc="d", comment=f"if admin {char} then")
+    with pytest.raises(rs2triton.TranspileError) as info:
+        rs2triton.transpile_source(src, "k.rs")
+    d = info.value.diagnostics[0]
+    assert d.code == "E0001" and f"U+{ord(char):04X}" in d.message and d.line == 6
+    assert char not in d.render() and f"\\u{{{ord(char):x}}}" in d.render()  # shown escaped
