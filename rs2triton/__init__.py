@@ -24,15 +24,17 @@ def __dir__() -> list[str]:
     return sorted({*globals(), *_LAZY})
 
 
-def load(path, *, interpret=None):
+def load(path, *, interpret=None, features=None, default_features=True):
     """Import a ``.rs`` kernel file (or a generated ``.py``) as a Python module.
 
     The Triton backend is chosen before the kernels are decorated: a GPU when
     torch sees one, else Triton's CPU interpreter (``interpret=True`` forces it).
+    ``features`` (and the crate's default features, unless ``default_features=False``) are
+    what ``#[cfg(feature = ...)]`` sees, as cargo's ``--features``.
     """
     from rs2triton.loading.loader import load as _load
 
-    return _load(path, interpret=interpret)
+    return _load(path, interpret=interpret, features=features, default_features=default_features)
 
 
 def install_import_hook(*packages):

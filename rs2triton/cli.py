@@ -24,7 +24,7 @@ def _fail(err: TranspileError, outcome: str = "nothing was written") -> None:
 
 
 def _plan(srcs: tuple[str, ...], outdir: str, use_cache: bool, jobs: int, line_comments: bool = False,
-          plain: bool = False) -> dict:
+          plain: bool = False, features: tuple[str, ...] = (), default_features: bool = True) -> dict:
     """Every output file's text, warnings printed; exits 1 on any user error."""
     from rs2triton.transpiler.driver import cache
     from rs2triton.transpiler.driver.files import plan
@@ -33,7 +33,8 @@ def _plan(srcs: tuple[str, ...], outdir: str, use_cache: bool, jobs: int, line_c
     warnings: list = []
     try:
         files = plan(list(srcs), outdir, warnings, cache.default() if use_cache else None,
-                     jobs or default_jobs(), line_comments, launchers=not plain)
+                     jobs or default_jobs(), line_comments, launchers=not plain, features=features,
+                     default_features=default_features)
     except TranspileError as e:
         _fail(e)
     for w in warnings:
@@ -44,8 +45,21 @@ def _plan(srcs: tuple[str, ...], outdir: str, use_cache: bool, jobs: int, line_c
 PLAIN_HELP = "Plain Triton: no launchers, no rs2triton import (for vendoring the generated code)."
 
 
+def _split_features(ctx, param, values: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(f for v in values for f in v.replace(",", " ").split())
+
+
+def _feature_options(f):
+    """--features and --no-default-features, as cargo takes them: what `#[cfg(feature = ...)]` sees."""
+    f = click.option("--no-default-features", "no_default_features", is_flag=True,
+                     help="Leave out the crate's default features (its Cargo.toml's [features] default).")(f)
+    return click.option("--features", "features", multiple=True, callback=_split_features, metavar="A,B",
+                        help="Crate features to enable for #[cfg(feature = ...)], besides the default ones.")(f)
+
+
 def _planning_options(f):
-    """--no-cache, --jobs and --plain, shared by transpile and check."""
+    """--no-cache, --jobs, --plain and the features, shared by transpile and check."""
+    f = _feature_options(f)
     f = click.option("--plain", is_flag=True, help=PLAIN_HELP)(f)
     f = click.option("-j", "--jobs", type=click.IntRange(min=0), default=0,
                      help="Processes that lower files (default 0: one per core, at most 8).")(f)
@@ -88,14 +102,14 @@ def main() -> None:
               help="End each generated statement with `# file.rs:LINE`, the Rust line it came from.")
 @_planning_options
 def transpile(srcs: tuple[str, ...], outdir: str, quiet: bool, line_comments: bool, no_cache: bool,
-              jobs: int, plain: bool) -> None:
+              jobs: int, plain: bool, features: tuple[str, ...], no_default_features: bool) -> None:
     """Write one Python Triton module per .rs file that holds kernels.
 
     A folder given as SRC keeps its sub-folders and gets __init__.py files.
     """
     from rs2triton.transpiler.driver.files import orphans, write
 
-    files = _plan(srcs, outdir, not no_cache, jobs, line_comments, plain)
+    files = _plan(srcs, outdir, not no_cache, jobs, line_comments, plain, features, not no_default_features)
     try:
         changed = write(files)
     except TranspileError as e:
@@ -114,11 +128,13 @@ def transpile(srcs: tuple[str, ...], outdir: str, quiet: bool, line_comments: bo
 @click.option("-o", "--outdir", required=True, type=click.Path(file_okay=False),
               help="Folder the generated modules were written to.")
 @_planning_options
-def check(srcs: tuple[str, ...], outdir: str, no_cache: bool, jobs: int, plain: bool) -> None:
+def check(srcs: tuple[str, ...], outdir: str, no_cache: bool, jobs: int, plain: bool, features: tuple[str, ...],
+          no_default_features: bool) -> None:
     """Exit 1 with a unified diff if OUTDIR is stale; writes nothing to OUTDIR."""
     from rs2triton.transpiler.driver.files import check as check_files
 
-    files = _plan(srcs, outdir, not no_cache, jobs, plain=plain)
+    files = _plan(srcs, outdir, not no_cache, jobs, plain=plain, features=features,
+                  default_features=not no_default_features)
     diffs = check_files(files, outdir)
     if diffs:
         click.echo("".join(diffs), nl=False)
@@ -131,12 +147,13 @@ def check(srcs: tuple[str, ...], outdir: str, no_cache: bool, jobs: int, plain: 
 @main.command()
 @click.argument("file", type=click.Path(exists=True, dir_okay=False))
 @click.option("--plain", is_flag=True, help=PLAIN_HELP)
-def show(file: str, plain: bool) -> None:
+@_feature_options
+def show(file: str, plain: bool, features: tuple[str, ...], no_default_features: bool) -> None:
     """Print the Python Triton module generated for FILE (writes nothing)."""
     from rs2triton.transpiler.driver.pipeline import transpile_file
 
     try:
-        res = transpile_file(file, launchers=not plain)
+        res = transpile_file(file, launchers=not plain, features=features, default_features=not no_default_features)
     except TranspileError as e:
         _fail(e)
     for w in res.warnings:

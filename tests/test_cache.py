@@ -416,4 +416,7 @@ def test_the_options_of_a_key_are_canonical_json():
     import json
 
     for launchers in (True, False):
-        assert pipeline.options_key(launchers, None) == json.dumps({"launchers": launchers, "tune": {}}, sort_keys=True)
+        assert pipeline.options_key(launchers, None) == json.dumps({"features": None, "launchers": launchers,
+                                                                    "tune": {}}, sort_keys=True)
+    assert pipeline.options_key(True, None, frozenset({"b", "a"})) == \
+        json.dumps({"features": ["a", "b"], "launchers": True, "tune": {}}, sort_keys=True)  # features sorted

@@ -57,3 +57,76 @@ def test_text_direction_codepoints_are_refused_as_rustc_refuses_them(char):
     d = info.value.diagnostics[0]
     assert d.code == "E0001" and f"U+{ord(char):04X}" in d.message and d.line == 6
     assert char not in d.render() and f"\\u{{{ord(char):x}}}" in d.render()  # shown escaped
+
+
+# ------------------------------------------------------------------ names as Rust sees them
+
+
+def test_names_python_would_fold_together_stay_apart():
+    # Python folds identifiers by NFKC (`𝐱` is `x`, `ﬁ` is `fi`, fullwidth `ｔｌ` is `tl`); rustc does not.
+    src = KERNEL.format(doc="d", comment="c").replace(
+        "    let offs = T::arange(0, B);", "    let offs = T::arange(0, B);\n    let 𝐱 = offs + offs;").replace(
+        "T::store(x_ptr.add_offsets(offs), x,", "T::store(x_ptr.add_offsets(offs), x * 𝐱,")
+    for name in ("ﬁ", "fi", "ｔｌ"):
+        src += KERNEL.format(doc="d", comment="c").split("/// d\n", 1)[1].replace("pub fn k<", f"pub fn {name}<")
+    text = rs2triton.transpile_source(src, "names.rs").text
+    tree = ast.parse(text)
+    fns = [n.name for n in tree.body if isinstance(n, ast.FunctionDef)]
+    assert len(set(fns)) == len(fns) == 4 and "tl" not in fns and "fi" in fns
+    k = next(n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "k")
+    assigned = [t.id for s in k.body if isinstance(s, ast.Assign) for t in s.targets if isinstance(t, ast.Name)]
+    assert "x" in assigned and len(set(assigned)) == len(assigned)  # `𝐱` did not overwrite `x`
+    compile(text, "names.py", "exec")
+
+
+# ------------------------------------------------------------------ rustc's verdicts: #[cfg]
+
+CFG = """use teeny_triton::triton::*;
+
+#[kernel]
+pub fn k<T: Triton, const B: i32>(x_ptr: T::Pointer<f32>, n: i32) {
+    let offs = T::arange(0, B);
+    let mut x = T::load(x_ptr.add_offsets(offs), Some(offs.lt(n)), None, &[], None, None, None, false);
+    #[cfg(any())]
+    x = x + 1.0;
+    #[cfg(feature = "training")]
+    x = x * 2.0;
+    #[cfg(not(feature = "training"))]
+    x = x - 3.0;
+    #[cfg(all(feature = "extra", unix))]
+    x = x * 5.0;
+    T::store(x_ptr.add_offsets(offs), x, Some(offs.lt(n)), &[], None, None);
+}
+
+#[cfg(feature = "extra")]
+#[kernel]
+pub fn extra_only<T: Triton, const B: i32>(x_ptr: T::Pointer<f32>) {
+    let offs = T::arange(0, B);
+    T::store(x_ptr.add_offsets(offs), T::zeros::<f32>(&[B]), None, &[], None, None);
+}
+"""
+
+
+@pytest.mark.parametrize("features,want,extra", [
+    (None, "x = x * 2.0", False),  # teenygrad's default features: cuda, training
+    (frozenset(), "x = x - 3.0", False),
+    (frozenset({"training", "extra"}), "x = x * 2.0\n    x = x * 5.0", True),
+])
+def test_cfg_on_statements_and_items_is_evaluated_as_rustc_does(features, want, extra):
+    text = rs2triton.transpile_source(CFG, "cfg.rs", features=features).text
+    assert want in text and "x + 1.0" not in text
+    assert ("def extra_only(" in text) is extra
+
+
+def test_features_on_the_command_line(tmp_path):
+    from click.testing import CliRunner
+
+    from rs2triton.cli import main
+
+    (tmp_path / "cfg.rs").write_text(CFG)
+    runner = CliRunner()
+    out = runner.invoke(main, ["show", str(tmp_path / "cfg.rs"), "--no-default-features", "--features", "extra"])
+    assert out.exit_code == 0 and "x = x - 3.0" in out.output and "def extra_only(" in out.output
+    out = runner.invoke(main, ["transpile", str(tmp_path / "cfg.rs"), "-o", str(tmp_path / "o"), "--features",
+                               "extra,training"])
+    assert out.exit_code == 0 and "x = x * 5.0" in (tmp_path / "o" / "cfg.py").read_text()

@@ -128,14 +128,15 @@ def _import_file(py: Path, mod_name: str) -> ModuleType:
     return module
 
 
-def load(path: str | os.PathLike, *, interpret: bool | None = None) -> ModuleType:
+def load(path: str | os.PathLike, *, interpret: bool | None = None, features=None,
+         default_features: bool = True) -> ModuleType:
     require_run_extra("rs2triton.load")
     p = Path(path)
     interp = use_interpreter(interpret)
     ensure_mode(interp)
     if p.suffix == ".py":
         return _import_file(p.resolve(), f"rs2triton_generated_{_ident(p.stem)}")
-    result, py = cached(p)
+    result, py = cached(p, features, default_features)
     digest = py.parent.name
     mod_name = f"rs2triton_generated_{_ident(p.stem)}_{digest}{'_interp' if interp else ''}"
     if mod_name in sys.modules and getattr(sys.modules[mod_name], "__rs2triton_interpret__", None) == interp:
@@ -145,7 +146,7 @@ def load(path: str | os.PathLike, *, interpret: bool | None = None) -> ModuleTyp
     return module
 
 
-def cached(p: Path):
+def cached(p: Path, features=None, default_features: bool = True):
     """Transpile ``p`` and write the module to the content-addressed cache: (Result, cached .py path).
 
     Triton reads kernel source through ``inspect``, so the module must live in a real file.
@@ -153,7 +154,8 @@ def cached(p: Path):
     # An unchanged source is served from the transpile cache (text and line map), and
     # only parsed again for its kernels' signatures.
     tcache = cache.default()
-    result = transpile_file_cached(p, tcache) if tcache is not None else transpile_file(p)
+    result = transpile_file_cached(p, tcache, features=features, default_features=default_features) \
+        if tcache is not None else transpile_file(p, features=features, default_features=default_features)
     if result.text is None:
         raise ValueError(f"{p} defines no #[kernel] functions")
     digest = hashlib.sha256(result.text.encode()).hexdigest()[:16]

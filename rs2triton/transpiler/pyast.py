@@ -10,6 +10,7 @@ Rust's; :func:`without_positions` drops them.
 from __future__ import annotations
 
 import ast
+import unicodedata
 
 PY_RESERVED = frozenset(
     """False None True and as assert async await break class continue def del elif else except
@@ -60,8 +61,15 @@ def comment_lines(raw: str) -> list[str]:
     return out
 
 def python_name(rust: str) -> str:
-    """A Rust identifier as a Python name: `r#type` -> `type_`, `lambda` -> `lambda_`."""
+    """A Rust identifier as a Python name: `r#type` -> `type_`, `lambda` -> `lambda_`.
+
+    Python folds identifiers by NFKC (`𝐱` is `x` to it, `ﬁ` is `fi`, fullwidth `ｔｌ` is `tl`),
+    rustc does not: a name NFKC would change has each non-ASCII character written as
+    `_u<hex>_` (`𝐱` -> `_u1d431_`), so names distinct in Rust stay distinct in Python.
+    """
     base = rust.removeprefix("r#")
+    if not base.isascii() and unicodedata.normalize("NFKC", base) != base:
+        base = "".join(c if c.isascii() else f"_u{ord(c):x}_" for c in base)
     return base + "_" if base in PY_RESERVED else base
 
 

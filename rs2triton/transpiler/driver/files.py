@@ -13,7 +13,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rs2triton.diagnostics import Diagnostic, TranspileError
-from rs2triton.transpiler.driver.pipeline import Result, display_path, options_key, pyproject_of, read
+from rs2triton.transpiler.driver.pipeline import (
+    Result,
+    display_path,
+    features_of,
+    options_key,
+    pyproject_of,
+    read,
+)
 from rs2triton.transpiler.driver.workers import transpile_many
 
 if TYPE_CHECKING:
@@ -39,7 +46,7 @@ def discover_sources(srcs: list[str]) -> list[tuple[Path, Path]]:
 
 def plan(srcs: list[str], outdir: str | os.PathLike, warnings: list[Diagnostic] | None = None,
          cache: Cache | None = None, jobs: int = 1, line_comments: bool = False, *,
-         launchers: bool = True) -> dict[Path, str]:
+         launchers: bool = True, features=(), default_features: bool = True) -> dict[Path, str]:
     """All output files and their text; raises TranspileError (with every file's errors).
 
     Warnings (items skipped on purpose) are appended to ``warnings`` when given. With a
@@ -65,12 +72,14 @@ def plan(srcs: list[str], outdir: str | os.PathLike, warnings: list[Diagnostic] 
         try:
             data = read(src)
             pyproject = pyproject_of(src, launchers)
-            key = cache.key(data, display, options_key(launchers, pyproject)) if cache is not None else None
+            enabled = features_of(src, features, default_features)
+            key = cache.key(data, display, options_key(launchers, pyproject, enabled)) if cache is not None else None
         except TranspileError as e:
             entries.append([src, rel, e])
             continue
         entries.append([src, rel, None])
-        todo.append((len(entries) - 1, data, display, key, {"launchers": launchers, "pyproject": pyproject}))
+        todo.append((len(entries) - 1, data, display, key,
+                     {"launchers": launchers, "pyproject": pyproject, "features": enabled}))
     hits = cache.get_many([key for *_, key, _ in todo if key is not None]) if cache is not None else {}
     for i, _, display, key, _ in todo:
         if key in hits:

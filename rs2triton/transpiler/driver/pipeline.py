@@ -96,12 +96,13 @@ def _lower_source(source: bytes, smap: SourceMap, line_comments: bool, launchers
     path = smap.path
     if not may_define_kernels(source):
         return Result(path, None)
+    features = _features(smap.path, features)
     with smap.guard(None, "parsing"):
         tree = parse(source, smap)
-        items = collect(tree.root_node, smap)
+        items = collect(tree.root_node, smap, features)
     if not items.kernels:
         return Result(path, None, [], items.warnings)
-    ctx = ModuleContext(smap, items.functions, items.consts)
+    ctx = ModuleContext(smap, items.functions, items.consts, features=features)
     kernel_defs = []
     errors: list[Diagnostic] = []
     seen: dict[str, Kernel] = {}
@@ -134,7 +135,7 @@ def _lower_source(source: bytes, smap: SourceMap, line_comments: bool, launchers
 
         with smap.guard(None, "translating the host logic of"):
             names = taken | {f.name for f in kernel_defs} | {launcher_name(k.name) for k in items.kernels}
-            host = translate(items, items.kernels, source, smap, _features(smap.path, features), names)
+            host = translate(items, items.kernels, source, smap, features, names)
         if line_comments:
             import ast
 
@@ -224,22 +225,34 @@ def _internal_error(r: Result, doing: str, exc: BaseException) -> Diagnostic:
 
 
 def transpile_source(source: bytes | str, path: str = "<string>", *, launchers: bool = True,
-                     pyproject: Path | None = None) -> Result:
-    res = lower_source(source, path, launchers=launchers, pyproject=pyproject)
+                     pyproject: Path | None = None, features: frozenset[str] | None = None) -> Result:
+    """``features``: the crate features ``#[cfg(feature = ...)]`` sees (None: those of the crate
+    ``path`` is in, else teenygrad's defaults: :mod:`rs2triton.rust.cfg`)."""
+    res = lower_source(source, path, launchers=launchers, pyproject=pyproject, features=features)
     finish([res])
     return res
 
 
-def find_kernels(source: bytes, path: str) -> list[Kernel]:
+def find_kernels(source: bytes, path: str, features: frozenset[str] | None = None) -> list[Kernel]:
     """The kernels a file defines (their signatures), without lowering them."""
     from rs2triton.transpiler.frontend.items import collect
     from rs2triton.transpiler.frontend.parse import parse
 
     smap = SourceMap(path, source)
-    return collect(parse(source, smap).root_node, smap).kernels
+    return collect(parse(source, smap).root_node, smap, _features(path, features)).kernels
 
 
-def transpile_file_cached(path: str | os.PathLike, cache: Cache) -> Result:
+def features_of(p: Path, features=None, default_features: bool = True) -> frozenset[str]:
+    """The features a build of ``p``'s crate enables: its default ones (unless
+    ``default_features`` is false, cargo's ``--no-default-features``) and ``features``."""
+    from rs2triton.rust.cfg import crate_features
+
+    base = crate_features(str(p.resolve().parent)) if default_features else frozenset()
+    return base | frozenset(features or ())
+
+
+def transpile_file_cached(path: str | os.PathLike, cache: Cache, *, features=None,
+                          default_features: bool = True) -> Result:
     """:func:`transpile_file`, with the text and line map served from ``cache`` when the source is unchanged."""
     p = Path(path)
     data, display = read(p), display_path(p)
@@ -247,21 +260,25 @@ def transpile_file_cached(path: str | os.PathLike, cache: Cache) -> Result:
 
     forget_pyprojects()
     pyproject = pyproject_of(p, True)
-    key = cache.key(data, display, options_key(True, pyproject))
+    enabled = features_of(p, features, default_features)
+    key = cache.key(data, display, options_key(True, pyproject, enabled))
     hit = cache.get(key)
     if hit is not None and (hit[0] is None or hit[2] is not None):
-        kernels = find_kernels(data, display) if hit[0] is not None else []
+        kernels = find_kernels(data, display, enabled) if hit[0] is not None else []
         return Result(display, hit[0], kernels, hit[1], line_map=hit[2])
-    res = transpile_source(data, display, pyproject=pyproject)
+    res = transpile_source(data, display, pyproject=pyproject, features=enabled)
     cache.put(key, res.text, res.warnings, res.line_map)
     return res
 
 
-def transpile_file(path: str | os.PathLike, display: str | None = None, *, launchers: bool = True) -> Result:
-    """Transpile a file; with launchers, tuning comes from the nearest ``pyproject.toml`` above it."""
+def transpile_file(path: str | os.PathLike, display: str | None = None, *, launchers: bool = True,
+                   features=None, default_features: bool = True) -> Result:
+    """Transpile a file; with launchers, tuning comes from the nearest ``pyproject.toml`` above it.
+    ``features`` (with the crate's defaults unless ``default_features`` is false) are what
+    ``#[cfg(feature = ...)]`` sees, as cargo's ``--features``/``--no-default-features``."""
     p = Path(path)
     return transpile_source(read(p), display or display_path(p), launchers=launchers,
-                            pyproject=pyproject_of(p, launchers))
+                            pyproject=pyproject_of(p, launchers), features=features_of(p, features, default_features))
 
 
 def pyproject_of(p: Path, launchers: bool) -> Path | None:
@@ -270,11 +287,13 @@ def pyproject_of(p: Path, launchers: bool) -> Path | None:
     return find_pyproject(p) if launchers else None
 
 
-def options_key(launchers: bool, pyproject: Path | None) -> str:
-    """What besides the source decides a file's text: the launcher switch and its tuning tables."""
+def options_key(launchers: bool, pyproject: Path | None, features: frozenset[str] | None = None) -> str:
+    """What besides the source decides a file's text: the launcher switch, its tuning tables and
+    the crate features ``#[cfg]`` sees."""
     from rs2triton.transpiler.driver.tuning import tables
 
-    return json.dumps({"launchers": launchers, "tune": tables(pyproject)[2]}, sort_keys=True, default=str)
+    return json.dumps({"launchers": launchers, "tune": tables(pyproject)[2],
+                       "features": sorted(features) if features is not None else None}, sort_keys=True, default=str)
 
 
 def read(p: Path) -> bytes:

@@ -26,6 +26,10 @@ def launcher_name(kernel_name: str) -> str:
     are Python keywords, and a kernel fn ``None`` is already ``None_``); ``__`` -> ``Kernel``.
     """
     name = "".join(part[:1].upper() + part[1:] for part in kernel_name.removeprefix("r#").split("_") if part)
+    if not name.isascii():  # a name Python would fold together with another (NFKC): see python_name
+        from rs2triton.transpiler.pyast import python_name
+
+        name = python_name(name)
     return name + "Kernel" if name in ("None", "True", "False", "") else name
 
 

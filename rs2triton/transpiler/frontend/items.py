@@ -175,7 +175,25 @@ def doc_of(comments: list[Node]) -> str | None:
     return "\n".join(line for line in lines if line is not None).strip("\n") or None
 
 
-def collect(root: Node, smap: SourceMap) -> ModuleItems:
+def cfg_holds(attrs: list[Node], features: frozenset[str]) -> bool:
+    """Whether every ``#[cfg(...)]`` among ``attrs`` holds, as rustc evaluates it
+    (:mod:`rs2triton.rust.cfg`); an item whose cfg is false does not exist for rustc."""
+    from rs2triton.rust.cfg import CfgError, evaluate
+
+    for a in attrs:
+        name, args = _attr_name(a)
+        if name == "cfg" and args is not None:
+            try:
+                if not evaluate(text(args)[1:-1], features):
+                    return False
+            except CfgError:
+                return False  # (a predicate rustc cannot read is an error there; here the item goes)
+    return True
+
+
+def collect(root: Node, smap: SourceMap, features: frozenset[str] | None = None) -> ModuleItems:
+    """The items of a parsed file. ``features``: the crate features ``#[cfg]`` sees (None: keep
+    every item, whatever its cfg)."""
     kernels: list[Kernel] = []
     functions: dict[str, Node] = {}
     consts: dict[str, Node] = {}
@@ -203,6 +221,9 @@ def collect(root: Node, smap: SourceMap) -> ModuleItems:
             if child.type == "attribute_item":
                 pending_attrs.append(child)
                 continue
+            if features is not None and not cfg_holds(pending_attrs, features):
+                pending_attrs, pending_doc = [], []
+                continue  # configured out: rustc never sees it
             if child.type == "function_item":
                 name = text(part(child, "name"))
                 kernel_attr = None

@@ -31,7 +31,7 @@ from rs2triton.transpiler.host.context import HostModule, HostUnsupported, disca
 from rs2triton.transpiler.host.lower import HostLowerer
 from rs2triton.transpiler.host.trait import METHODS
 from rs2triton.transpiler.host.types import STR, UNKNOWN, HTy, scalar
-from rs2triton.transpiler.pyast import LOAD, STORE, call, const, name
+from rs2triton.transpiler.pyast import LOAD, STORE, call, const, name, python_name
 
 W_HOST = "W0010"  # host logic not translated
 
@@ -417,7 +417,7 @@ def _wrapper_op(item: HostItem, anchor: Node | None, struct: str, struct_item: H
                         if tp.type == "type_parameter") if tparams_node is not None else ()
     field_types = {k: (f"kernel:{v.elem}" if v.kind == "kernel" else v.elem or v.kind) for k, v in fields.items()}
     body: list[ast.stmt] = [_assign("RUST_NAME", ast.Constant(struct)),
-                            _assign("FIELDS", ast.Dict(keys=[ast.Constant(k) for k in field_types],
+                            _assign("FIELDS", ast.Dict(keys=[ast.Constant(python_name(k)) for k in field_types],
                                                        values=[ast.Constant(v) for v in field_types.values()]))]
     if type_params:
         body.append(_assign("TYPE_PARAMS", ast.Tuple(elts=[ast.Constant(t) for t in type_params], ctx=LOAD)))
@@ -467,9 +467,10 @@ def _wrapper_op(item: HostItem, anchor: Node | None, struct: str, struct_item: H
     line = (anchor or item.node).start_point[0] + 1
     doc = struct_item.doc
     impl_doc = _impl_doc(item, struct, smap, anchor)
-    node = _class(_fresh_class(struct, module) if struct in module.taken else struct, "RuntimeOp",
+    py_struct = python_name(struct)
+    node = _class(_fresh_class(py_struct, module) if py_struct in module.taken else py_struct, "RuntimeOp",
                   f"{doc}\n\n{impl_doc}" if doc else impl_doc, body, line)
-    module.taken.add(struct)
+    module.taken.add(py_struct)
     return HostOp(struct, node.name, None, node, line, {"line": line, "wrapper": True, **_summary(item)})
 
 
@@ -489,7 +490,7 @@ def _pick(kernel_fields: list[tuple[str, str | None]], names: tuple[str, ...], e
 
 
 def _getter(py_name: str, field_name: str) -> ast.stmt:
-    return _method(py_name, ast.Attribute(value=name("self"), attr=field_name, ctx=LOAD))
+    return _method(py_name, ast.Attribute(value=name("self"), attr=python_name(field_name), ctx=LOAD))
 
 
 def _method(py_name: str, value: ast.expr) -> ast.stmt:

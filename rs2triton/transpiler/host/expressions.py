@@ -37,7 +37,7 @@ from rs2triton.transpiler.host.types import (
     scalar,
     seq,
 )
-from rs2triton.transpiler.pyast import LOAD, STORE, attr_path, call, const, name
+from rs2triton.transpiler.pyast import LOAD, STORE, attr_path, call, const, name, python_name
 
 HostLowerer = Any  # the lowerer of host/lower.py (which imports this module)
 
@@ -168,7 +168,7 @@ class Expressions:
             if fty is None:
                 raise HostUnsupported(node, f"`self.{field}`: `{self.lw.struct}` has no field `{field}` "
                                             "that rs2triton knows")
-            return ast.Attribute(value=value, attr=field, ctx=LOAD), fty
+            return ast.Attribute(value=value, attr=python_name(field), ctx=LOAD), fty
         if ty.kind == "kernel":
             consts = self.lw.module.kernels.get(ty.elem or "", {})
             if field in ("source", "kernel_source"):
@@ -307,7 +307,7 @@ class Expressions:
                 raise HostUnsupported(init, "`..` in a struct expression")
             if fields.get(field, UNKNOWN).kind == "phantom":
                 continue
-            keywords.append(ast.keyword(arg=field, value=value))
+            keywords.append(ast.keyword(arg=python_name(field), value=value))
         if self.lw.in_classmethod:  # `new(..., *, D=None)` hands its type parameters on
             keywords += [ast.keyword(arg=tp, value=name(tp)) for tp in self.lw.type_params]
         owner = name("cls") if self.lw.in_classmethod else call("type", [name("self")])

@@ -30,7 +30,7 @@ from rs2triton.transpiler.host.context import (
 )
 from rs2triton.transpiler.host.expressions import Expressions
 from rs2triton.transpiler.host.types import UNIT, UNKNOWN, HTy, element, scalar
-from rs2triton.transpiler.pyast import LOAD, STORE, name
+from rs2triton.transpiler.pyast import LOAD, STORE, name, python_name
 
 
 class HostLowerer:
@@ -53,7 +53,7 @@ class HostLowerer:
 
     # ----------------------------------------------------------------- names
     def fresh(self, rust: str) -> str:
-        base = rust.removeprefix("r#") or "v"
+        base = python_name(rust) or "v"  # (NFKC-safe, as every name)
         base = base + "_" if base in RESERVED else base
         py, i = base, 0
         while py in self.used:

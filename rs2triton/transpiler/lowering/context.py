@@ -25,3 +25,4 @@ class ModuleContext:
     lowering_helpers: set[str] = field(default_factory=set)  # helpers being lowered (recursion)
     evaluating_consts: set[str] = field(default_factory=set)  # module constants being evaluated (cycles)
     param_comments: dict[str, ParamComments] = field(default_factory=dict)  # by function name
+    features: frozenset[str] = frozenset({"cuda", "training"})  # the crate features `#[cfg]` sees

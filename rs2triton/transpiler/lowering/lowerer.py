@@ -24,6 +24,7 @@ from tree_sitter import Node
 from rs2triton.diagnostics import TranspileError
 from rs2triton.rust import semantics
 from rs2triton.rust.types import FLOAT_TYPES, INT_TYPES, TRITON_DTYPES, bound
+from rs2triton.transpiler.frontend.items import cfg_holds
 from rs2triton.transpiler.frontend.parse import named_children, text
 from rs2triton.transpiler.lowering.context import ModuleContext
 from rs2triton.transpiler.lowering.loops import CountedLoop, counted_loops
@@ -227,12 +228,20 @@ class Lowerer:
         note at the end of that statement's (or the header's) line when it has one."""
         line_end, emitted = block.start_point[0], True
         body = self.bodies[-1]
+        attrs: list[Node] = []  # the attributes before the next statement (`#[cfg(...)]`)
         for child in children:
             if stop is not None and child.id == stop.id:
                 break
             if child.type in COMMENTS and child.start_point[0] == line_end:
                 self.emit_comment(child, trailing=emitted)
                 continue
+            if child.type == "attribute_item":
+                attrs.append(child)
+                continue
+            if attrs and child.type not in COMMENTS:
+                held, attrs = cfg_holds(attrs, self.ctx.features), []
+                if not held:
+                    continue  # configured out, as rustc leaves it out
             before = len(body)
             self.stmt(child)
             line_end, emitted = child.end_point[0], len(body) > before
