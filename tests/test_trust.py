@@ -4,11 +4,15 @@ silently: comments and strings stay text, names stay apart, rustc's verdicts are
 from __future__ import annotations
 
 import ast
+import re
 
 import pytest
+import torch
+import triton
 
 import rs2triton
 from rs2triton.transpiler.emit.literals import LINE_BREAKS
+from tests.conftest import ROOT
 
 KERNEL = """use teeny_triton::triton::*;
 
@@ -130,3 +134,81 @@ def test_features_on_the_command_line(tmp_path):
     out = runner.invoke(main, ["transpile", str(tmp_path / "cfg.rs"), "-o", str(tmp_path / "o"), "--features",
                                "extra,training"])
     assert out.exit_code == 0 and "x = x * 5.0" in (tmp_path / "o" / "cfg.py").read_text()
+
+
+# ------------------------------------------------------------------ launches that cannot go wrong
+
+
+def _relu():
+    return rs2triton.load(ROOT / "kernels_rs" / "relu.rs")
+
+
+@pytest.mark.parametrize("grid", [(-1,), (2 ** 31,), (2 ** 40,), (1, 70000), (1, 1, -2)])
+def test_a_grid_out_of_range_is_refused(grid):
+    x = torch.zeros(4)
+    with pytest.raises(ValueError, match="ReluForward: grid axis"):
+        _relu().ReluForward(BLOCK_SIZE=4)[grid](x, x, 4)
+    with pytest.raises(ValueError, match="ReluForward: grid axis"):  # from a grid function, too
+        _relu().ReluForward(BLOCK_SIZE=4)[lambda meta: grid](x, x, 4)
+
+
+@pytest.mark.parametrize("option,value,error", [
+    ("num_warps", 3, ValueError), ("num_warps", 64, ValueError), ("num_stages", -1, ValueError),
+    ("num_ctas", 0, ValueError), ("num_warps", 4.0, TypeError), ("enable_fp_fusion", 1, TypeError),
+])
+def test_a_launch_option_triton_cannot_take_is_refused(option, value, error):
+    x = torch.zeros(4)
+    with pytest.raises(error, match=f"`{option}`"):
+        _relu().ReluForward(BLOCK_SIZE=4, **{option: value})
+    with pytest.raises(error, match=f"`{option}`"):
+        _relu().ReluForward(BLOCK_SIZE=4)[(1,)](x, x, 4, **{option: value})
+
+
+@pytest.mark.parametrize("view", ["transpose", "step", "expand"])
+def test_a_non_contiguous_tensor_is_refused_where_the_kernel_reads_dense_buffers(view):
+    base = torch.randn(8, 8)
+    x = {"transpose": base.t(), "step": base[:, ::2], "expand": torch.randn(8, 1).expand(8, 8)}[view]
+    y = torch.empty_like(base)
+    with pytest.raises(ValueError, match=r"ReluForward: argument `x_ptr` is not contiguous .* pass `x_ptr.contiguous\(\)`"):
+        _relu().ReluForward(BLOCK_SIZE=64)[(1,)](x, y, 64)
+
+
+def test_a_kernel_with_strides_takes_a_strided_view():
+    matmul = rs2triton.load(ROOT / "kernels_rs" / "matmul.rs")
+    a, b = torch.randn(32, 32), torch.randn(32, 32)
+    at = a.t()  # column-major: the strides say so
+    c = torch.empty(32, 32)
+    matmul.Matmul(BLOCK_M=16, BLOCK_N=16, BLOCK_K=16)[(2, 2)](at, b, c, 32, 32, 32, *at.stride(), *b.stride(),
+                                                              *c.stride())
+    assert torch.allclose(c, at @ b, atol=1e-4)
+
+
+def test_autotuning_an_in_place_kernel_applies_it_once(tmp_path):
+    src = tmp_path / "inplace.rs"
+    src.write_text("""use teeny_triton::triton::*;
+
+#[kernel]
+pub fn add_one<T: Triton, const BLOCK: i32>(x_ptr: InOutPtr<T::Pointer<f32>>, n: i32) {
+    let offs = T::arange(0, BLOCK) + T::program_id(Axis::X) * BLOCK;
+    let mask = offs.lt(n);
+    let x = T::load(x_ptr.add_offsets(offs), Some(mask), None, &[], None, None, None, false);
+    T::store(x_ptr.add_offsets(offs), x + 1.0, Some(mask), &[], None, None);
+}
+""")
+    module = rs2triton.load(src)
+    tuned = module.AddOne.autotune([{"BLOCK": 16}, {"BLOCK": 32}, {"BLOCK": 64}], key=["n"])
+    x = torch.zeros(64)
+    tuned()[lambda meta: (triton.cdiv(64, meta["BLOCK"]),)](x, 64)
+    assert torch.equal(x, torch.ones(64))  # not 4: each config's trial run was undone
+
+
+def test_bad_kernel_arguments_and_parameter_types_are_located_errors():
+    base = KERNEL.format(doc="d", comment="c")
+    for attr, message in (("#[kernel(dtypes = [f32, \"f64\"])]", "`dtypes` must be a list of element types"),
+                          ("#[kernel(bogus = 1)]", "unknown `#[kernel]` argument `bogus`")):
+        with pytest.raises(rs2triton.TranspileError, match=re.escape(message)) as info:
+            rs2triton.transpile_source(base.replace("#[kernel]", attr), "k.rs")
+        assert info.value.diagnostics[0].code == "E0007" and info.value.diagnostics[0].line == 4
+    for ty in ("char", "u128", "[f32; 4]", "String"):
+        with pytest.raises(rs2triton.TranspileError, match=f"unsupported type `{re.escape(ty)}`"):
+            rs2triton.transpile_source(base.replace("n: i32)", f"n: {ty})"), "k.rs")

@@ -56,6 +56,8 @@ def make_binder(launcher, fn, keywords: dict, slow) -> Any | None:
         v = p.name
         if p.pointer:
             body.append(f"if _rs_type({v}) is not _rs_Tensor: return None")
+            if launcher.dense:
+                body.append(f"if not {v}.is_contiguous(): return None")
             if device is None:
                 device = f"_rs_dev{i}"
                 # (`t.device.type` costs five times `t.is_meta`: the flags say the same)

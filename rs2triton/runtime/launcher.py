@@ -27,7 +27,15 @@ from typing import Any
 
 from rs2triton.runtime import values as _values
 from rs2triton.runtime.ops import RuntimeOp
-from rs2triton.runtime.values import _torch, _triton, _type_name, check_scalar, rust_dtype_of
+from rs2triton.runtime.values import (
+    _torch,
+    _triton,
+    _type_name,
+    check_grid,
+    check_option,
+    check_scalar,
+    rust_dtype_of,
+)
 from rs2triton.rust.types import TORCH_DTYPES
 
 # Triton launch options accepted on a launcher, a launch or a tuning config.
@@ -80,6 +88,9 @@ class Launcher:
         self._index = {p.name: p for p in self._params}
         self._names = tuple(self._index)
         self._pointers = [p for p in self._params if p.pointer]
+        # A kernel with stride parameters addresses its tensors through them; any other one
+        # treats each pointer as a dense, row-major buffer, so its tensors must be contiguous.
+        self.dense = not any("stride" in n.lower() for n in self.params)
         self._scalars = [p for p in self._params if not p.pointer]
         self.interpreted = type(fn).__name__ == "InterpretedFunction"
         self.tuning: dict | None = None
@@ -111,7 +122,7 @@ class Launcher:
                 consts[key] = check_scalar(self.consts[key], value,
                                            f"{self.name}: const generic `{key}: {self.consts[key]}`")
             elif key in LAUNCH_OPTIONS:
-                options[key] = value
+                options[key] = check_option(key, value, f"{self.name}()")
             elif key in self.dtypes:
                 type_args[key] = value
             else:
@@ -236,7 +247,7 @@ class Launcher:
             if k in self.consts:
                 out[k] = check_scalar(self.consts[k], v, f"{self.name}.autotune: config {i}: `{k}: {self.consts[k]}`")
             elif k in LAUNCH_OPTIONS:
-                out[k] = v
+                out[k] = check_option(k, v, f"{self.name}.autotune: config {i}")
             else:
                 raise ValueError(f"{self.name}.autotune: config {i} sets `{k}`, which is neither a const generic "
                                  f"({self._const_list()}) nor a launch option"
@@ -250,6 +261,12 @@ class Launcher:
         if self._autotuner is None:
             triton = _triton()
             options = {k: v for k, v in self.tuning.items() if k not in ("configs", "key")}
+            if "restore_value" not in options:
+                # Each config runs on the same tensors: what a kernel writes (its `inout` and `out`
+                # pointers) is restored between configs, so an in-place kernel is applied once.
+                written = [p.name for p in self._pointers if p.access in ("inout", "out")]
+                if written:
+                    options["restore_value"] = written
             if self.interpreted and "do_bench" not in options:
                 options["do_bench"] = _interpreter_bench  # the interpreter has no GPU timer
             py = self.names.get
@@ -334,6 +351,10 @@ class Launcher:
             if dt is None or type(v) is not _values._TENSOR and not (hasattr(v, "data_ptr") and hasattr(v, "device")):
                 raise TypeError(f"{name}: argument `{p.rust}` must be a torch.Tensor, got "
                                 f"{_type_name(v)}")
+            if self.dense and not v.is_contiguous():
+                raise ValueError(f"{name}: argument `{p.name}` is not contiguous (shape {list(v.shape)}, strides "
+                                 f"{list(v.stride())}), but {name} reads it as a dense row-major buffer; pass "
+                                 f"`{p.name}.contiguous()`")
             if device is None:
                 device, first = v.device, p
             elif v.device != device:
@@ -445,6 +466,7 @@ class Configured:
             n = len(grid)
             if (n == 1 and type(grid[0]) is int or n == 2 and type(grid[0]) is int and type(grid[1]) is int
                     or n == 3 and type(grid[0]) is int and type(grid[1]) is int and type(grid[2]) is int):
+                check_grid(grid, self.launcher.name)
                 if len(self._grids) >= 64:
                     self._grids.clear()
                 launch = self._launch if self._general else (self._checked or self._checked_launch())
@@ -457,7 +479,9 @@ class Configured:
                     isinstance(g, numbers.Integral) and not isinstance(g, bool) for g in grid):
                 raise TypeError(f"{self.launcher.name}: the grid must be 1 to 3 ints or a callable of the "
                                 f"launch's named arguments, got {grid!r}")
-            grid = tuple(int(g) for g in grid)
+            grid = check_grid(tuple(int(g) for g in grid), self.launcher.name)
+        else:
+            grid = _CheckedGrid(grid, self.launcher.name)
         return partial(self._launch, grid)
 
     def bind(self, *args, **kwargs) -> tuple[list, dict]:
@@ -473,7 +497,7 @@ class Configured:
         if kwargs and not _LAUNCH_OPTION_SET.isdisjoint(kwargs):
             extra = [k for k in kwargs if k in _LAUNCH_OPTION_SET and k not in launcher._index]
             if extra:
-                options = {**options, **{k: kwargs.pop(k) for k in extra}}
+                options = {**options, **{k: check_option(k, kwargs.pop(k), launcher.name) for k in extra}}
                 if self.autotuned and set(extra) & launcher._tuned_options:
                     raise TypeError(f"{launcher.name}: {', '.join(sorted(set(extra) & launcher._tuned_options))} "
                                     "is chosen by the autotuner")
@@ -518,6 +542,23 @@ def _doc(launcher: Launcher, op: type | None = None) -> str:
     if op is not None and op.__doc__:
         parts.append(inspect.cleandoc(op.__doc__))
     return "\n\n".join(p for p in parts if p)
+
+
+class _CheckedGrid:
+    """A grid callable whose result is checked as a grid of ints is (Triton calls it at the launch)."""
+
+    __slots__ = ("grid", "name")
+
+    def __init__(self, grid, name: str):
+        self.grid, self.name = grid, name
+
+    def __call__(self, meta):
+        got = self.grid(meta)
+        got = (got,) if isinstance(got, numbers.Integral) else got
+        if not isinstance(got, tuple | list) or not 1 <= len(got) <= 3 or not all(
+                isinstance(g, numbers.Integral) and not isinstance(g, bool) for g in got):
+            raise TypeError(f"{self.name}: the grid function must give 1 to 3 ints, gave {got!r}")
+        return check_grid(tuple(int(g) for g in got), self.name)
 
 
 class _GridOfArguments:

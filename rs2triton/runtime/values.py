@@ -97,3 +97,42 @@ def check_field(rust_type: str, value, what: str):
         if getattr(launcher, "name", None) != want or not hasattr(value, "consts"):
             raise TypeError(f"{what} must be a configured {want} kernel ({want}(...)), got {value!r}")
     return value
+
+
+# Launch options and what Triton makes of them: a wrong one is refused before anything runs.
+_POWERS_OF_TWO = {"num_warps": (1, 32), "num_ctas": (1, 16)}
+_COUNTS = {"num_stages": 0, "maxnreg": 1, "waves_per_eu": 0}
+_CHOICES = {"kpack": (1, 2), "matrix_instr_nonkdim": (0, 4, 16, 32)}
+_FLAGS = ("enable_fp_fusion", "launch_cooperative_grid", "launch_pdl")
+
+
+def check_option(key: str, value, what: str):
+    """A launch option (``num_warps=4``...) checked: powers of two where Triton needs them, counts
+    that cannot be negative, flags that are bools."""
+    if key in _FLAGS:
+        if type(value) is not bool:
+            raise TypeError(f"{what}: `{key}` must be a bool, got {_type_name(value)} {value!r}")
+        return value
+    if type(value) is not int:
+        raise TypeError(f"{what}: `{key}` must be an int, got {_type_name(value)} {value!r}")
+    if key in _POWERS_OF_TWO:
+        lo, hi = _POWERS_OF_TWO[key]
+        if not lo <= value <= hi or value & (value - 1):
+            raise ValueError(f"{what}: `{key}` must be a power of two from {lo} to {hi}, got {value}")
+    elif key in _COUNTS and value < _COUNTS[key]:
+        raise ValueError(f"{what}: `{key}` must be at least {_COUNTS[key]}, got {value}")
+    elif key in _CHOICES and value not in _CHOICES[key]:
+        raise ValueError(f"{what}: `{key}` must be one of {', '.join(map(str, _CHOICES[key]))}, got {value}")
+    return value
+
+
+# The largest grid a launch may have (CUDA's limits; AMD's are wider on x): x, y, z.
+GRID_LIMITS = (2 ** 31 - 1, 65535, 65535)
+
+
+def check_grid(grid: tuple, what: str) -> tuple:
+    """A grid of 1 to 3 ints, none negative and each within the backend's limit."""
+    for axis, (g, limit) in enumerate(zip(grid, GRID_LIMITS, strict=False)):
+        if not 0 <= g <= limit:
+            raise ValueError(f"{what}: grid axis {'xyz'[axis]} must be from 0 to {limit}, got {g}")
+    return grid

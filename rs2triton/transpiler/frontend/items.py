@@ -157,16 +157,39 @@ def _is_cfg_test(attr_item: Node) -> bool:
     return name == "cfg" and args is not None and re.search(r"\btest\b", text(args)) is not None
 
 
-def _parse_kernel_args(args: Node | None) -> tuple[tuple[str, ...] | None, str | None]:
+_KERNEL_ARG = re.compile(r"\s*(?P<key>[A-Za-z_]\w*)\s*=\s*(?P<value>\[[^\[\]]*\]|[^,\[\]]+?)\s*(?:,|$)")
+
+
+def _parse_kernel_args(args: Node | None, smap: SourceMap) -> tuple[tuple[str, ...] | None, str | None]:
+    """``#[kernel(dtypes = [f32, f16], backward = ReluBackward)]``: teenygrad's macro takes those two
+    and refuses anything else, and so does rs2triton (E0007 at the argument)."""
     if args is None:
         return None, None
-    raw = text(args)
-    dtypes = None
-    m = re.search(r"dtypes\s*=\s*\[([^\]]*)\]", raw)
-    if m:
-        dtypes = tuple(t.strip() for t in m.group(1).split(",") if t.strip())
-    b = re.search(r"backward\s*=\s*([A-Za-z_][A-Za-z0-9_:]*)", raw)
-    return dtypes, (b.group(1) if b else None)
+    raw = text(args)[1:-1]  # between the parentheses
+    dtypes, backward, pos = None, None, 0
+    while pos < len(raw) and raw[pos:].strip():
+        m = _KERNEL_ARG.match(raw, pos)
+        if m is None:
+            raise smap.error(args, "E0007", f"cannot read the `#[kernel]` arguments `{raw.strip()}`",
+                             "write `#[kernel(dtypes = [f32, f16], backward = SomeBackward)]`")
+        key, value = m.group("key"), m.group("value").strip()
+        if key == "dtypes":
+            names = [v.strip() for v in value.strip("[]").split(",") if v.strip()] if value.startswith("[") else None
+            bad = [n for n in names or [value] if n not in SCALARS or SCALARS[n].cls.name == "BOOL"]
+            if names is None or bad or not names:
+                raise smap.error(args, "E0007", f"`dtypes` must be a list of element types, got `{value}`",
+                                 "for example `dtypes = [f32, f16, bf16]`")
+            dtypes = tuple(names)
+        elif key == "backward":
+            if not value.replace("::", "").replace("_", "a").isalnum():
+                raise smap.error(args, "E0007", "`backward` must be a kernel struct name",
+                                 "for example `backward = ReluBackward`")
+            backward = value
+        else:
+            raise smap.error(args, "E0007", f"unknown `#[kernel]` argument `{key}` (expected `dtypes` or `backward`)",
+                             "teenygrad's #[kernel] macro takes `dtypes = [...]` and `backward = ...`")
+        pos = m.end()
+    return dtypes, backward
 
 
 def doc_of(comments: list[Node]) -> str | None:
@@ -338,7 +361,7 @@ def _signature(fn: Node, doc: str | None, attr_args: Node | None, smap: SourceMa
             prm.name = next(n for n in (f"_{i}", *(f"_{i}_{j}" for j in range(1, len(params) + 2)))
                             if n not in taken)
             taken.add(prm.name)
-    attr_dtypes, backward = _parse_kernel_args(attr_args)
+    attr_dtypes, backward = _parse_kernel_args(attr_args, smap)
     return Kernel(name, doc, triton, dtype_params, consts, params, attr_dtypes, backward, fn)
 
 
@@ -362,6 +385,9 @@ def _param(name: str, ty: Node, triton: str, dtype_names: set[str], smap: Source
         args = named_children(part(node, "type_arguments"))
         node = args[0]
     if node.type == "primitive_type":
+        if text(node) not in SCALARS or text(node) in ("u128", "i128"):
+            raise smap.error(ty, "E0007", f"unsupported type `{text(ty)}` for kernel parameter `{name}`",
+                             "kernel scalars are bool, i8..i64, u8..u64, isize, usize, f16, bf16, f32 or f64")
         return KernelParam(name, "scalar", text(node), ty)
     if node.type == "type_identifier" and text(node) in dtype_names:  # `alpha: D`
         return KernelParam(name, "scalar", text(node), ty)
