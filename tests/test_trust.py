@@ -4,6 +4,7 @@ silently: comments and strings stay text, names stay apart, rustc's verdicts are
 from __future__ import annotations
 
 import ast
+import os
 import re
 
 import pytest
@@ -212,3 +213,79 @@ def test_bad_kernel_arguments_and_parameter_types_are_located_errors():
     for ty in ("char", "u128", "[f32; 4]", "String"):
         with pytest.raises(rs2triton.TranspileError, match=f"unsupported type `{re.escape(ty)}`"):
             rs2triton.transpile_source(base.replace("n: i32)", f"n: {ty})"), "k.rs")
+
+
+# ------------------------------------------------------------------ all or nothing on disk
+
+
+def _tree(tmp_path):
+    src = tmp_path / "src"
+    src.mkdir()
+    for name in ("relu", "softmax", "vector_add"):
+        (src / f"{name}.rs").write_text((ROOT / "kernels_rs" / f"{name}.rs").read_text())
+    return src, tmp_path / "out"
+
+
+def _snapshot(folder):
+    return {p.name: p.read_bytes() if p.is_file() else b"<folder>" for p in sorted(folder.iterdir())} \
+        if folder.exists() else {}
+
+
+def test_a_replace_that_fails_midway_puts_back_what_it_replaced(tmp_path, monkeypatch):
+    from rs2triton.transpiler.driver import files
+
+    src, out = _tree(tmp_path)
+    assert files.write(files.plan([str(src)], out))
+    for p in src.iterdir():  # every module will change
+        p.write_text(p.read_text().replace("pub fn", "/// changed\npub fn", 1))
+    before = _snapshot(out)
+    real, calls = os.replace, []
+
+    def failing(a, b):
+        calls.append(b)
+        if len(calls) == 3:
+            raise PermissionError(1, "Operation not permitted", str(b))
+        return real(a, b)
+
+    monkeypatch.setattr(files.os, "replace", failing)
+    with pytest.raises(rs2triton.TranspileError, match="cannot write"):
+        files.write(files.plan([str(src)], out))
+    monkeypatch.setattr(files.os, "replace", real)
+    assert _snapshot(out) == before  # the two replaced modules are the old ones again
+    assert not [p for p in out.iterdir() if p.name.startswith(".rs2triton-")]
+
+
+def test_a_folder_in_the_way_stops_the_run_before_anything_is_replaced(tmp_path):
+    from click.testing import CliRunner
+
+    from rs2triton.cli import main
+
+    src, out = _tree(tmp_path)
+    assert CliRunner().invoke(main, ["transpile", str(src), "-o", str(out)]).exit_code == 0
+    for p in src.iterdir():
+        p.write_text(p.read_text().replace("pub fn", "/// changed\npub fn", 1))
+    (out / "softmax.py").unlink()
+    (out / "softmax.py").mkdir()
+    before = _snapshot(out)
+    res = CliRunner().invoke(main, ["transpile", str(src), "-o", str(out)])
+    assert res.exit_code == 1 and "softmax.py" in res.output and "nothing was written" in res.output
+    assert _snapshot(out).keys() == before.keys()
+    assert all(_snapshot(out)[k] == v for k, v in before.items() if k != "softmax.py")
+
+
+def test_a_killed_run_s_temp_files_are_reported_and_removed(tmp_path):
+    from click.testing import CliRunner
+
+    from rs2triton.cli import main
+
+    src, out = _tree(tmp_path)
+    runner = CliRunner()
+    assert runner.invoke(main, ["transpile", str(src), "-o", str(out)]).exit_code == 0
+    stray = out / ".rs2triton-999999999-00ff00ff-relu.py"  # a pid no process has
+    stray.write_text("half")
+    res = runner.invoke(main, ["check", str(src), "-o", str(out)])
+    assert res.exit_code == 1 and "a temp file an interrupted run left" in res.output
+    (src / "relu.rs").write_text((src / "relu.rs").read_text().replace("pub fn", "/// changed\npub fn", 1))
+    assert runner.invoke(main, ["transpile", str(src), "-o", str(out)]).exit_code == 0
+    assert not stray.exists()
+    assert runner.invoke(main, ["check", str(src), "-o", str(out)]).exit_code == 0

@@ -124,16 +124,24 @@ def plan(srcs: list[str], outdir: str | os.PathLike, warnings: list[Diagnostic] 
     return files
 
 
-def write(files: dict[Path, str]) -> list[Path]:
-    """Write every file atomically; returns the files that changed.
+TEMP_PREFIX = ".rs2triton-"  # the names of a run's temp files: .rs2triton-<pid>-<random>-<name>
 
-    Every new text goes to a temp file beside its target first; only when all of
-    them are written are they renamed into place, so a full disk or a read-only
-    folder leaves nothing half-written (E0010).
+
+def write(files: dict[Path, str]) -> list[Path]:
+    """Write every file, all or nothing; returns the files that changed.
+
+    Every new text goes to a temp file beside its target first (so a full disk or a read-only
+    folder stops the run before any target is touched), every target is checked (a folder in
+    its way stops it too), and only then are they renamed into place, each old file kept as a
+    hard link until all are in; should a rename still fail (an immutable file), the targets
+    already replaced get their old files back. A run killed at any moment leaves each target
+    old or new; its temp files are removed by the next run (:func:`remove_leftovers`).
     """
     staged: list[tuple[str, Path]] = []
     made: set[str] = set()  # folders known to exist
-    tag = f".rs2triton-{os.getpid()}-{os.urandom(4).hex()}-"
+    tag = f"{TEMP_PREFIX}{os.getpid()}-{os.urandom(4).hex()}-"
+    kept: list[tuple[str, str]] = []  # (the old file's hard link, target) while renaming
+    done: list[tuple[str, str | None]] = []  # targets replaced so far, with their old file's link
     try:
         for path, text in sorted(files.items()):
             target, data = os.fspath(path), text.encode("utf-8")
@@ -141,12 +149,15 @@ def write(files: dict[Path, str]) -> list[Path]:
                 with open(target, "rb") as f:
                     if f.read() == data:
                         continue  # unchanged: not even touched
-            except OSError:  # not there yet (or not a file: replacing it fails below, with the reason)
+            except OSError:  # not there yet, or not a file (checked below)
                 pass
             folder = os.path.dirname(target) or "."
             if folder not in made:
+                remove_leftovers(folder)
                 os.makedirs(folder, exist_ok=True)
                 made.add(folder)
+            if os.path.isdir(target) or (os.path.lexists(target) and not os.path.isfile(target)):
+                raise IsADirectoryError(21, "a folder or another non-file is in the way", target)
             tmp = os.path.join(folder, tag + os.path.basename(target))
             fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)  # (the umask applies, as for any file)
             staged.append((tmp, path))
@@ -157,17 +168,81 @@ def write(files: dict[Path, str]) -> list[Path]:
             finally:
                 os.close(fd)
         for tmp, path in staged:
-            os.replace(tmp, path)
+            target = os.fspath(path)
+            old = None
+            if os.path.exists(target):
+                old = f"{tmp}.old"
+                os.link(target, old)
+                kept.append((old, target))
+            os.replace(tmp, target)
+            done.append((target, old))
     except OSError as e:
+        restored = _undo(done)
         for tmp, _ in staged:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
+            _unlink(tmp)
+        for old, _ in kept:
+            _unlink(old)
         where = e.filename or (staged[-1][1] if staged else "the output folder")
-        raise TranspileError([Diagnostic("E0010", f"cannot write {where}: {e.strerror or e}", str(where), 1, 1,
+        left = "" if restored else "; some outputs could not be restored to what they were"
+        raise TranspileError([Diagnostic("E0010", f"cannot write {where}: {e.strerror or e}{left}", str(where), 1, 1,
                                          hint="check that the output folder is writable and not a file")]) from e
+    for old, _ in kept:
+        _unlink(old)
     return [path for _, path in staged]
+
+
+def _undo(done: list[tuple[str, str | None]]) -> bool:
+    """Put back the old files of targets already replaced; whether every one was restored."""
+    ok = True
+    for target, old in reversed(done):
+        try:
+            if old is None:
+                os.unlink(target)  # it was new
+            else:
+                os.replace(old, target)
+        except OSError:
+            ok = False
+    return ok
+
+
+def _unlink(path: str) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
+
+
+def leftovers(folder: str | os.PathLike) -> list[Path]:
+    """Temp files in ``folder`` that a run which no longer runs left behind (it was killed)."""
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return []
+    out = []
+    for name in names:
+        if not name.startswith(TEMP_PREFIX):
+            continue
+        pid = name[len(TEMP_PREFIX):].split("-", 1)[0]
+        if pid.isdigit() and not _alive(int(pid)):
+            out.append(Path(folder) / name)
+    return sorted(out)
+
+
+def remove_leftovers(folder: str | os.PathLike) -> None:
+    for path in leftovers(folder):
+        _unlink(os.fspath(path))
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # it exists (another user's)
+        return True
+    return True
 
 
 def orphans(files: dict[Path, str], outdir: str | os.PathLike) -> list[Path]:
@@ -201,6 +276,10 @@ def check(files: dict[Path, str], outdir: str | os.PathLike | None = None) -> li
     import difflib
 
     diffs = []
+    if outdir is not None and os.path.isdir(outdir):
+        for folder, _dirs, _names in os.walk(os.fspath(outdir)):
+            for stray in leftovers(folder):
+                diffs.append(f"{stray.as_posix()}: a temp file an interrupted run left (the next transpile removes it)\n")
     for path in orphans(files, outdir) if outdir is not None else []:
         old = path.read_text(encoding="utf-8").splitlines(keepends=True)
         diffs.append("".join(difflib.unified_diff(old, [], fromfile=path.as_posix(), tofile="/dev/null")))
