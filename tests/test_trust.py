@@ -289,3 +289,31 @@ def test_a_killed_run_s_temp_files_are_reported_and_removed(tmp_path):
     assert runner.invoke(main, ["transpile", str(src), "-o", str(out)]).exit_code == 0
     assert not stray.exists()
     assert runner.invoke(main, ["check", str(src), "-o", str(out)]).exit_code == 0
+
+
+
+# ------------------------------------------------------------------ the text is the tree
+
+
+def test_a_printer_that_let_a_line_break_through_is_caught_before_writing(monkeypatch):
+    # Were comment escaping broken, the module would hold code from a comment: it is refused.
+    from rs2triton.transpiler.emit import literals
+
+    monkeypatch.setattr(literals, "one_line", lambda text: text)
+    src = KERNEL.format(doc="d", comment='x\r__import__("os").system("echo pwned")')
+    with pytest.raises(rs2triton.TranspileError) as info:
+        rs2triton.transpile_source(src, "k.rs")
+    d = info.value.diagnostics[0]
+    assert d.code == "E0999" and "U+000D" in " ".join(d.notes)
+
+
+def test_reading_back_finds_code_the_lowering_did_not_build():
+    from rs2triton.transpiler.emit.verify import difference
+
+    lowered = ast.parse("def f(x):\n    y = x + 1\n    return y\n").body[0]
+    same = ast.parse('def f(x):\n    y = x + 1  # a note\n    return y\n').body[0]
+    extra = ast.parse('def f(x):\n    y = x + 1\n    __import__("os")\n    return y\n').body[0]
+    changed = ast.parse("def f(x):\n    y = x + 2\n    return y\n").body[0]
+    assert difference(same, lowered) is None
+    assert "body: 3 printed, 2 lowered" in difference(extra, lowered)
+    assert "2 printed, 1 lowered" in difference(changed, lowered)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -46,6 +47,7 @@ class Result:
         # Whether every line is laid out as ruff would (see emit/printer.py; for the tests).
         self.exact_layout = exact_layout
         self.host: dict[str, dict] = {}  # per op (launcher or class name): its grid, inputs, params (Rust)
+        self.classes: list = []  # the host side's lowered classes (compared with the printed ones)
 
     def __repr__(self) -> str:
         return f"Result(source_path={self.source_path!r}, text={self.text!r}, kernels={self.kernels!r})"
@@ -152,6 +154,7 @@ def _lower_source(source: bytes, smap: SourceMap, line_comments: bool, launchers
     warnings = items.warnings + (host.warnings if host is not None else [])
     result = Result(path, text, items.kernels, warnings, functions, line_map, smap, exact)
     result.host = {o.launcher or o.class_name: o.summary for o in host.ops} if host is not None else {}
+    result.classes = [o.node for o in host.ops] if host is not None else []
     return result
 
 
@@ -185,15 +188,48 @@ def _launchers(kernels: list[Kernel], defs: list[ast.FunctionDef], taken: set[st
     return out
 
 
+# Characters that could end a line for Python or a reader, or reverse text, anywhere but as the
+# "\n" ending a line: the printer writes each of them as an escape, so a module holding one is a bug.
+_HIDDEN = re.compile("[\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+# Sources holding such characters (or other controls) are the ones that could smuggle code into
+# a module: theirs are read back in full (see finish).
+_RISKY = re.compile(rb"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]|\r(?!\n)|\xc2\x85|\xe2\x80[\xa8-\xae]|\xe2\x81[\xa6-\xa9]")
+
+
 def finish(results: list[Result]) -> None:
-    """Compile every module: that catches what no parser would (a duplicate parameter, say)
-    before anything is written."""
+    """Check every module before anything is written.
+
+    Always: it compiles (which catches what no parser would, a duplicate parameter say), and it
+    holds no character that could end a line or turn text around except the newlines between
+    its lines. A module from a source holding such characters or other controls (the inputs
+    that could smuggle code in), or every module when ``RS2TRITON_VERIFY=1``, is also read back
+    as black reads back its output: parsed again, and each function and class compared with the
+    tree the lowering built (:mod:`rs2triton.transpiler.emit.verify`): nothing of a comment or a
+    string may have become code. (Reading back costs about as much as the rest of a cold run,
+    so it is kept for those inputs; the tests read back every module they make.)
+    """
+    import ast
+
+    from rs2triton.transpiler.emit.verify import check_module
+
+    verify_all = os.environ.get("RS2TRITON_VERIFY") == "1"
     bad: list[Diagnostic] = []  # internal errors: generated code that does not compile
     for r in results:
         if r.text is None:
             continue
         try:
-            compile(r.text, r.source_path, "exec", dont_inherit=True)
+            hidden = _HIDDEN.search(r.text)
+            if hidden is not None:
+                raise ValueError(f"the module holds U+{ord(hidden.group()):04X} outside a string escape")
+            lowered = [*r.functions, *r.classes]
+            if lowered and (verify_all or (r.smap is not None and _RISKY.search(r.smap.source))):
+                tree = ast.parse(r.text, r.source_path)
+                compile(tree, r.source_path, "exec", dont_inherit=True)
+                d = check_module(r.text, tree, lowered)
+                if d is not None:
+                    raise ValueError(f"the printed module does not read back as the code lowered ({d})")
+            else:
+                compile(r.text, r.source_path, "exec", dont_inherit=True)
         except RecursionError as e:  # nested too deeply for Python's compiler
             bad.append(_too_deep_module(r, e))
         except (SyntaxError, ValueError) as e:  # a bug in rs2triton, never a user error
