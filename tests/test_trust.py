@@ -317,3 +317,48 @@ def test_reading_back_finds_code_the_lowering_did_not_build():
     assert difference(same, lowered) is None
     assert "body: 3 printed, 2 lowered" in difference(extra, lowered)
     assert "2 printed, 1 lowered" in difference(changed, lowered)
+
+
+# ------------------------------------------------------------------ the smaller holes
+
+
+def test_a_tuning_table_with_a_typo_in_its_name_is_an_error(tmp_path):
+    (tmp_path / "vector_add.rs").write_text((ROOT / "kernels_rs" / "vector_add.rs").read_text())
+    (tmp_path / "pyproject.toml").write_text("[tool.rs2triton.tune.vector_ad]\nconfigs = [{ BLOCK_SIZE = 256 }]\n")
+    with pytest.raises(rs2triton.TranspileError, match="did you mean `vector_add`") as info:
+        rs2triton.transpile_file(tmp_path / "vector_add.rs")
+    assert info.value.diagnostics[0].code == "E0013" and info.value.diagnostics[0].line == 1
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "1979-05-27", "1.5"])
+def test_a_tuning_value_that_is_no_count_is_an_error(tmp_path, value):
+    (tmp_path / "vector_add.rs").write_text((ROOT / "kernels_rs" / "vector_add.rs").read_text())
+    (tmp_path / "pyproject.toml").write_text(
+        f"[tool.rs2triton.tune.vector_add]\nconfigs = [{{ BLOCK_SIZE = 256, num_warps = {value} }}]\n")
+    with pytest.raises(rs2triton.TranspileError, match="`num_warps` must be an int") as info:
+        rs2triton.transpile_file(tmp_path / "vector_add.rs")
+    assert info.value.diagnostics[0].code == "E0013"
+
+
+def test_fifos_devices_and_huge_files_are_located_errors(tmp_path):
+    from rs2triton.transpiler.driver import pipeline
+
+    os.mkfifo(tmp_path / "pipe.rs")
+    (tmp_path / "zero.rs").symlink_to("/dev/zero")
+    with open(tmp_path / "huge.rs", "wb") as f:
+        f.truncate(pipeline.MAX_SOURCE_BYTES + 1)
+    for name, what in (("pipe.rs", "it is a FIFO"), ("zero.rs", "it is a device"), ("huge.rs", "more than a kernel")):
+        with pytest.raises(rs2triton.TranspileError, match=what) as info:
+            rs2triton.transpile_file(tmp_path / name)
+        assert info.value.diagnostics[0].code == "E0010"
+
+
+@pytest.mark.parametrize("grid", ['__import__("os").system("echo pwned")', "().__class__.__bases__", "n if n else 1",
+                                  "[n]", "2 ** 80", "cdiv(n, 0)", "lambda: 1"])
+def test_the_grid_option_computes_a_grid_and_nothing_else(grid):
+    from rs2triton.tools.run import RunError
+    from rs2triton.tools.tune import grid_of
+
+    with pytest.raises(RunError, match="cannot evaluate"):
+        grid_of(grid, {"n": 100})
+    assert grid_of("cdiv(n, 32), max(n // 50, 1)", {"n": 100}) == (4, 2)

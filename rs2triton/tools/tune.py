@@ -10,8 +10,11 @@ compile it, say) is reported and the sweep goes on.
 
 from __future__ import annotations
 
+import ast
 import itertools
 import math
+import operator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from rs2triton.runtime.launcher import LAUNCH_OPTIONS
@@ -60,18 +63,40 @@ def parse_sweep(items: tuple[str, ...], consts: dict[str, str]) -> dict[str, lis
     return out
 
 
+_GRID_OPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.FloorDiv: operator.floordiv,
+             ast.Mod: operator.mod}
+
+
 def grid_of(text: str, names: dict):
-    """Evaluate ``--grid`` (``8``, ``4,2``, ``cdiv(n_elements, BLOCK_SIZE)``) for one config."""
-    def cdiv(a, b):
-        return -(-a // b)
+    """``--grid`` (``8``, ``4,2``, ``cdiv(n_elements, BLOCK_SIZE)``) for one config: integer
+    arithmetic (``+ - * // %``) on numbers and the launch's names, and ``cdiv``/``min``/``max``.
+    It is read, not run: nothing else is allowed, so no text can do anything but compute a grid."""
+    functions: dict[str, Callable[..., int]] = {"cdiv": lambda a, b: -(-a // b), "min": min, "max": max}
+
+    def value(node: ast.expr):
+        if isinstance(node, ast.Constant) and type(node.value) is int:
+            return node.value
+        if isinstance(node, ast.Name) and node.id in names and type(names[node.id]) is int:
+            return names[node.id]
+        if isinstance(node, ast.BinOp) and type(node.op) in _GRID_OPS:
+            return _GRID_OPS[type(node.op)](value(node.left), value(node.right))
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+            return -value(node.operand)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in functions \
+                and not node.keywords:
+            return functions[node.func.id](*(value(a) for a in node.args))
+        if isinstance(node, ast.Tuple):
+            return tuple(value(e) for e in node.elts)
+        raise ValueError(f"`{ast.unparse(node)}` is not integer arithmetic on the launch's names")
 
     try:
-        value = eval(text, {"__builtins__": {}}, {"cdiv": cdiv, "min": min, "max": max, **names})  # noqa: S307
-    except Exception as e:  # the user's own expression
+        result = value(ast.parse(text.strip(), mode="eval").body)
+    except (SyntaxError, ValueError, TypeError, ZeroDivisionError, RecursionError) as e:
         raise RunError(f"--grid `{text}`: cannot evaluate: {e}") from None
-    grid = value if isinstance(value, tuple) else (value,)
+    value_ = result
+    grid = value_ if isinstance(value_, tuple) else (value_,)
     if not 1 <= len(grid) <= 3 or not all(isinstance(g, int) and g > 0 for g in grid):
-        raise RunError(f"--grid `{text}` gave {value!r}; it must give 1 to 3 positive ints")
+        raise RunError(f"--grid `{text}` gave {value_!r}; it must give 1 to 3 positive ints")
     return grid
 
 

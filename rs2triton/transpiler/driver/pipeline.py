@@ -177,6 +177,8 @@ def _launchers(kernels: list[Kernel], defs: list[ast.FunctionDef], taken: set[st
 
     check_names(kernels, taken, smap)
     where, text, tune = tables(pyproject)
+    if where is not None:
+        _check_table_names(kernels, where, text, tune)
     out = []
     for k, d in zip(kernels, defs, strict=True):
         tuning = tuning_for(k, where, text, tune[k.name]) if where is not None and k.name in tune else None
@@ -194,6 +196,23 @@ _HIDDEN = re.compile("[\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029\u202a-\u202e\u2066-\u
 # Sources holding such characters (or other controls) are the ones that could smuggle code into
 # a module: theirs are read back in full (see finish).
 _RISKY = re.compile(rb"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]|\r(?!\n)|\xc2\x85|\xe2\x80[\xa8-\xae]|\xe2\x81[\xa6-\xa9]")
+
+
+def _check_table_names(kernels: list[Kernel], pyproject: Path, text: str, tune: dict) -> None:
+    """A tuning table whose name is no kernel of this file but nearly one of them is a typo
+    (E0013 with the name meant); a table for another file's kernel is that file's."""
+    import difflib
+
+    from rs2triton.transpiler.driver.tuning import _error
+
+    names = [k.name for k in kernels]
+    for table in tune:
+        if table in names:
+            continue
+        close = difflib.get_close_matches(str(table), names, n=1, cutoff=0.8)
+        if close:
+            raise _error(pyproject, text, str(table), None, f"the tuning table `{table}` names no kernel; "
+                         f"did you mean `{close[0]}`?", f"rename the table `[tool.rs2triton.tune.{close[0]}]`")
 
 
 def finish(results: list[Result]) -> None:
@@ -332,9 +351,30 @@ def options_key(launchers: bool, pyproject: Path | None, features: frozenset[str
                        "features": sorted(features) if features is not None else None}, sort_keys=True, default=str)
 
 
+MAX_SOURCE_BYTES = 64 * 2 ** 20  # a Rust source past this is no kernel file (teenygrad's largest: 0.1 MiB)
+
+
 def read(p: Path) -> bytes:
+    """A source file's bytes; a FIFO, a device or a file past MAX_SOURCE_BYTES is an error (E0010)
+    rather than a read that never ends or fills the memory."""
+    import stat
+
     try:
-        return p.read_bytes()
+        info = os.stat(p)
+        if not stat.S_ISREG(info.st_mode):
+            kind = "a FIFO" if stat.S_ISFIFO(info.st_mode) else "a device" if stat.S_ISCHR(info.st_mode) or \
+                stat.S_ISBLK(info.st_mode) else "a socket" if stat.S_ISSOCK(info.st_mode) else "not a regular file"
+            raise TranspileError([Diagnostic("E0010", f"cannot read {p}: it is {kind}", str(p), 1, 1,
+                                             hint="rs2triton reads regular .rs files")])
+        if info.st_size > MAX_SOURCE_BYTES:
+            raise TranspileError([Diagnostic("E0010", f"cannot read {p}: {info.st_size} bytes is more than a kernel "
+                                             f"file holds (at most {MAX_SOURCE_BYTES})", str(p), 1, 1)])
+        with open(p, "rb") as f:
+            data = f.read(MAX_SOURCE_BYTES + 1)
+        if len(data) > MAX_SOURCE_BYTES:  # (it grew since)
+            raise TranspileError([Diagnostic("E0010", f"cannot read {p}: more than {MAX_SOURCE_BYTES} bytes",
+                                             str(p), 1, 1)])
+        return data
     except OSError as e:
         raise TranspileError([Diagnostic("E0010", f"cannot read {p}: {e.strerror}", str(p), 1, 1)]) from e
 
