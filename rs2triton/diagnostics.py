@@ -27,7 +27,6 @@ CODES = {
     "E0012": "Rust rejects this constant",
     "E0013": "invalid tuning table",
     "E0999": "internal error in rs2triton",
-    "W0001": "item not translated",
 }
 # An unexpected exception inside rs2triton (rustc's ICE): always a bug, never the user's.
 ICE_CODE = "E0999"

@@ -142,16 +142,23 @@ def test_console_script_and_module_entry_agree():
     assert proc.stdout == module.stdout
 
 
-def test_tiled_kernel_is_skipped_with_a_warning(runner, tree):
+def test_tiled_kernel_without_tiles_is_a_kernel(runner, tree):
     (tree / "src" / "tiled.rs").write_text(
         "#[tiled_kernel]\npub fn t<T: Triton>(x: T::Pointer<f32>) {}\n\n"
         "#[kernel]\npub fn k<T: Triton>(x: T::Pointer<f32>) {}\n")
     res = runner.invoke(main, ["transpile", "src/tiled.rs", "-o", "out"])
-    assert res.exit_code == 0
-    assert "warning[W0001]: `#[tiled_kernel]` fn `t` is not translated" in res.output
-    assert "src/tiled.rs:1:1" in res.output
+    assert res.exit_code == 0 and "warning" not in res.output, res.output
     text = (tree / "out" / "tiled.py").read_text()
-    assert "def k(x):" in text and "def t(" not in text
+    assert "def k(x):" in text and "def t(x):" in text
+
+
+def test_tiled_kernel_without_block_size_is_a_located_error(runner, tree):
+    (tree / "src" / "tiled.rs").write_text(
+        "#[tiled_kernel]\npub fn t<T: Triton, D: Float>(x: In<Tile<T, D>>, n_elements: i32) {}\n")
+    res = runner.invoke(main, ["transpile", "src/tiled.rs", "-o", "out"])
+    assert res.exit_code == 1
+    assert "error[E0007]" in res.output and "src/tiled.rs:2:5" in res.output and "BLOCK_SIZE" in res.output
+    assert not (tree / "out" / "tiled.py").exists()
 
 
 def test_check_reports_modules_whose_source_is_gone(runner, tree):
@@ -177,14 +184,15 @@ def test_orphans_are_found_however_the_output_folder_is_spelled(runner, tree, ou
     assert res.output.count("+++ /dev/null") == 1
 
 
-def test_stacked_tile_attributes_parse_and_only_the_tiled_kernel_is_skipped(runner, tree):
+def test_stacked_tile_attributes_parse_and_the_tiled_kernel_is_expanded(runner, tree):
     (tree / "src" / "stacked.rs").write_text(
-        "#[tiled_kernel]\npub fn t<T: Triton, const B: i32>(\n    #[tile(block = B, extent = n)]\n"
-        "    #[tile(extent = [c, d])]\n    x: In<Tile<T, f32>>,\n    n: i32,\n) {}\n\n"
+        "#[tiled_kernel]\npub fn t<T: Triton, const BLOCK_SIZE: i32>(\n    #[tile(block = B, extent = n)]\n"
+        "    #[tile(extent = [c, d])]\n    x: In<Tile<T, f32>>,\n    n_elements: i32,\n) {}\n\n"
         "#[kernel]\npub fn k<T: Triton>(x: T::Pointer<f32>) {}\n")
     res = runner.invoke(main, ["transpile", "src/stacked.rs", "-o", "out"])
     assert res.exit_code == 0, res.output
-    assert "W0001" in res.output and "def k(x):" in (tree / "out" / "stacked.py").read_text()
+    text = (tree / "out" / "stacked.py").read_text()
+    assert "def k(x):" in text and "def t(x, n_elements, BLOCK_SIZE: tl.constexpr):" in text
 
 
 def test_tile_attributes_written_in_comments_are_left_alone(runner, tree):

@@ -171,16 +171,22 @@ def _items(src: bytes):
     from rs2triton.transpiler.frontend.items import collect
     from rs2triton.transpiler.frontend.parse import parse
     from rs2triton.transpiler.frontend.source import SourceMap
+    from rs2triton.transpiler.frontend.tiled import expand
 
     smap = SourceMap("x.rs", src)
     try:
-        return collect(parse(src, smap).root_node, smap)
+        tree = parse(src, smap)
+        expanded = expand(src, tree, smap)  # a `#[tiled_kernel]` is a `#[kernel]` from here on
+        if expanded is not None:
+            smap = SourceMap("x.rs", expanded)
+            tree = parse(expanded, smap)
+        return collect(tree.root_node, smap)
     except TranspileError:
         return None
 
 
 def test_files_skipped_unparsed_are_exactly_those_without_kernel_attributes():
-    """`may_define_kernels` is False only where collect would find no kernel and warn of none."""
+    """`may_define_kernels` is False only where collect would find a kernel in no spelling."""
     from rs2triton.transpiler.frontend.items import may_define_kernels
 
     sources = fuzz.seed_sources()
@@ -193,7 +199,7 @@ def test_files_skipped_unparsed_are_exactly_those_without_kernel_attributes():
         items = _items(src)
         if not may_define_kernels(src):
             skipped += 1
-            assert items is None or (not items.kernels and not items.warnings), src[:200]
+            assert items is None or not items.kernels, src[:200]
     assert skipped >= 3  # the attribute spellings that are not kernels, at least
 
 

@@ -101,10 +101,20 @@ def _lower_source(source: bytes, smap: SourceMap, line_comments: bool, launchers
     features = _features(smap.path, features)
     with smap.guard(None, "parsing"):
         tree = parse(source, smap)
+        if b"tiled_kernel" in source:  # teenygrad's #[tiled_kernel]: the #[kernel] it expands to, lines kept
+            from rs2triton.transpiler.frontend.tiled import expand
+
+            expanded = expand(source, tree, smap)
+            if expanded is not None:
+                source, smap = expanded, SourceMap(path, expanded)
+                tree = parse(source, smap)
         items = collect(tree.root_node, smap, features)
     if not items.kernels:
-        return Result(path, None, [], items.warnings)
-    ctx = ModuleContext(smap, items.functions, items.consts, features=features)
+        return Result(path, None, [], [])
+    from rs2triton.transpiler.pyast import python_name
+
+    ctx = ModuleContext(smap, items.functions, items.consts, features=features,
+                        kernel_names={python_name(k.name) for k in items.kernels})
     kernel_defs = []
     errors: list[Diagnostic] = []
     seen: dict[str, Kernel] = {}
@@ -151,7 +161,7 @@ def _lower_source(source: bytes, smap: SourceMap, line_comments: bool, launchers
         launcher_defs = _launchers(items.kernels, kernel_defs, taken, smap, pyproject, host) if launchers else []
         text, line_map, exact = module_text(path, items.doc, sorted(ctx.imports), list(ctx.used_consts.values()),
                                             functions, ctx.param_comments, launcher_defs, host)
-    warnings = items.warnings + (host.warnings if host is not None else [])
+    warnings = host.warnings if host is not None else []
     result = Result(path, text, items.kernels, warnings, functions, line_map, smap, exact)
     result.host = {o.launcher or o.class_name: o.summary for o in host.ops} if host is not None else {}
     result.classes = [o.node for o in host.ops] if host is not None else []

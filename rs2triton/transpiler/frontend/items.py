@@ -12,7 +12,6 @@ from dataclasses import dataclass, field
 
 from tree_sitter import Node
 
-from rs2triton.diagnostics import Diagnostic
 from rs2triton.rust.types import SCALARS, bound
 from rs2triton.transpiler.frontend.parse import named_children, part, text
 from rs2triton.transpiler.frontend.source import SourceMap
@@ -118,7 +117,6 @@ class ModuleItems:
     functions: dict[str, Node]  # plain fns by name (combine-function candidates)
     consts: dict[str, Node]  # module-level const items by name
     doc: str | None
-    warnings: list[Diagnostic] = field(default_factory=list)  # items skipped loudly
     # The host side: structs, impls, `macro_rules!` definitions and item-level invocations.
     structs: dict[str, HostItem] = field(default_factory=dict)
     impls: list[HostItem] = field(default_factory=list)
@@ -221,7 +219,6 @@ def collect(root: Node, smap: SourceMap, features: frozenset[str] | None = None)
     functions: dict[str, Node] = {}
     consts: dict[str, Node] = {}
     module_doc: list[str] = []
-    warnings = []
     structs: dict[str, HostItem] = {}
     impls: list[HostItem] = []
     macros: dict[str, Node] = {}
@@ -254,16 +251,10 @@ def collect(root: Node, smap: SourceMap, features: frozenset[str] | None = None)
                     aname, aargs = _attr_name(a)
                     if aname == "kernel":
                         kernel_attr = (a, aargs)
-                tiled = next((a for a in pending_attrs if _attr_name(a)[0] == "tiled_kernel"), None)
-                if kernel_attr is not None:
+                if kernel_attr is not None:  # a `#[tiled_kernel]` is one by now (frontend/tiled.py)
                     lines = (_doc_text(c) for c in pending_doc)
                     doc = "\n".join(line for line in lines if line is not None).strip("\n") or None
                     kernels.append(_signature(child, doc, kernel_attr[1], smap))
-                elif tiled is not None:
-                    warnings.append(smap.diag(
-                        tiled, "W0001", f"`#[tiled_kernel]` fn `{name}` is not translated",
-                        "its body uses names the macro injects (tiles, offsets, masks); "
-                        "write it as a `#[kernel]` to translate it", severity="warning"))
                 else:
                     functions.setdefault(name, child)
             elif child.type == "const_item":
@@ -287,7 +278,7 @@ def collect(root: Node, smap: SourceMap, features: frozenset[str] | None = None)
 
     walk(root)
     doc = "\n".join(module_doc).strip("\n") or None
-    return ModuleItems(kernels, functions, consts, doc, warnings, structs, impls, macros, invocations)
+    return ModuleItems(kernels, functions, consts, doc, structs, impls, macros, invocations)
 
 
 def _bound_name(bounds: Node | None) -> str | None:

@@ -28,7 +28,6 @@ from rs2triton.transpiler.dsl.ops import (
     Turbofish,
 )
 from rs2triton.transpiler.frontend.parse import named_children, part, text
-from rs2triton.transpiler.lowering.expressions import helper_ref
 from rs2triton.transpiler.lowering.lowerer import Lowerer, unparen
 from rs2triton.transpiler.lowering.operators import binop, convert
 from rs2triton.transpiler.lowering.registry import OP_RULES, expression
@@ -69,10 +68,11 @@ def call_expression(lw: Lowerer, node: Node) -> Val:
             if len(args) != 1:
                 raise lw.err(node, "E0004", "`Some` takes one value")
             return lw.expr(args[0])
-        if fname in lw.ctx.functions:
-            ref = helper_ref(lw, fname, func)
-            vals = [lw.narrow(lw.expr(a), a) for a in args]
-            return Val(call(ref.expr, [v.expr for v in vals]), UNKNOWN)
+        local = lw.local_fns.get(fname)
+        if local is not None or fname in lw.ctx.functions:
+            from rs2triton.transpiler.lowering.helpers import call_helper
+
+            return call_helper(lw, fname, local if local is not None else lw.ctx.functions[fname], args, node)
         raise lw.err(func, "E0003", f"cannot call `{fname}`",
                      "kernels call DSL methods (`T::load`, ...) and combine functions defined in the same file")
     if func.type == "scoped_identifier":
@@ -140,7 +140,12 @@ def arg(lw: Lowerer, node: Node) -> Arg:
     """A DSL method argument: `None` is the argument left out, `Some(x)` is `x`."""
     if node.type == "identifier" and node.end_byte - node.start_byte == 4 and text(node) == "None":
         return OMIT
-    return lw.expr(node)
+    v = lw.expr(node)
+    if v.ty.kind is Kind.NONE and isinstance(v.expr, ast.Constant) and v.expr.value is None:
+        return OMIT  # a Tile's `mask` that is `None`
+    if v.tile is not None:
+        raise lw.err(node, "E0008", "a `Tile` is not a tensor", "pass its `.tensor` (and its `.mask` as a mask)")
+    return v
 
 
 def lower_args(lw: Lowerer, op: Op, arg_nodes: list[Node]) -> Lowered:

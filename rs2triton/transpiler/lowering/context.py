@@ -26,3 +26,6 @@ class ModuleContext:
     evaluating_consts: set[str] = field(default_factory=set)  # module constants being evaluated (cycles)
     param_comments: dict[str, ParamComments] = field(default_factory=dict)  # by function name
     features: frozenset[str] = frozenset({"cuda", "training"})  # the crate features `#[cfg]` sees
+    # helpers called from kernels, one per shape of their arguments: key -> (Python name, returns)
+    helper_calls: dict[str, tuple] = field(default_factory=dict)
+    kernel_names: set[str] = field(default_factory=set)  # the jit functions' names (helpers keep clear)

@@ -17,7 +17,7 @@ from rs2triton.transpiler.lowering.control import if_value, simple_if
 from rs2triton.transpiler.lowering.lowerer import Lowerer
 from rs2triton.transpiler.lowering.operators import binop, cast_value, min_max, unary
 from rs2triton.transpiler.lowering.registry import expression
-from rs2triton.transpiler.lowering.values import UNKNOWN, Kind, Ty, Val, join_kind
+from rs2triton.transpiler.lowering.values import NONE_TY, UNKNOWN, Kind, TileParts, Ty, Val, join_kind
 from rs2triton.transpiler.pyast import LOAD, call, const, float_const, name, python_name
 
 
@@ -121,7 +121,7 @@ def identifier(lw: Lowerer, node: Node) -> Val:
                      "it stands for an argument left at its default: `T::load(ptr, None, ...)`")
     b = lw.names.lookup(ident)
     if b is not None:
-        return Val(name(b.py), b.ty, block_ptr=lw.block_ptrs.get(b.py))
+        return Val(name(b.py), b.ty, block_ptr=lw.block_ptrs.get(b.py), tile=lw.tiles.get(b.py))
     if ident in lw.ctx.consts:
         return module_const(lw, ident, node)
     if ident in lw.ctx.functions:
@@ -265,12 +265,57 @@ def reference_expression(lw: Lowerer, node: Node) -> Val:
 def field_expression(lw: Lowerer, node: Node) -> Val:
     field_node = part(node, "field")
     base = lw.expr(part(node, "value"))
+    if base.tile is not None:
+        field = text(field_node)
+        if field == "tensor":
+            return base.tile.tensor
+        if field == "mask":  # an Option: `None` where the tile has no mask (see calls.arg)
+            return base.tile.mask if base.tile.mask is not None else Val(ast.Constant(None), NONE_TY)
+        raise lw.err(field_node, "E0006", f"no field `{field}` on type `Tile`", "a Tile has `tensor` and `mask`")
     if field_node.type == "integer_literal":
         i = int(text(field_node))
         ty = base.ty.items[i] if base.ty.kind is Kind.TUPLE and i < len(base.ty.items) else UNKNOWN
         return Val(ast.Subscript(value=base.expr, slice=ast.Constant(i), ctx=LOAD), ty)
     raise lw.err(node, "E0002", f"field access `.{text(field_node)}` is not part of the DSL",
                  "kernels have no structs; pass the value as a parameter")
+
+
+@expression("struct_expression")
+def struct_expression(lw: Lowerer, node: Node) -> Val:
+    """teenygrad's ``Tile { tensor, mask }`` (``Tile::<T, D> { .. }`` too): its fields, kept apart."""
+    name_node = part(node, "name")
+    struct = text(name_node).replace(" ", "").split("<")[0].removesuffix("::").split("::")[-1]
+    if struct != "Tile":
+        raise lw.err(node, "E0002", "unsupported construct: struct",
+                     "structs are not part of the DSL (but teenygrad's `Tile { tensor, mask }`); pass values as "
+                     "kernel parameters")
+    fields: dict[str, Val | None] = {}
+    for init in named_children(part(node, "body")):
+        if init.type == "shorthand_field_initializer":
+            field, value_node = text(init), init.named_children[0] if init.named_children else init
+        elif init.type == "field_initializer":
+            field, value_node = text(part(init, "field")), part(init, "value")
+        else:
+            raise lw.err(init, "E0002", "`..` in a `Tile` literal is not supported", "give `tensor` and `mask`")
+        if field not in ("tensor", "mask") or field in fields:
+            raise lw.err(init, "E0006" if field not in ("tensor", "mask") else "E0007",
+                         f"struct `Tile` has no field named `{field}`" if field not in ("tensor", "mask")
+                         else f"field `{field}` specified more than once", "a Tile has `tensor` and `mask`")
+        if field == "mask" and value_node.type == "identifier" and text(value_node) == "None":
+            fields[field] = None
+            continue
+        v = lw.narrow(lw.expr(value_node), value_node)
+        if v.tile is not None:
+            raise lw.err(value_node, "E0008", "a Tile's field holds a tensor, not a Tile", "take its `.tensor`")
+        fields[field] = None if v.ty.kind is Kind.NONE else v
+    missing = [f for f in ("tensor", "mask") if f not in fields]
+    if missing:
+        raise lw.err(node, "E0007", f"missing field{'s' if len(missing) > 1 else ''} "
+                     + ", ".join(f"`{f}`" for f in missing) + " in initializer of `Tile`", "give `tensor` and `mask`")
+    tensor = fields["tensor"]
+    if tensor is None:
+        raise lw.err(node, "E0008", "a Tile's `tensor` cannot be `None`")
+    return Val(ast.Constant(None), Ty(Kind.TILE, tensor.ty.elem), tile=TileParts(tensor, fields["mask"]))
 
 
 @expression("block")

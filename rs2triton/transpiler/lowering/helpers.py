@@ -9,14 +9,17 @@
 from __future__ import annotations
 
 import ast
+import re
+
+from tree_sitter import Node
 
 from rs2triton.transpiler.frontend.items import param_name
 from rs2triton.transpiler.frontend.parse import named_children, part, text
 from rs2triton.transpiler.lowering.context import ModuleContext
 from rs2triton.transpiler.lowering.lowerer import Lowerer
 from rs2triton.transpiler.lowering.statements import annotation_elem
-from rs2triton.transpiler.lowering.values import Kind, Ty
-from rs2triton.transpiler.pyast import attr_path, python_name, without_positions
+from rs2triton.transpiler.lowering.values import Kind, TileParts, Ty, Val
+from rs2triton.transpiler.pyast import LOAD, attr_path, call, name, python_name, without_positions
 
 UPCAST_HELPER = "_upcast_f16"
 
@@ -64,15 +67,11 @@ def use_helper(ctx: ModuleContext, helper: str) -> str:
     return helper
 
 
-def lower_helper(ctx: ModuleContext, fn_name: str, triton: str, dtype_bounds: dict[str, str]) -> None:
-    """Lower the plain fn ``fn_name`` to a ``@triton.jit`` helper of the module (once)."""
-    if fn_name in ctx.helpers or fn_name in ctx.lowering_helpers:
-        return
-    fn = ctx.functions[fn_name]
-    ctx.lowering_helpers.add(fn_name)
-    bounds = dict(dtype_bounds)
-    tparams = fn.child_by_field_name("type_parameters")
+def own_type_params(fn: Node, triton: str, bounds: dict[str, str]) -> str:
+    """A helper's own type parameters: the one bounded by `Triton` names the hardware (returned;
+    ``triton`` when none is), the others are dtype parameters, added to ``bounds``."""
     helper_triton = triton
+    tparams = fn.child_by_field_name("type_parameters")
     for tp in named_children(tparams) if tparams is not None else []:
         if tp.type == "type_parameter":
             pname = text(part(tp, "name"))
@@ -82,6 +81,17 @@ def lower_helper(ctx: ModuleContext, fn_name: str, triton: str, dtype_bounds: di
                 helper_triton = pname
             else:
                 bounds[pname] = bound
+    return helper_triton
+
+
+def lower_helper(ctx: ModuleContext, fn_name: str, triton: str, dtype_bounds: dict[str, str]) -> None:
+    """Lower the plain fn ``fn_name`` to a ``@triton.jit`` helper of the module (once)."""
+    if fn_name in ctx.helpers or fn_name in ctx.lowering_helpers:
+        return
+    fn = ctx.functions[fn_name]
+    ctx.lowering_helpers.add(fn_name)
+    bounds = dict(dtype_bounds)
+    helper_triton = own_type_params(fn, triton, bounds)
     lw = Lowerer(ctx, None, fn, helper_triton, bounds)
     args = []
     for p in named_children(part(fn, "parameters")):
@@ -112,3 +122,159 @@ def lower_helper(ctx: ModuleContext, fn_name: str, triton: str, dtype_bounds: di
                                                       defaults=[]),
         body=body, decorator_list=[attr_path("triton.jit")], returns=None)
     ctx.lowering_helpers.discard(fn_name)
+
+
+# ---------------------------------------------------------------------- helpers called from kernels
+
+
+def _is_tile_type(ty: Node | None) -> bool:
+    return ty is not None and text(ty).replace(" ", "").split("<")[0].split("::")[-1] == "Tile"
+
+
+def call_helper(lw: Lowerer, fn_name: str, fn: Node, arg_nodes: list[Node], node: Node) -> Val:
+    """``helper(args)`` / ``helper::<T, D>(args)`` of a plain fn (of the file, or nested in the
+    body): a ``@triton.jit`` helper, lowered once per shape of its arguments.
+
+    A ``Tile`` argument is passed as its fields (its tensor, and its mask unless that is
+    ``None``); a ``Tile`` result comes back as its tensor and, where it has one, its mask, bound
+    to fresh locals at the call. Nothing of a Tile crosses the call as an aggregate, and a
+    ``None`` mask never does (Triton 3.6 cannot return one from a helper)."""
+    params = [p for p in named_children(part(fn, "parameters")) if p.type == "parameter"]
+    if len(params) != len(arg_nodes):
+        raise lw.err(node, "E0004", f"`{fn_name}` takes {len(params)} argument{'s' if len(params) != 1 else ''} "
+                     f"but {len(arg_nodes)} {'were' if len(arg_nodes) != 1 else 'was'} supplied")
+    vals = []
+    for p, a in zip(params, arg_nodes, strict=True):
+        v = lw.expr(a)
+        if _is_tile_type(p.child_by_field_name("type")) != (v.tile is not None):
+            want = "a `Tile`" if v.tile is None else "a tensor or scalar"
+            raise lw.err(a, "E0008", f"`{fn_name}` takes {want} here", "pass what its parameter's type says")
+        vals.append(v if v.tile is not None else lw.narrow(v, a))
+    if diverges(fn):
+        # `fn dummy() -> D { loop {} }`: the call never returns (Rust's `!`). It is the loop it
+        # runs, here; the value after it is never reached, so any of the type will do.
+        lw.emit(ast.While(test=ast.Constant(True), body=[ast.Pass()], orelse=[]), node)
+        ret = part(fn, "return_type") if fn.child_by_field_name("return_type") is not None else None
+        is_bool = ret is not None and "Bool" in text(ret) or (ret is not None and text(ret) == "bool")
+        return Val(ast.Constant(False if is_bool else 0), Ty(Kind.CONST, "bool" if is_bool else None), weak=True)
+    shape = tuple(v.tile.mask is not None if v.tile is not None else None for v in vals)
+    key = f"{fn.start_byte}:{fn_name}:{shape}"
+    helper = lw.ctx.helper_calls.get(key)
+    if helper is None:
+        helper = _lower_called_helper(lw, fn_name, fn, params, vals, key)
+    py_name, returns = helper
+    flat: list[ast.expr] = []
+    for v in vals:
+        if v.tile is not None:
+            flat.append(v.tile.tensor.expr)
+            if v.tile.mask is not None:
+                flat.append(v.tile.mask.expr)
+        else:
+            flat.append(v.expr)
+    result = call(py_name, flat)
+    if returns[0] != "tile":
+        return Val(result, returns[1])
+    _, tensor_ty, has_mask = returns
+    # `let out = helper(..)` names the fields `out_tensor`, `out_mask`; a Tile used in place, the helper.
+    target_name = lw.let_target[1] if lw.let_target is not None and lw.let_target[0] == node else fn_name
+    stem = python_name(target_name)
+    tensor_py = lw.names.fresh(f"{stem}_tensor")
+    if has_mask:
+        mask_py = lw.names.fresh(f"{stem}_mask")
+        target: ast.expr = ast.Tuple(elts=[ast.Name(id=tensor_py, ctx=ast.Store()), ast.Name(id=mask_py, ctx=ast.Store())],
+                                     ctx=ast.Store())
+    else:
+        target = ast.Name(id=tensor_py, ctx=ast.Store())
+    lw.emit(ast.Assign(targets=[target], value=result), node)
+    mask = Val(name(mask_py), Ty(Kind.TENSOR, "bool")) if has_mask else None
+    return Val(ast.Constant(None), Ty(Kind.TILE, tensor_ty.elem),
+               tile=TileParts(Val(name(tensor_py), tensor_ty), mask))
+
+
+def diverges(fn: Node) -> bool:
+    """Whether ``fn``'s body is an endless `loop {}` (so a call of it never returns)."""
+    body = fn.child_by_field_name("body")
+    real = [c for c in body.named_children if c.type not in ("line_comment", "block_comment")] if body else []
+    if len(real) != 1:
+        return False
+    stmt = real[0]
+    loop = stmt.named_children[0] if stmt.type == "expression_statement" and stmt.named_children else stmt
+    return loop.type == "loop_expression" and not [c for c in part(loop, "body").named_children
+                                                   if c.type not in ("line_comment", "block_comment")]
+
+
+def _lower_called_helper(lw: Lowerer, fn_name: str, fn: Node, params: list[Node], vals: list[Val], key: str):
+    """Lower one shape of a called helper; (its Python name, what it returns)."""
+    ctx = lw.ctx
+    if key in ctx.lowering_helpers:
+        raise lw.err(fn, "E0002", f"`{fn_name}` calls itself", "Triton has no recursion; write it as a loop")
+    ctx.lowering_helpers.add(key)
+    bounds = dict(lw.dtype_bounds) if lw.kernel is None else {d.name: d.bound for d in lw.kernel.dtype_params}
+    helper_triton = own_type_params(fn, lw.T, bounds)
+    hl = Lowerer(ctx, None, fn, helper_triton, bounds)
+    args: list[ast.arg] = []
+    for p, v in zip(params, vals, strict=True):
+        rust = param_name(part(p, "pattern"), ctx.smap)
+        ty_node = p.child_by_field_name("type")
+        if v.tile is not None:
+            py = hl.names.declare(rust, Ty(Kind.TILE, v.tile.tensor.ty.elem))
+            tensor_py = hl.names.fresh(f"{py}_tensor")
+            args.append(ast.arg(arg=tensor_py))
+            mask = None
+            if v.tile.mask is not None:
+                mask_py = hl.names.fresh(f"{py}_mask")
+                args.append(ast.arg(arg=mask_py))
+                mask = Val(name(mask_py), v.tile.mask.ty)
+            hl.tiles[py] = TileParts(Val(name(tensor_py), Ty(Kind.TENSOR, v.tile.tensor.ty.elem)), mask)
+            _dtype_from(hl, ty_node, name(tensor_py))
+        else:
+            elem = annotation_elem(hl, ty_node) or v.ty.elem
+            kind = Kind.TENSOR if v.ty.kind in (Kind.TENSOR, Kind.PTRS) else v.ty.kind
+            py = hl.names.declare(rust, Ty(kind if kind is not Kind.UNKNOWN else Kind.TENSOR, elem))
+            args.append(ast.arg(arg=py))
+            if v.ty.kind is Kind.TENSOR:
+                _dtype_from(hl, ty_node, name(py))
+    body_node = part(fn, "body")
+    real = [c for c in body_node.named_children if c.type not in ("line_comment", "block_comment")]
+    tail = real[-1] if real and real[-1].type not in ("let_declaration", "expression_statement") else None
+    body: list[ast.stmt] = []
+    returns: tuple
+    with hl.into(body):
+        hl.stmts(list(body_node.named_children), body_node, stop=tail)
+        if tail is None:
+            returns = ("value", Ty(Kind.NONE))
+        else:
+            value = hl.expr(tail)
+            if value.tile is not None:
+                tensor = hl.narrow(value.tile.tensor, tail)
+                parts = [tensor.expr] + ([value.tile.mask.expr] if value.tile.mask is not None else [])
+                body.append(ast.Return(value=parts[0] if len(parts) == 1 else ast.Tuple(elts=parts, ctx=LOAD)))
+                returns = ("tile", tensor.ty, value.tile.mask is not None)
+            else:
+                value = hl.narrow(value, tail)
+                body.append(ast.Return(value=value.expr))
+                returns = ("value", value.ty)
+    taken = {f.name for f in ctx.helpers.values()} | {h[0] for h in ctx.helper_calls.values()}
+    py_name = python_name(fn_name)
+    base, i = py_name, 1
+    while py_name in taken or py_name in ctx.kernel_names:
+        i += 1
+        py_name = f"{base}_{i}"
+    ctx.helpers[key] = ast.FunctionDef(
+        name=py_name, args=ast.arguments(posonlyargs=[], args=args, kwonlyargs=[], kw_defaults=[], defaults=[]),
+        body=body or [ast.Pass()], decorator_list=[attr_path("triton.jit")], returns=None,
+        lineno=part(fn, "name").start_point[0] + 1)
+    ctx.helper_calls[key] = (py_name, returns)
+    ctx.lowering_helpers.discard(key)
+    return ctx.helper_calls[key]
+
+
+def _dtype_from(hl: Lowerer, ty_node: Node | None, value: ast.expr) -> None:
+    """A helper's dtype parameter, from a parameter of type `Tile<TT, DD>` or `TT::Tensor<DD>`:
+    `DD` is that value's dtype."""
+    if ty_node is None:
+        return
+    m = re.search(r"<\s*\w+\s*,\s*(\w+)\s*>$|::Tensor<\s*(\w+)\s*>$", text(ty_node).replace(" ", ""))
+    dtype = (m.group(1) or m.group(2)) if m else None
+    if dtype is not None and dtype in hl.dtype_bounds and dtype not in hl.dtype_sources:
+        hl.dtype_sources[dtype] = ast.Attribute(value=value, attr="dtype", ctx=LOAD)

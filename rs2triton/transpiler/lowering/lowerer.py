@@ -30,7 +30,7 @@ from rs2triton.transpiler.lowering.context import ModuleContext
 from rs2triton.transpiler.lowering.loops import CountedLoop, counted_loops
 from rs2triton.transpiler.lowering.names import Names
 from rs2triton.transpiler.lowering.registry import EXPRESSIONS, STATEMENTS
-from rs2triton.transpiler.lowering.values import BlockPtr, Kind, Ty, Val
+from rs2triton.transpiler.lowering.values import BlockPtr, Kind, TileParts, Ty, Val
 from rs2triton.transpiler.pyast import LOAD, Comment, attr_path, call, comment_lines, name
 
 if TYPE_CHECKING:
@@ -50,7 +50,8 @@ UNSUPPORTED_HINTS = {
     "index_expression": "tensors cannot be indexed; compute pointer offsets and use `T::load`",
     "unsafe_block": "`unsafe` has no meaning in a kernel; remove it",
     "async_block": "kernels are not async",
-    "struct_expression": "structs are not part of the DSL; pass values as kernel parameters",
+    "struct_expression": "structs are not part of the DSL (but teenygrad's `Tile { tensor, mask }`); pass values "
+                         "as kernel parameters",
     "await_expression": "kernels are not async",
     "try_expression": "`?` is not part of the DSL",
     "let_chain": "split the condition into nested `if`s",
@@ -82,6 +83,23 @@ class _RustRules:
             raise self.lowerer.err(self.node, "E0012", exc.message, exc.hint) from None
 
 
+def _nested_fns(fn: Node) -> dict[str, Node]:
+    """The fn items inside ``fn``'s body (in its blocks, at any depth), by name."""
+    body = fn.child_by_field_name("body")
+    found: dict[str, Node] = {}
+    stack = [body] if body is not None else []
+    while stack:
+        n = stack.pop()
+        for c in n.named_children:
+            if c.type == "function_item":
+                name_node = c.child_by_field_name("name")
+                if name_node is not None:
+                    found.setdefault(text(name_node), c)
+            elif c.type not in ("line_comment", "block_comment", "string_literal"):
+                stack.append(c)
+    return found
+
+
 class Lowerer:
     """The state of one function's lowering: its names, the bodies being filled, what its
     loops and block pointers are, and the kernel it belongs to (None for a helper)."""
@@ -99,6 +117,13 @@ class Lowerer:
         self.expected_elem: str | None = None  # the element type a `let x: T = ...` annotation gives
         self.loop_depth = 0
         self.block_ptrs: dict[str, BlockPtr] = {}  # Python name of a bound block pointer -> its parts
+        self.tiles: dict[str, TileParts] = {}  # Python name of a bound Tile -> its fields (as locals)
+        self.let_target: tuple[Node, str] | None = None  # (value, name) of the `let` being lowered
+        # fn items nested in the body (`#[inline(always)] fn helper(..)`): visible in the whole
+        # body, as Rust's items are; lowered to @triton.jit helpers when called
+        self.local_fns: dict[str, Node] = _nested_fns(fn)
+        # a helper's dtype parameters -> where their Triton dtype comes from (`t_tensor.dtype`)
+        self.dtype_sources: dict[str, ast.expr] = {}
         # Counted `while` loops lowered as `for` (see loops.py): by `while` node id, and
         # the statements they absorb (the counter's `let`, the step) by node id.
         self.counted: dict[int, CountedLoop] = {}
@@ -184,6 +209,8 @@ class Lowerer:
         """The Triton dtype of a Rust element type or of a dtype parameter (its Python alias)."""
         if rust_ty in TRITON_DTYPES:
             return attr_path(TRITON_DTYPES[rust_ty])
+        if rust_ty in self.dtype_sources:
+            return self.dtype_sources[rust_ty]
         if self.kernel is not None and self.kernel.dtype_param(rust_ty) is not None:
             if self.kernel.pointer_for(rust_ty) is None:
                 raise self.err(node, "E0005", f"cannot resolve dtype parameter `{rust_ty}`",

@@ -15,12 +15,19 @@ from rs2triton.transpiler.lowering.lowerer import COMMENTS, UNSUPPORTED_HINTS, L
 from rs2triton.transpiler.lowering.names import Binding
 from rs2triton.transpiler.lowering.operators import binop
 from rs2triton.transpiler.lowering.registry import statement
-from rs2triton.transpiler.lowering.values import UNKNOWN, BlockPtr, Kind, Ty, Val
+from rs2triton.transpiler.lowering.values import UNKNOWN, BlockPtr, Kind, TileParts, Ty, Val
 from rs2triton.transpiler.pyast import attr_path, literal_value, name
 
 
 @statement("use_declaration", "empty_statement", "attribute_item")
 def nothing(lw: Lowerer, node: Node) -> None:
+    return None
+
+
+@statement("function_item")
+def nested_fn(lw: Lowerer, node: Node) -> None:
+    """A fn item in the body (`#[inline(always)] fn helper(..) { .. }`): no statement of its own;
+    it is a @triton.jit helper of the module, made where it is called (helpers.call_helper)."""
     return None
 
 
@@ -95,8 +102,8 @@ def annotation_elem(lw: Lowerer, ty_node: Node | None) -> str | None:
 
 def bind_new(lw: Lowerer, rust: str, value: Node, annotated: str | None, node: Node, mutable: bool) -> None:
     """`let rust = value;`: a new binding of the name (shadowing the old one)."""
-    prev_expected = lw.expected_elem
-    lw.expected_elem = annotated
+    prev_expected, prev_target = lw.expected_elem, lw.let_target
+    lw.expected_elem, lw.let_target = annotated, (value, rust)
     try:
         if value.type == "if_expression" and not simple_if(value):
             py = lw.names.declare_pending(rust)
@@ -106,10 +113,16 @@ def bind_new(lw: Lowerer, rust: str, value: Node, annotated: str | None, node: N
             return
         v = lw.expr(value)
     finally:
-        lw.expected_elem = prev_expected
+        lw.expected_elem, lw.let_target = prev_expected, prev_target
     if v.block_ptr is not None:
         py = lw.names.declare(rust, v.ty)
         bind_block_ptr(lw, py, v.block_ptr, node, fresh=True)
+        return
+    if v.tile is not None:
+        if mutable:
+            raise lw.err(node, "E0002", "a mutable `Tile` binding is not supported",
+                         "bind a new Tile with `let` (Tiles are moved, not changed, in teenygrad)")
+        bind_tile(lw, rust, v, node)
         return
     ty = v.ty
     if annotated and ty.compile_time and annotated in SCALARS:
@@ -189,6 +202,24 @@ def compound_assignment(lw: Lowerer, node: Node) -> None:
 @statement("if_expression")
 def if_(lw: Lowerer, node: Node) -> None:
     lw.emit(if_statement(lw, node), node)
+
+
+def bind_tile(lw: Lowerer, rust: str, v: Val, node: Node) -> None:
+    """`let t = Tile { tensor, mask };`: each field a Python local of its own (``t_tensor``,
+    ``t_mask``), unless it is one already; the name stands for the pair."""
+    assert v.tile is not None
+    py = lw.names.declare(rust, v.ty)
+
+    def local(field: Val, suffix: str) -> Val:
+        if isinstance(field.expr, ast.Name) or field.ty.compile_time:
+            return field
+        tmp = lw.names.fresh(f"{py}_{suffix}")
+        lw.assign(tmp, field.expr, node)
+        return Val(name(tmp), field.ty, block_ptr=field.block_ptr)
+
+    tensor = local(v.tile.tensor, "tensor")
+    mask = local(v.tile.mask, "mask") if v.tile.mask is not None else None
+    lw.tiles[py] = TileParts(tensor, mask)
 
 
 def bind_block_ptr(lw: Lowerer, py: str, bp: BlockPtr, node: Node, fresh: bool) -> None:

@@ -35,6 +35,7 @@ class Kind(enum.Enum):
     DESC = "desc"  # a tensor descriptor
     TUPLE = "tuple"
     FN = "fn"  # a combine function passed by name
+    TILE = "tile"  # teenygrad's `Tile { tensor, mask }` (see TileParts)
     NONE = "none"  # no value (a store)
     UNKNOWN = "unknown"
 
@@ -109,6 +110,17 @@ class BlockPtr:
 
 
 @dataclass(slots=True)
+class TileParts:
+    """A ``Tile { tensor, mask }`` value (teenygrad's tile DSL), kept apart at translation time:
+    its two fields are values of their own (Python locals once bound), so nothing of the pair
+    ever crosses a Triton function boundary as an aggregate. ``mask`` is None for ``mask: None``
+    (every lane in bounds)."""
+
+    tensor: Val
+    mask: Val | None
+
+
+@dataclass(slots=True)
 class Val:
     """A lowered expression and what lowering knows of it.
 
@@ -124,6 +136,7 @@ class Val:
     weak: bool = False
     block_ptr: BlockPtr | None = None
     f32_fill: ast.expr | None = None
+    tile: TileParts | None = None
 
 
 class Omit:
