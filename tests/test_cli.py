@@ -127,7 +127,7 @@ def test_run_unknown_kernel_and_missing_const(runner, tree):
 
 def test_ops_lists_the_table(runner):
     res = runner.invoke(main, ["ops"])
-    assert res.exit_code == 0 and len(res.output.splitlines()) == 106
+    assert res.exit_code == 0 and len(res.output.splitlines()) == 111
     assert runner.invoke(main, ["ops", "--markdown"]).output == (ROOT / "docs" / "ops.md").read_text()
 
 

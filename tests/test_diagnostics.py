@@ -52,6 +52,17 @@ CASES = [
     ("    let s = unsafe { n };\n", "E0002", "unsafe", "remove", "unsafe"),
     ("    let z;\n", "E0002", "without an initializer", "initialize", "let z;"),
     ("    for i in (0..n).step_by(2).rev() { }\n", "E0002", "step_by(..).rev()", "rev().step_by", "(0..n)"),
+    # teenygrad's tile branch: indexed shared memory, and DotFormat variants tl.dot_scaled has no format for
+    ("    let buf = T::shared_alloc::<D>(&[B, B]);\n", "E0002", "`T::shared_alloc` has no Triton equivalent",
+     "scratch", "T::shared_alloc"),
+    ("    let row = T::shared_load_index::<D>(T::shared_trans::<D>(buf), 0);\n", "E0002",
+     "`T::shared_load_index` has no Triton", "scratch", "T::shared_load_index"),
+    ("    T::shared_store_index::<D>(buf, 0, offs);\n", "E0002", "`T::shared_store_index` has no", "scratch",
+     "T::shared_store"),
+    ("    let s = T::shared_trans::<D>(buf);\n", "E0002", "`T::shared_trans` has no", "scratch", "T::shared_trans"),
+    *((f"    let f = DotFormat::{v};\n", "E0008", f"`DotFormat::{v}` has no Triton equivalent",
+       "DotFormat::E4M3, DotFormat::E5M2, DotFormat::E2M1x2, DotFormat::BF16x2", "DotFormat::")
+      for v in ("E2M1x4", "Int8", "UInt8")),
 ]
 
 

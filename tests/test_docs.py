@@ -47,7 +47,7 @@ def _trait() -> dict[str, int]:
 
 def test_table_has_every_trait_method_with_its_parameters():
     trait = _trait()
-    assert len(trait) == len(OPS) == 106
+    assert len(trait) == len(OPS) == 111
     assert set(trait) == set(OPS)
     assert {name: n for name, n in trait.items() if len(OPS[name].params) != n} == {}
 

@@ -45,8 +45,10 @@ def checked_ops(source: str) -> set[str]:
 
 def test_every_dsl_method_has_a_codegen_check():
     covered = set().union(*(checked_ops(p.read_text()) for p in FILES))
-    missing = sorted(set(OPS) - covered)
-    assert len(OPS) == 106
+    # the methods Triton cannot express are located errors (tests/test_errors.py), with no code to check
+    untranslatable = {name for name, op in OPS.items() if op.rule == "untranslatable"}
+    assert len(untranslatable) == 4 and len(OPS) == 111
+    missing = sorted(set(OPS) - covered - untranslatable)
     assert not missing, f"DSL methods with no CHECK on their generated code: {missing}"
 
 

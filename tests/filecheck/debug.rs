@@ -29,6 +29,8 @@ pub fn debug<T: Triton, const BLOCK: i32>(x_ptr: T::Pointer<f32>, out_ptr: T::Po
     // CHECK-NEXT: tl.device_print("bits: ", offs, hex=True)
     T::debug_barrier();
     // CHECK-NEXT: tl.debug_barrier()
+    T::shared_barrier();
+    // CHECK-NEXT: tl.debug_barrier()
     let lane = T::inline_asm_elementwise::<i32>("mov.u32 $0, %laneid;", "=r", true, 1);
     // CHECK-NEXT: lane = tl.inline_asm_elementwise(
     // CHECK-SAME: asm="mov.u32 $0, %laneid;", constraints="=r", args=[], dtype=tl.int32, is_pure=True, pack=1)

@@ -23,7 +23,7 @@ pub fn dots<T: Triton, D: Float, const M: i32, const N: i32, const K: i32>(a_ptr
     let sb = T::load(sb_ptr.add_offsets(T::expand_dims(rn, 1) * (K / 32) + T::expand_dims(rs, 0)), None, None, &[], None, None, None, false);
     let sc = T::dot_scaled::<D, u8, f32>(a, sa, DotFormat::E4M3, b, sb, DotFormat::E5M2, None, false);
     // CHECK: sc = tl.dot_scaled(a, sa, "e4m3", b, sb, "e5m2")
-    let sd = T::dot_scaled::<D, u8, f32>(a, sa, DotFormat::Bf16, b, sb, DotFormat::Bf16, Some(sc), true);
+    let sd = T::dot_scaled::<D, u8, f32>(a, sa, DotFormat::BF16x2, b, sb, DotFormat::BF16x2, Some(sc), true);
     // CHECK-NEXT: sd = tl.dot_scaled(a, sa, "bf16", b, sb, "bf16", acc=sc, fast_math=True)
     T::store(c_ptr.add_offsets(T::expand_dims(rm, 1) * N + T::expand_dims(rn, 0)), acc + x3 + sd, None, &[], None, None);
 }

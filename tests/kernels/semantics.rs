@@ -274,6 +274,7 @@ pub fn more_ops<T: Triton, const BLOCK: i32>(x_ptr: T::Pointer<f32>, out_ptr: T:
     T::static_assert(BLOCK > 0, "BLOCK must be positive");
     T::device_assert(x.ge(T::zeros_like(x)), "x must be non-negative", None);
     T::debug_barrier();
+    T::shared_barrier();
     let both = T::interleave(x, x * 2.0f32);
     let offs2 = T::arange(0, 2 * BLOCK);
     T::store(out_ptr.add_offsets(offs2 + 26 * BLOCK), both, None, &[], None, None);

@@ -92,7 +92,6 @@ def _lower_source(source: bytes, smap: SourceMap, line_comments: bool, launchers
                   pyproject: Path | None, features: frozenset[str] | None = None) -> Result:
     from rs2triton.transpiler.emit.module import module_text
     from rs2triton.transpiler.frontend.items import collect, may_define_kernels
-    from rs2triton.transpiler.frontend.parse import parse
     from rs2triton.transpiler.lowering import ModuleContext, lower_kernel
 
     path = smap.path
@@ -100,14 +99,7 @@ def _lower_source(source: bytes, smap: SourceMap, line_comments: bool, launchers
         return Result(path, None)
     features = _features(smap.path, features)
     with smap.guard(None, "parsing"):
-        tree = parse(source, smap)
-        if b"tiled_kernel" in source:  # teenygrad's #[tiled_kernel]: the #[kernel] it expands to, lines kept
-            from rs2triton.transpiler.frontend.tiled import expand
-
-            expanded = expand(source, tree, smap)
-            if expanded is not None:
-                source, smap = expanded, SourceMap(path, expanded)
-                tree = parse(source, smap)
+        source, smap, tree = _parse_expanded(source, smap)
         items = collect(tree.root_node, smap, features)
     if not items.kernels:
         return Result(path, None, [], [])
@@ -298,13 +290,28 @@ def transpile_source(source: bytes | str, path: str = "<string>", *, launchers: 
     return res
 
 
+def _parse_expanded(source: bytes, smap: SourceMap):
+    """(source, source map, tree) of a file, with teenygrad's `#[tiled_kernel]`s written as the
+    `#[kernel]`s they expand to (lines kept; frontend/tiled.py)."""
+    from rs2triton.transpiler.frontend.parse import parse
+
+    tree = parse(source, smap)
+    if b"tiled_kernel" in source:
+        from rs2triton.transpiler.frontend.tiled import expand
+
+        expanded = expand(source, tree, smap)
+        if expanded is not None:
+            source, smap = expanded, SourceMap(smap.path, expanded)
+            tree = parse(source, smap)
+    return source, smap, tree
+
+
 def find_kernels(source: bytes, path: str, features: frozenset[str] | None = None) -> list[Kernel]:
     """The kernels a file defines (their signatures), without lowering them."""
     from rs2triton.transpiler.frontend.items import collect
-    from rs2triton.transpiler.frontend.parse import parse
 
-    smap = SourceMap(path, source)
-    return collect(parse(source, smap).root_node, smap, _features(path, features)).kernels
+    _, smap, tree = _parse_expanded(source, SourceMap(path, source))
+    return collect(tree.root_node, smap, _features(path, features)).kernels
 
 
 def features_of(p: Path, features=None, default_features: bool = True) -> frozenset[str]:

@@ -8,6 +8,8 @@ _STATUS = {True: "tested", False: "mapped"}
 
 
 def _status(op: Op) -> str:
+    if op.rule == "untranslatable":
+        return "error"
     return "compiled" if op.name in COMPILED_ONLY else _STATUS[op.tested]
 
 
@@ -21,6 +23,8 @@ def _signature(op: Op, receiver: bool = False) -> str:
 def _target(op: Op) -> str:
     if op.rule == "binop":
         return f"`x {op.target} y`"
+    if op.rule == "untranslatable":
+        return "none"
     if op.rule in ("method", "cast"):
         return f"`x.{op.target}(...)`"
     return f"`{op.target}`"
@@ -43,7 +47,8 @@ def ops_markdown() -> str:
         "that equals Triton's default (listed under *dropped when*). *tested*: checked numerically under",
         "the interpreter and compiled for sm_90 and gfx942 by the test-suite; *compiled*: compiled for",
         "sm_90 by the test-suite (the interpreter cannot run it); *mapped*: translated by the table but",
-        "not yet covered by a test.",
+        "not yet covered by a test; *error*: Triton has no equivalent, and a call is a located error",
+        "(tested).",
         "",
     ]
     groups: dict[str, list[Op]] = {}
@@ -60,11 +65,12 @@ def ops_markdown() -> str:
     lines += ["", "## enums", "", "| DSL | Python |", "|---|---|"]
     for enum, values in ENUMS.items():
         for k, v in values.items():
-            lines.append(f"| `{enum}::{k}` | `{v!r}` |")
+            lines.append(f"| `{enum}::{k}` | " + (f"`{v!r}` |" if v is not None else "none in Triton: an error |"))
     n_tested = sum(op.tested for op in OPS.values())
     n_compiled = sum(op.name in COMPILED_ONLY for op in OPS.values())
-    lines += ["", f"{n_tested} tested, {n_compiled} compiled only, "
-              f"{len(OPS) - n_tested - n_compiled} mapped.", ""]
+    n_error = sum(op.rule == "untranslatable" for op in OPS.values())
+    lines += ["", f"{n_tested} tested, {n_compiled} compiled only, {n_error} errors, "
+              f"{len(OPS) - n_tested - n_compiled - n_error} mapped.", ""]
     return "\n".join(lines)
 
 

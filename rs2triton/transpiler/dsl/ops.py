@@ -155,7 +155,7 @@ TESTED = frozenset(
     cos sin erf floor ceil atan clamp fma fdiv div_rn sqrt_rn softmax cumsum cumprod flip sort
     argmax argmin reshape ravel permute split join interleave gather xor_sum broadcast
     multiple_of max_contiguous max_constancy max_with_indices min_with_indices histogram
-    reduce associative_scan static_assert device_assert debug_barrier
+    reduce associative_scan static_assert device_assert debug_barrier shared_barrier
     atomic_add atomic_max atomic_min atomic_and atomic_or atomic_xor atomic_xchg atomic_cas
     make_tensor_descriptor load_tensor_descriptor store_tensor_descriptor
     rand randn randint randint4x swizzle2d load_scalar_f32_as_i32 view cat
@@ -324,6 +324,18 @@ def _ops() -> list[Op]:
         Op("static_assert", (Pos("cond"), P("msg", positional=True, default="")), "tl.static_assert",
            returns=NOTHING, group="debug"),
         Op("static_print", (Pos("msg"),), "tl.static_print", returns=NOTHING, group="debug"),
+        # --- indexed shared memory (teenygrad's tile branch) -----------------------------
+        # Triton's language keeps shared memory to itself: a kernel cannot allocate, index or
+        # transpose a buffer of it (Gluon can, Triton cannot), so these four are located errors.
+        # The barrier alone has a faithful mapping.
+        *(Op(name, params, "", rule="untranslatable", group="shared memory", returns=NOTHING,
+             note="an error: Triton kernels cannot address shared memory")
+          for name, params in (("shared_alloc", (Pos("shape"),)),
+                               ("shared_store_index", (Pos("buf"), Pos("index"), Pos("src"))),
+                               ("shared_trans", (Pos("buf"),)),
+                               ("shared_load_index", (Pos("buf"), Pos("index"))))),
+        Op("shared_barrier", (), "tl.debug_barrier", returns=NOTHING, group="shared memory",
+           note="a CTA-wide barrier, as `debug_barrier`"),
     ]
     for name in _UNARY_FLOAT:
         ops.append(Op(name, (Pos("x"),), f"tl.{name}", group="elementwise"))
@@ -356,7 +368,7 @@ METHODS: dict[str, Op] = {
 }
 
 # DSL enum paths -> Python values (`Axis::X` -> 0).
-ENUMS: dict[str, dict[str, int | str]] = {
+ENUMS: dict[str, dict[str, int | str | None]] = {  # None: a variant Triton has no value for
     "Axis": {"X": 0, "Y": 1, "Z": 2},
     "PaddingOption": {"Zero": "zero", "Nan": "nan"},
     "CacheModifier": {"Ca": ".ca", "Cg": ".cg", "Cv": ".cv", "Wb": ".wb", "Cs": ".cs", "Wt": ".wt"},
@@ -367,6 +379,8 @@ ENUMS: dict[str, dict[str, int | str]] = {
     "MemSem": {"Relaxed": "relaxed", "Acquire": "acquire", "Release": "release",
                "AcqRel": "acq_rel"},
     "MemScope": {"Cta": "cta", "Gpu": "gpu", "Sys": "sys"},
-    "DotFormat": {"E4M3": "e4m3", "E5M2": "e5m2", "E2M3": "e2m3", "E3M2": "e3m2",
-                  "E2M1x2": "e2m1", "E2M1": "e2m1", "Bf16": "bf16", "Fp16": "fp16"},
+    # teenygrad's variants; `tl.dot_scaled` has no format for fp4 packed four to a byte or
+    # for 8-bit integers (it takes e2m1, e4m3, e5m2, bf16, fp16), so those three are errors.
+    "DotFormat": {"E4M3": "e4m3", "E5M2": "e5m2", "E2M1x2": "e2m1", "E2M1x4": None, "BF16x2": "bf16",
+                  "Int8": None, "UInt8": None},
 }

@@ -73,7 +73,9 @@ def _branch_value(lw: Lowerer, block: Node, body: list[ast.stmt], target: str) -
     children = list(block.named_children)
     tail = lw.block_value(block)
     with lw.names.scope(), lw.into(body):
-        lw.stmts(children, block, stop=tail)
+        if lw.stmts(children, block, stop=tail):
+            raise lw.err(block, "E0002", "a branch that never returns cannot give this `if` a value in Triton",
+                         "write `if c { .. }` around the endless call alone, and the other branch's code after it")
         lw.emit_inner_comments(tail)
         v = lw.narrow(lw.expr(tail), tail)
         lw.assign(target, v.expr, tail)

@@ -165,7 +165,11 @@ def scoped_identifier(lw: Lowerer, node: Node) -> Val:
         if rest not in ENUMS[head]:
             raise lw.err(node, "E0006", f"`{path}` is not a variant of `{head}`",
                          "variants: " + ", ".join(f"{head}::{k}" for k in ENUMS[head]))
-        return Val(ast.Constant(ENUMS[head][rest]), Ty(Kind.ENUM))
+        value = ENUMS[head][rest]
+        if value is None:
+            known = ", ".join(f"{head}::{k}" for k, v in ENUMS[head].items() if v is not None)
+            raise lw.err(node, "E0008", f"`{path}` has no Triton equivalent", f"Triton takes {known}")
+        return Val(ast.Constant(value), Ty(Kind.ENUM))
     if head in FLOAT_TYPES and rest in FLOAT_CONSTANTS:
         return Val(float_const(FLOAT_CONSTANTS[rest]), Ty(Kind.CONST, head))
     limit = float_limit(head, rest)
@@ -224,8 +228,10 @@ def unary_expression(lw: Lowerer, node: Node) -> Val:
 @expression("binary_expression")
 def binary_expression(lw: Lowerer, node: Node) -> Val:
     left = lw.expr(part(node, "left"))
-    right = lw.expr(part(node, "right"))
-    return binop(lw, text(part(node, "operator")), left, right, node)
+    op = text(part(node, "operator"))
+    right = lw.branch_value(part(node, "right"), f"the right of `{op}`") if op in ("&&", "||") \
+        else lw.expr(part(node, "right"))
+    return binop(lw, op, left, right, node)
 
 
 @expression("type_cast_expression")
@@ -341,8 +347,9 @@ def if_expression(lw: Lowerer, node: Node) -> Val:
     if other.type == "block":
         lw.emit_inner_comments(other)
     cond = lw.expr(part(node, "condition"))
-    body = lw.narrow(lw.expr(named_children(part(node, "consequence"))[0]), node)
-    orelse = lw.narrow(lw.expr(other if other.type == "if_expression" else named_children(other)[0]), node)
+    body = lw.narrow(lw.branch_value(named_children(part(node, "consequence"))[0], "a conditional expression"), node)
+    orelse = lw.narrow(lw.branch_value(other if other.type == "if_expression" else named_children(other)[0],
+                                       "a conditional expression"), node)
     elem = body.ty.elem or orelse.ty.elem
     if cond.ty.compile_time and body.ty.compile_time and orelse.ty.compile_time:
         ty = Ty(Kind.CONST, elem)

@@ -55,6 +55,15 @@ def _cat(a, b):
     tl.static_assert(len(a.shape) == 1, "ordered cat supports 1-D blocks")
     return tl.ravel(tl.permute(tl.join(a, b), (1, 0)))
 ''',
+    # Rust's `loop {}`. The frontend needs a condition known only at run time, and the barrier
+    # is an effect the compiler must keep: an empty loop is deleted by MLIR's canonicalizer.
+    "_loop_forever": '''
+@triton.jit
+def _loop_forever():
+    """Rust's `loop {}`: never returns."""
+    while tl.program_id(0) >= 0:
+        tl.debug_barrier()
+''',
 }
 
 
@@ -152,8 +161,11 @@ def call_helper(lw: Lowerer, fn_name: str, fn: Node, arg_nodes: list[Node], node
         vals.append(v if v.tile is not None else lw.narrow(v, a))
     if diverges(fn):
         # `fn dummy() -> D { loop {} }`: the call never returns (Rust's `!`). It is the loop it
-        # runs, here; the value after it is never reached, so any of the type will do.
-        lw.emit(ast.While(test=ast.Constant(True), body=[ast.Pass()], orelse=[]), node)
+        # runs, here; the value after it is never reached, so any of the type will do (and the
+        # code after it is left out: see Lowerer.stmts).
+        loop = ast.Expr(call(use_helper(lw.ctx, "_loop_forever"), []))
+        lw.emit(loop, node)
+        lw.diverged = (node, loop)
         ret = part(fn, "return_type") if fn.child_by_field_name("return_type") is not None else None
         is_bool = ret is not None and "Bool" in text(ret) or (ret is not None and text(ret) == "bool")
         return Val(ast.Constant(False if is_bool else 0), Ty(Kind.CONST, "bool" if is_bool else None), weak=True)
@@ -212,6 +224,7 @@ def _lower_called_helper(lw: Lowerer, fn_name: str, fn: Node, params: list[Node]
     bounds = dict(lw.dtype_bounds) if lw.kernel is None else {d.name: d.bound for d in lw.kernel.dtype_params}
     helper_triton = own_type_params(fn, lw.T, bounds)
     hl = Lowerer(ctx, None, fn, helper_triton, bounds)
+    hl.local_fns = {**lw.local_fns, **hl.local_fns}  # the items of the block it is declared in, too
     args: list[ast.arg] = []
     for p, v in zip(params, vals, strict=True):
         rust = param_name(part(p, "pattern"), ctx.smap)

@@ -119,6 +119,8 @@ class Lowerer:
         self.block_ptrs: dict[str, BlockPtr] = {}  # Python name of a bound block pointer -> its parts
         self.tiles: dict[str, TileParts] = {}  # Python name of a bound Tile -> its fields (as locals)
         self.let_target: tuple[Node, str] | None = None  # (value, name) of the `let` being lowered
+        # the call of a `loop {}` helper just lowered, and the endless loop it became
+        self.diverged: tuple[Node, ast.stmt] | None = None
         # fn items nested in the body (`#[inline(always)] fn helper(..)`): visible in the whole
         # body, as Rust's items are; lowered to @triton.jit helpers when called
         self.local_fns: dict[str, Node] = _nested_fns(fn)
@@ -235,6 +237,19 @@ class Lowerer:
         finally:
             self.bodies.pop()
 
+    def branch_value(self, node: Node, what: str) -> Val:
+        """``node`` lowered where only an expression may go (a branch of a ternary, the right of
+        `&&`): a value that needs statements of its own there (a call that never returns, a
+        Tile result) would run unconditionally, so it is an error."""
+        body: list[ast.stmt] = []
+        with self.into(body):
+            v = self.expr(node)
+        if any(type(s) is not Comment for s in body):
+            raise self.err(node, "E0002", f"this needs statements of its own, which {what} cannot hold",
+                           "bind the value with `let` inside an `if` statement instead")
+        self.bodies[-1].extend(body)
+        return v
+
     def block_into(self, block: Node, body: list[ast.stmt], scoped: bool = True) -> dict[str, Ty]:
         """Lower a `{ ... }` block's statements into ``body`` (its own Rust scope and Python
         block unless not ``scoped``); returns the Python names it bound with their types."""
@@ -250,13 +265,14 @@ class Lowerer:
             body.append(ast.Pass())
         return defined
 
-    def stmts(self, children: list[Node], block: Node, stop: Node | None = None) -> None:
+    def stmts(self, children: list[Node], block: Node, stop: Node | None = None) -> bool:
         """A block's statements up to ``stop``; `stmt; // note` (or `{ // note`) keeps the
         note at the end of that statement's (or the header's) line when it has one."""
         line_end, emitted = block.start_point[0], True
         body = self.bodies[-1]
         attrs: list[Node] = []  # the attributes before the next statement (`#[cfg(...)]`)
-        for child in children:
+        outer, self.diverged = self.diverged, None
+        for i, child in enumerate(children):
             if stop is not None and child.id == stop.id:
                 break
             if child.type in COMMENTS and child.start_point[0] == line_end:
@@ -270,8 +286,35 @@ class Lowerer:
                 if not held:
                     continue  # configured out, as rustc leaves it out
             before = len(body)
+            self.diverged = None
             self.stmt(child)
             line_end, emitted = child.end_point[0], len(body) > before
+            if self.diverged is not None and _always_reached(self.diverged[0], child):
+                # what follows a call that never returns is never reached: rustc checks it and
+                # drops it, and so does this (its code, and the rest of the statement, are cut)
+                loop = self.diverged[1]
+                if any(s is loop for s in body):
+                    del body[next(j for j, s in enumerate(body) if s is loop) + 1:]
+                self._check_unreachable(children[i + 1:], block, stop)
+                self.diverged = outer
+                return True
+        self.diverged = outer
+        return False
+
+    def _check_unreachable(self, rest: list[Node], block: Node, stop: Node | None) -> None:
+        """Lower unreachable statements for their errors alone: what Rust rejects there is still
+        an error (an unknown name, a wrong call); what Triton merely cannot express (E0002,
+        E0008) is not, since it never runs. Nothing of it reaches the module."""
+        ctx = self.ctx
+        saved = (dict(ctx.helpers), dict(ctx.helper_calls), set(ctx.imports), dict(ctx.used_consts))
+        try:
+            with self.into([]):
+                self.stmts(rest, block, stop)
+        except TranspileError as e:
+            if any(d.code not in ("E0002", "E0008") for d in e.diagnostics):
+                raise
+        finally:
+            ctx.helpers, ctx.helper_calls, ctx.imports, ctx.used_consts = saved
 
     def block_value(self, block: Node, what: str = "block") -> Node:
         """The tail expression of a block used as a value (an error when it has none)."""
@@ -307,6 +350,26 @@ def _expression_statement(lw: Lowerer, node: Node) -> None:
     v = lw.expr(node)
     if isinstance(v.expr, ast.Call):
         lw.emit(ast.Expr(v.expr), node)
+
+
+# The nodes under which a call may not run: a branch, a loop body, a closure, the right side of `&&`/`||`.
+_CONDITIONAL = frozenset({"if_expression", "else_clause", "match_expression", "match_arm", "while_expression",
+                          "loop_expression", "for_expression", "closure_expression"})
+
+
+def _always_reached(call_node: Node, stmt: Node) -> bool:
+    """Whether lowering ``stmt`` always runs ``call_node`` inside it (no branch, loop or
+    short-circuit between them)."""
+    node = call_node
+    while node is not None and node.id != stmt.id:
+        parent = node.parent
+        if parent is None or parent.type in _CONDITIONAL:
+            return False
+        op = parent.child_by_field_name("operator") if parent.type == "binary_expression" else None
+        if op is not None and text(op) in ("&&", "||") and parent.child_by_field_name("right") == node:
+            return False
+        node = parent
+    return node is not None
 
 
 def unparen(node: Node) -> Node:

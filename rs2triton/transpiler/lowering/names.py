@@ -48,6 +48,10 @@ class Names:
         self._used: set[str] = set(PY_RESERVED)
         self._aliases: dict[str, str] = {}  # dtype parameter -> Python alias
         self._sibling: dict[str, Ty] = {}  # Python names the then-branch bound -> their types
+        # Python names a Tile's fields still read (`Tile { tensor: x, .. }` keeps `x`): never
+        # rebound, so shadowing `x` later cannot change the Tile
+        self.pinned: set[str] = set()
+        self.mutable: set[str] = set()  # Python names of `let mut` bindings (assigned again later)
 
     # ----------------------------------------------------------------- names
     def fresh(self, base: str) -> str:
@@ -93,12 +97,12 @@ class Names:
         the outer value is intact once the inner block ends, as in Rust.
         """
         current = self._scopes[-1].get(rust)
-        if current is not None and not current.constexpr and not constexpr:
+        if current is not None and not current.constexpr and not constexpr and current.py not in self.pinned:
             py = current.py
         else:
             base = python_name(rust)
             sibling = self._sibling.get(base)
-            clash = (base in self._live[-1] or base in self._aliases.values()
+            clash = (base in self._live[-1] or base in self._aliases.values() or base in self.pinned
                      or (sibling is not None and (constexpr or not _same_known(sibling, ty))))
             py = self.fresh(base) if clash else base
         self.bind(rust, py, ty, constexpr)

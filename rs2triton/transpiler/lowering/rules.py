@@ -119,7 +119,7 @@ def rule_zeros(lw: Lowerer, op: Op, arg_nodes: Args, generics: Args, node: Node)
 def rule_full(lw: Lowerer, op: Op, arg_nodes: Args, generics: Args, node: Node) -> Val:
     shape, value = lw.expr(arg_nodes[0]), lw.expr(arg_nodes[1])
     fallback = lw.expected_elem or value.ty.elem
-    if fallback not in SCALARS and (lw.kernel is None or lw.kernel.dtype_param(fallback or "") is None):
+    if fallback not in SCALARS and not lw.is_dtype(fallback or ""):
         fallback = "f32" if lw.is_float(value.ty) is not False else "i32"
     dtype, elem = _dtype_from_generic_or(lw, generics, fallback, node)
     fill = None
@@ -370,3 +370,11 @@ def rule_inline_asm(lw: Lowerer, op: Op, arg_nodes: Args, generics: Args, node: 
     kws = [("asm", values[0]), ("constraints", values[1]), ("args", ast.List(elts=[], ctx=LOAD)),
            ("dtype", lw.dtype_expr(elem, generics[0])), ("is_pure", values[2]), ("pack", values[3])]
     return Val(call(op.target, [], kws), Ty(Kind.SCALAR, elem))
+
+
+@op_rule("untranslatable")
+def rule_untranslatable(lw: Lowerer, op: Op, arg_nodes: Args, generics: Args, node: Node) -> Val:
+    raise lw.err(node, "E0002", f"`{lw.T}::{op.name}` has no Triton equivalent: Triton kernels cannot "
+                 "allocate, index or transpose shared memory (the compiler alone places it)",
+                 "stage the data through a global scratch tensor, or use `T::trans` / `T::permute` on "
+                 "register tensors")

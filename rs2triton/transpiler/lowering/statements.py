@@ -141,7 +141,10 @@ def bind_new(lw: Lowerer, rust: str, value: Node, annotated: str | None, node: N
             # `let mut i = 0;` is a runtime value from here on (it may change in a loop):
             # nothing computed from it may be treated as compile-time.
             ty = Ty(Kind.SCALAR, ty.elem)
-    lw.assign(lw.names.declare(rust, ty), v.expr, node)
+    py = lw.names.declare(rust, ty)
+    if mutable:
+        lw.names.mutable.add(py)
+    lw.assign(py, v.expr, node)
 
 
 @statement("return_expression")
@@ -211,7 +214,10 @@ def bind_tile(lw: Lowerer, rust: str, v: Val, node: Node) -> None:
     py = lw.names.declare(rust, v.ty)
 
     def local(field: Val, suffix: str) -> Val:
-        if isinstance(field.expr, ast.Name) or field.ty.compile_time:
+        if field.ty.compile_time:
+            return field
+        if isinstance(field.expr, ast.Name) and field.expr.id not in lw.names.mutable:
+            lw.names.pinned.add(field.expr.id)  # read by the Tile from now on: kept as it is
             return field
         tmp = lw.names.fresh(f"{py}_{suffix}")
         lw.assign(tmp, field.expr, node)
