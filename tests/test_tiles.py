@@ -63,8 +63,12 @@ def test_tile_parameters_take_their_new_names(mod):
     x, y = _x(torch.float32), torch.zeros(N, device=DEVICE)
     mod.tile_affine[_grid(N)](x=x, y=y, n_elements=N, alpha=1.0, BLOCK_SIZE=BLOCK)
     assert_matches("y", y, x.cpu() * x.cpu() + x.cpu(), atol=1e-4, rtol=1e-5)
-    with pytest.raises(TypeError, match="tile_affine.*'x'"):  # the old name is no parameter
-        mod.tile_affine[_grid(N)](x_ptr=x, y=y, n_elements=N, alpha=1.0, BLOCK_SIZE=BLOCK)
+    launch = mod.TileAffine(BLOCK_SIZE=BLOCK)[_grid(N)]
+    y2 = torch.zeros(N, device=DEVICE)
+    launch(x=x, y=y2, n_elements=N, alpha=1.0)  # the launcher takes them too
+    assert torch.equal(y2, y)
+    with pytest.raises(TypeError, match="TileAffine.*x_ptr"):  # the old name is no parameter of it
+        launch(x_ptr=x, y=y2, n_elements=N, alpha=1.0)
 
 
 @pytest.mark.parametrize("dtype", DTYPES)

@@ -424,7 +424,9 @@ class Configured:
         """The generated check-and-launch function (runtime/binder.py), made at the first launch."""
         from rs2triton.runtime.binder import make_binder
 
-        made = make_binder(self.launcher, self.launcher.fn, self._kw, self._slow)
+        # (on the interpreter every launch takes the general path, which checks its accesses:
+        # a launch there costs far more than binding its arguments)
+        made = None if self.launcher.interpreted else make_binder(self.launcher, self.launcher.fn, self._kw, self._slow)
         self._checked = made if made is not None else (lambda grid, *args, **kwargs: self._launch(grid, *args, **kwargs))
         return self._checked
 
@@ -511,6 +513,13 @@ class Configured:
             from torch.library import wrap_triton
 
             fn = wrap_triton(fn)
+        if launcher.interpreted:
+            from rs2triton.runtime import bounds
+
+            if bounds.enabled():  # no access outside the tensors given (runtime/bounds.py)
+                with bounds.checked_launch(launcher.name, launcher.fn,
+                                           [(p.name, values[p.index]) for p in launcher._pointers]):
+                    return fn[grid](*values, **self._const_kw, **options)
         return fn[grid](*values, **self._const_kw, **options)
 
     def for_torch_op(self) -> Configured:

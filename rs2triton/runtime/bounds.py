@@ -1,0 +1,159 @@
+"""Launches on Triton's interpreter that cannot read or write outside their tensors.
+
+On the interpreter a load or store is a plain host memory access: an address past a tensor's
+end reads garbage or corrupts the heap, and the process may die. While a launcher's launch
+runs on the interpreter, every load, store and atomic of the kernel is checked first against
+the storage of the tensors passed to it: an access outside all of them is a
+:class:`OutOfBounds` error (a ``ValueError``) naming the kernel, the pointer argument whose
+tensor the address is nearest to, the Rust ``file:line`` of the access, the program and the
+first offending lane, and nothing is read or written.
+
+The check wraps four methods of the interpreter's builder (masked load and store, atomic
+compare-and-swap and read-modify-write; every other access goes through them), once, when
+the first checked launch runs; outside a launcher's launch they do what they always did.
+Set ``RS2TRITON_BOUNDS_CHECK=0`` to launch unchecked. Tensors on a GPU run by the
+interpreter are copies the launcher never sees, so only CPU tensors are checked.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import os
+import sys
+from contextlib import contextmanager
+
+_ACTIVE: contextvars.ContextVar[_Launch | None] = contextvars.ContextVar("rs2triton_bounds", default=None)
+_INSTALLED = False
+
+
+class OutOfBounds(ValueError):
+    """A kernel launched on the interpreter accessed memory outside the tensors it was given."""
+
+
+def enabled() -> bool:
+    return os.environ.get("RS2TRITON_BOUNDS_CHECK", "1") != "0"
+
+
+class _Launch:
+    """The storage ranges of one launch's tensors, and what an error about them needs to say."""
+
+    def __init__(self, kernel: str, jit_fn, tensors: list[tuple[str, object]]):
+        import numpy as np
+
+        self.kernel = kernel
+        fn = getattr(jit_fn, "fn", jit_fn)
+        self.path = getattr(getattr(fn, "__code__", None), "co_filename", None)
+        module = sys.modules.get(getattr(fn, "__module__", ""), None)
+        self.line_map = getattr(module, "__rs2triton_line_map__", None) or {}
+        self.rust_path = getattr(module, "__rs2triton_source__", None)
+        rows = []
+        for name, t in tensors:
+            storage = t.untyped_storage()  # type: ignore[attr-defined]
+            rows.append((storage.data_ptr(), storage.data_ptr() + storage.nbytes(), name, t))
+        rows.sort(key=lambda r: r[0])
+        self.rows = rows
+        self.starts = np.array([r[0] for r in rows], dtype=np.uint64)
+        self.ends = np.array([r[1] for r in rows], dtype=np.uint64)
+
+    def check(self, ptrs, mask, what: str) -> None:
+        import numpy as np
+
+        addrs = np.asarray(ptrs.data, dtype=np.uint64)
+        size = max(1, ptrs.get_element_ty().primitive_bitwidth // 8)
+        active = np.ones(addrs.shape, dtype=bool) if mask is None else np.asarray(mask.data, dtype=bool)
+        active = np.broadcast_to(active, addrs.shape)
+        at = np.searchsorted(self.starts, addrs, side="right").astype(np.int64) - 1
+        inside = (at >= 0) & (addrs + np.uint64(size) <= self.ends[np.maximum(at, 0)]) if len(self.rows) \
+            else np.zeros(addrs.shape, dtype=bool)
+        bad = active & ~inside
+        if bad.any():
+            raise self._error(addrs, bad, size, what)
+
+    def _error(self, addrs, bad, size: int, what: str) -> OutOfBounds:
+        import numpy as np
+
+        lane = int(np.flatnonzero(bad.ravel())[0])
+        addr = int(addrs.ravel()[lane])
+        where = self._rust_line()
+        if not self.rows:
+            return OutOfBounds(f"{self.kernel}: {what}{where} at address {addr:#x} (lane {lane}{self._program()}), "
+                               "but the launch was given no tensor")
+        # the tensor the address is nearest to: the one the kernel's pointer arithmetic started from
+        start, end, name, t = min(self.rows, key=lambda r: r[0] - addr if addr < r[0] else max(0, addr + size - r[1]))
+        shape = "x".join(str(d) for d in t.shape)  # type: ignore[attr-defined]
+        if addr < start:
+            place = f"{(start - addr) // size} elements before the start"
+        else:
+            place = f"element {(addr - start) // size}, past the end"
+        return OutOfBounds(
+            f"{self.kernel}: {what}{where} reaches outside the tensor `{name}` "
+            f"({shape} {str(t.dtype).removeprefix('torch.')}, {(end - start) // size} elements): "  # type: ignore[attr-defined]
+            f"lane {lane}{self._program()} accesses {place}; nothing was read or written. The tensor is "
+            "smaller than the launch addresses: check the sizes and scalars passed, the grid and the mask")
+
+    def _rust_line(self) -> str:
+        frame = sys._getframe(2)
+        while frame is not None:
+            if frame.f_code.co_filename == self.path:
+                rust = self.line_map.get(frame.f_lineno)
+                if rust is not None and self.rust_path:
+                    return f" at {self.rust_path}:{rust}"
+                return f" at {self.path}:{frame.f_lineno}"
+            frame = frame.f_back  # type: ignore[assignment]
+        return ""
+
+    @staticmethod
+    def _program() -> str:
+        from triton.runtime import interpreter
+
+        idx = getattr(interpreter.interpreter_builder, "grid_idx", None)
+        return f", program {tuple(int(i) for i in idx)}" if idx is not None else ""
+
+
+def _install() -> None:
+    """Wrap the interpreter builder's memory accesses (once)."""
+    global _INSTALLED
+    if _INSTALLED:
+        return
+    from triton.runtime.interpreter import InterpreterBuilder
+
+    def wrap(method: str, ptr_at: int, mask_at: int | None, what: str) -> None:
+        original = getattr(InterpreterBuilder, method)
+
+        def checked(self, *args, **kwargs):
+            launch = _ACTIVE.get()
+            if launch is not None:
+                launch.check(args[ptr_at], args[mask_at] if mask_at is not None else None, what)
+            return original(self, *args, **kwargs)
+
+        checked.__wrapped__ = original  # type: ignore[attr-defined]
+        setattr(InterpreterBuilder, method, checked)
+
+    # positions after `self`: the same on Triton 3.6 and 3.9
+    wrap("create_masked_load", 0, 1, "a load")
+    wrap("create_masked_store", 0, 2, "a store")
+    wrap("create_atomic_cas", 0, None, "an atomic compare-and-swap")
+    wrap("create_atomic_rmw", 1, 3, "an atomic read-modify-write")
+    _INSTALLED = True
+
+
+@contextmanager
+def checked_launch(kernel: str, jit_fn, tensors: list[tuple[str, object]]):
+    """While the block runs, the interpreter's accesses must stay inside ``tensors`` (CPU ones)."""
+    cpu = [(n, t) for n, t in tensors if getattr(getattr(t, "device", None), "type", None) == "cpu"]
+    if len(cpu) != len(tensors):  # the interpreter copies GPU tensors: their addresses are not these
+        yield
+        return
+    _install()
+    token = _ACTIVE.set(_Launch(kernel, jit_fn, cpu))
+    try:
+        yield
+    except Exception as e:  # Triton 3.6 wraps what a kernel raises in an InterpreterError
+        cause: BaseException | None = e
+        while cause is not None and not isinstance(cause, OutOfBounds):
+            cause = cause.__cause__ or cause.__context__
+        if cause is not None and cause is not e:
+            raise cause.with_traceback(None) from None
+        raise
+    finally:
+        _ACTIVE.reset(token)
