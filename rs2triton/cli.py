@@ -141,7 +141,7 @@ def check(srcs: tuple[str, ...], outdir: str, no_cache: bool, jobs: int, plain: 
         click.echo(f"{len(diffs)} generated file{'s are' if len(diffs) != 1 else ' is'} stale; "
                    f"run: rs2triton transpile {' '.join(srcs)} -o {outdir}", err=True)
         sys.exit(1)
-    click.echo(f"{len(files)} generated files up to date", err=True)
+    click.echo(f"{len(files)} generated file{'' if len(files) == 1 else 's'} up to date", err=True)
 
 
 @main.command()

@@ -96,6 +96,34 @@ def test_a_corrupt_entry_is_a_miss(src, tmp_path, counted):
     assert _plan(c) == cold and len(counted) == 2 * N_INPUTS  # rewritten whole by the run that missed
 
 
+@pytest.mark.parametrize("update", ["text = 12345", "text = x'6465662066', used = 'today'", "used = 1.5",
+                                    "text = 'import os'", "warnings = 7",
+                                    "warnings = '[{\"code\": 1, \"message\": 2, \"path\": 3, \"line\": 1, \"col\": 1}]'"])
+def test_a_row_of_the_wrong_type_is_a_miss(src, tmp_path, counted, update):
+    """SQLite keeps any value in any column: a row whose values are not what rs2triton wrote is
+    lowered again, never served as module text."""
+    from rs2triton.transpiler.emit.module import HEADER_PREFIX
+
+    assert cache.MODULE_HEADER == HEADER_PREFIX
+    c = cache.Cache(root=tmp_path / "cache")
+    cold = _plan(c)
+    _sql(tmp_path / "cache", f"UPDATE entries SET {update}")
+    assert _plan(c) == cold and len(counted) == 2 * N_INPUTS
+
+
+@pytest.mark.parametrize("line_map", ['\'{"a": 1}\'', '\'{"1": "x"}\'', "42"])
+def test_a_line_map_of_the_wrong_type_is_a_miss(tmp_path, counted, line_map):
+    from rs2triton.transpiler.driver.pipeline import transpile_file_cached
+
+    src = tmp_path / "relu.rs"
+    shutil.copy(ROOT / "kernels_rs" / "relu.rs", src)
+    c = cache.Cache(root=tmp_path / "cache")
+    first = transpile_file_cached(src, c)
+    _sql(tmp_path / "cache", f"UPDATE entries SET line_map = {line_map}")
+    again = transpile_file_cached(src, c)
+    assert len(counted) == 2 and again.text == first.text and again.line_map == first.line_map
+
+
 @pytest.mark.parametrize("damage", ["garbage", "truncated", "another format"])
 def test_a_damaged_cache_file_is_replaced(src, tmp_path, counted, damage):
     """A file that is not a database, a damaged one or one of another layout is a miss, and the
@@ -313,7 +341,9 @@ def test_load_serves_an_unchanged_source_from_the_cache(tmp_path, monkeypatch, c
 
     # An entry written by `transpile` has its line map too: load serves it as it is.
     plan_c = cache.Cache(root=tmp_path / "cache2")
-    files.plan([str(src)], tmp_path / "out", cache=plan_c)
+    monkeypatch.chdir(tmp_path)  # (spelled as `transpile relu.rs -o out` would spell it)
+    files.plan(["relu.rs"], "out", cache=plan_c)
+    src = Path("relu.rs")
     assert transpile_file_cached(src, plan_c).line_map == first.line_map and len(counted) == 2
 
     src.write_text(src.read_text().replace("pub fn relu_forward", "pub fn relu_fwd"))

@@ -107,12 +107,21 @@ def test_fold_with_a_known_type(op, a, b, elem, want):
 
 @pytest.mark.parametrize("op,a,b,elem", [
     ("+", 2**31 - 1, 1, "i32"), ("-", -(2**31), 1, "i32"), ("*", 16, 16, "u8"), ("-", 0, 1, "u32"),
-    ("+", 255, 1, "u8"), ("+", 127, 1, "i8"), ("-", -128, 1, "i8"), ("/", -(2**31), -1, "i32"),
+    ("+", 255, 1, "u8"), ("+", 127, 1, "i8"), ("-", -128, 1, "i8"),
     ("*", 2**32, 2**32, "u64"), ("+", 2**63 - 1, 1, "i64"),
 ])
 def test_overflowing_typed_constant_arithmetic_is_a_rust_error(op, a, b, elem):
     with pytest.raises(S.ConstError, match="will overflow"):
         S.fold(op, a, b, elem)
+
+
+@pytest.mark.parametrize("op,elem", [("/", "i32"), ("%", "i32"), ("/", "i8"), ("%", "i64")])
+def test_min_by_minus_one_panics_as_rustc_says(op, elem):
+    """`MIN / -1` and `MIN % -1` overflow: rustc's unconditional_panic ("will panic at runtime")."""
+    lo = S.int_limits(elem)[0]
+    with pytest.raises(S.ConstError, match="will panic at runtime"):
+        S.fold(op, lo, -1, elem)
+    assert S.fold(op, lo + 1, -1, elem) == (-(lo + 1) if op == "/" else 0)
 
 
 @pytest.mark.parametrize("op,b,elem", [("<<", 32, "i32"), (">>", 8, "u8"), ("<<", 64, "u64"), ("<<", -1, "i32"),
@@ -389,7 +398,25 @@ pub fn k<T: Triton, const C: i32>(out: T::Pointer<i64>, a: i32) {
     ("let x = 255u8 + 1;", "will overflow", "255u8"),
     ("let x = 1u8 << 8;", "will overflow", "1u8"),
     ("let x = 7 / 0;", "panic at runtime", "7 / 0"),
-    ("let x = a % 0;", None, None),  # a runtime value: Triton's business, not a constant
+    # rustc's lints see the type whatever gives it: an annotation, a path, the divisor alone
+    ("let x = a % 0;", "panic at runtime", "a % 0"),  # a runtime dividend: still unconditional_panic
+    ("let x: i32 = 2147483647 + 1;", "will overflow", "2147483647 + 1"),
+    ("let x: u32 = 0 - 1;", "will overflow", "0 - 1"),
+    ("let x: i32 = (1 << 40) + 0;", "will overflow", "1 << 40"),
+    ("let x: u8 = 256;", "literal out of range for `u8`", "256"),
+    ("let x: i8 = -(129);", "will overflow", "-(129)"),
+    ("let x = -i32::MIN;", "will overflow", "-i32::MIN"),
+    ("let x = i32::MIN % -1;", "panic at runtime", "i32::MIN % -1"),
+    ("let x = i32::MIN / -1;", "panic at runtime", "i32::MIN / -1"),
+    ("let x = 1e39f32 as i64;", "literal out of range for `f32`", "1e39f32"),
+    ("let x: f32 = 1e39;", "literal out of range for `f32`", "1e39"),
+    ("let x = 1e309;", "literal out of range for `f64`", "1e309"),
+    ("let x = 400000000000000000000000000000000000000;", "integer literal is too large", "4000"),
+    ("let x: i64 = 1 << 40;", None, None),  # fine: i64
+    ("let x: i8 = -128;", None, None),
+    ("let x: f32 = 3.4028235e38;", None, None),  # rounds to f32::MAX, not to infinity
+    ("let x = 1e39;", None, None),  # an f64
+    ("let x = a / 0 + 0;", "panic at runtime", "a / 0"),
 ])
 def test_rust_constant_errors_are_located(line, message, at):
     from rs2triton import TranspileError, transpile_source

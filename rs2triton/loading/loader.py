@@ -159,11 +159,47 @@ def cached(p: Path, features=None, default_features: bool = True):
     if result.text is None:
         raise ValueError(f"{p} defines no #[kernel] functions")
     digest = hashlib.sha256(result.text.encode()).hexdigest()[:16]
-    folder = cache_dir() / "modules" / digest
-    py = folder / f"{p.stem}.py"
-    if not py.exists():
-        cache.write_atomic(py, result.text)
+    py = cache_dir() / "modules" / digest / f"{p.stem}.py"
+    try:
+        if not py.exists():
+            cache.write_atomic(py, result.text)
+    except OSError as e:
+        # A read-only, full or misplaced cache folder: load from a folder of this process's own
+        # (removed at exit), and say so once.
+        py = _private_dir() / digest / f"{p.stem}.py"
+        if not py.exists():
+            cache.write_atomic(py, result.text)
+        _warn_cache(e)
     return result, py
+
+
+_PRIVATE: list[Path] = []
+
+
+def _private_dir() -> Path:
+    if not _PRIVATE:
+        import atexit
+        import shutil
+        import tempfile
+
+        folder = Path(tempfile.mkdtemp(prefix="rs2triton-modules-"))
+        atexit.register(shutil.rmtree, folder, True)
+        _PRIVATE.append(folder)
+    return _PRIVATE[0]
+
+
+_WARNED: set[str] = set()
+
+
+def _warn_cache(e: OSError) -> None:
+    where = str(cache_dir())
+    if where not in _WARNED:
+        import warnings
+
+        _WARNED.add(where)
+        warnings.warn(f"rs2triton: cannot write its cache at {where} ({e.strerror or e}); the module is "
+                      "loaded from a temporary folder instead (set RS2TRITON_CACHE_DIR to a writable folder, "
+                      "or RS2TRITON_NO_CACHE=1)", RuntimeWarning, stacklevel=5)
 
 
 def annotate(module: ModuleType, source: Path, result, interp: bool) -> None:

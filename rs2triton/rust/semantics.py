@@ -63,6 +63,34 @@ def check_int_literal(value: int, elem: str | None, negated: bool = False) -> No
                          f"the literal `{v}` does not fit into the type `{elem}` whose range is `{lo}..={hi}`")
 
 
+U128_MAX = (1 << 128) - 1
+
+
+def check_literal_size(value: int) -> None:
+    """No integer literal is wider than u128 (rustc: "integer literal is too large")."""
+    if value > U128_MAX:
+        raise ConstError("integer literal is too large", f"value exceeds limit of `{U128_MAX}`")
+
+
+def check_float_literal(value: float, elem: str | None) -> None:
+    """A float literal that rounds to infinity in its type is rustc's deny-by-default
+    `overflowing_literals` ("literal out of range for `f32`")."""
+    if elem in ("f32", "f64") and (math.isinf(value) or math.isinf(round_float(value, elem))):  # (no inf literal)
+        limit = "3.40282347e+38" if elem == "f32" else "1.7976931348623157e+308"
+        raise ConstError(f"literal out of range for `{elem}`",
+                         f"the literal does not fit into the type `{elem}` and will be converted to "
+                         f"`{elem}::INFINITY` (the largest `{elem}` is {limit})")
+
+
+def check_negation(value: int, elem: str | None) -> None:
+    """``-x`` of a constant of a known integer type must stay in range (``-i32::MIN`` overflows)."""
+    if elem in INT_BITS:
+        lo, hi = int_limits(elem)
+        if not lo <= -value <= hi:
+            raise ConstError("this arithmetic operation will overflow",
+                             f"attempt to negate `{value}`, which would overflow `{elem}`")
+
+
 def parse_int_literal(raw: str) -> tuple[int, str | None] | None:
     """An integer literal's value and suffix (``0xFFu8`` -> ``(255, "u8")``); None if malformed."""
     m = re.fullmatch(r"(0x[0-9a-fA-F]+|0o[0-7]+|0b[01]+|[0-9]+)([iuf](?:8|16|32|64|size))?", raw.replace("_", ""))
@@ -116,6 +144,10 @@ def fold(op: str, a, b, elem: str | None = None):
                              else "attempt to calculate the remainder with a divisor of zero")
         if op not in _INT_FOLDS:
             return None
+        if op in ("/", "%") and b == -1 and elem in INT_BITS and a == int_limits(elem)[0] and int_info(elem)[1]:
+            raise ConstError("this operation will panic at runtime",
+                             f"attempt to {'divide' if op == '/' else 'calculate the remainder of'} `{a}_{elem}` "
+                             f"{'by' if op == '/' else 'with a divisor of'} `-1_{elem}`, which would overflow")
         if op in ("<<", ">>"):
             bits = int_info(elem)[0] if elem in INT_BITS else 64
             if not 0 <= b < bits:

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rs2triton.diagnostics import Diagnostic, TranspileError
+from rs2triton.transpiler.driver.cache import is_module
 from rs2triton.transpiler.driver.pipeline import (
     Result,
     display_path,
@@ -44,6 +45,18 @@ def discover_sources(srcs: list[str]) -> list[tuple[Path, Path]]:
     return pairs
 
 
+def source_name(src: Path, outdir: Path) -> str:
+    """How a module's header names its source: relative to the deepest folder that holds both the
+    output folder and the source (the project, in `transpile src -o out`), so the text does not
+    depend on how the paths were spelled or where the command ran; as given where they share
+    nothing but the file system's root."""
+    s, base = os.path.abspath(src), os.path.dirname(os.path.abspath(outdir))
+    common = os.path.commonpath([s, base])
+    if os.path.dirname(common) == common:  # only the root in common
+        return display_path(src)
+    return Path(os.path.relpath(s, common)).as_posix()
+
+
 def plan(srcs: list[str], outdir: str | os.PathLike, warnings: list[Diagnostic] | None = None,
          cache: Cache | None = None, jobs: int = 1, line_comments: bool = False, *,
          launchers: bool = True, features=(), default_features: bool = True) -> dict[Path, str]:
@@ -69,18 +82,22 @@ def plan(srcs: list[str], outdir: str | os.PathLike, warnings: list[Diagnostic] 
     todo: list[tuple[int, bytes, str, str | None, dict]] = []
     for src, rel in discover_sources(srcs):
         display = display_path(src)
+        stable = source_name(src, out)
+        name = stable if stable != display else None  # (as given: the key and text `load` makes too)
         try:
             data = read(src)
             pyproject = pyproject_of(src, launchers)
             enabled = features_of(src, features, default_features)
-            key = cache.key(data, display, options_key(launchers, pyproject, enabled)) if cache is not None else None
+            key = cache.key(data, display, options_key(launchers, pyproject, enabled, name)) \
+                if cache is not None else None
         except TranspileError as e:
             entries.append([src, rel, e])
             continue
         entries.append([src, rel, None])
         todo.append((len(entries) - 1, data, display, key,
-                     {"launchers": launchers, "pyproject": pyproject, "features": enabled}))
+                     {"launchers": launchers, "pyproject": pyproject, "features": enabled, "source_name": name}))
     hits = cache.get_many([key for *_, key, _ in todo if key is not None]) if cache is not None else {}
+    hits = {key: hit for key, hit in hits.items() if is_module(hit[0])}
     for i, _, display, key, _ in todo:
         if key in hits:
             entries[i][2] = Result(display, hits[key][0], [], hits[key][1])
@@ -266,8 +283,10 @@ def orphans(files: dict[Path, str], outdir: str | os.PathLike) -> list[Path]:
                 continue
             if first.startswith(HEADER_PREFIX):
                 source = first[len(HEADER_PREFIX):].split(". Do not edit")[0]
-                if not os.path.exists(source):  # another input's module is not an orphan
-                    found.append(Path(path))
+                # (named relative to a folder above the output folder: see source_name)
+                bases = [os.getcwd(), *map(str, Path(os.path.abspath(root)).parents)]
+                if not any(os.path.exists(os.path.join(b, source)) for b in bases):
+                    found.append(Path(path))  # another input's module is not an orphan
     return sorted(found)
 
 

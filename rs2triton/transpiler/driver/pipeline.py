@@ -55,7 +55,7 @@ class Result:
 
 def lower_source(source: bytes | str, path: str = "<string>", line_comments: bool = False, *,
                  launchers: bool = True, pyproject: Path | None = None,
-                 features: frozenset[str] | None = None) -> Result:
+                 features: frozenset[str] | None = None, source_name: str | None = None) -> Result:
     """Parse, lower and print one file; ``text`` is Python but not yet formatted nor compiled.
     ``line_comments``: end each generated statement's line with ``# path:LINE``.
 
@@ -63,13 +63,14 @@ def lower_source(source: bytes | str, path: str = "<string>", line_comments: boo
     unexpected exception an internal error (E0999) at the node being lowered.
 
     ``launchers=False`` gives plain Triton (no rs2triton import); ``pyproject`` is where
-    ``[tool.rs2triton.tune]`` tables come from.
+    ``[tool.rs2triton.tune]`` tables come from; ``source_name`` is the source's name in the
+    module's header, where it is not ``path`` (see files.source_name).
     """
     if isinstance(source, str):  # lone surrogates survive, to be reported as invalid UTF-8
         source = source.encode("utf-8", errors="surrogatepass")
     smap = SourceMap(path, source)
     try:
-        return _lower_source(source, smap, line_comments, launchers, pyproject, features)
+        return _lower_source(source, smap, line_comments, launchers, pyproject, features, source_name)
     except RecursionError:  # nesting so deep it used up Python's stack outside a kernel's lowering
         raise TranspileError([too_deep(smap)]) from None
 
@@ -89,7 +90,8 @@ def too_deep(smap: SourceMap, root: Node | None = None) -> Diagnostic:
 
 
 def _lower_source(source: bytes, smap: SourceMap, line_comments: bool, launchers: bool,
-                  pyproject: Path | None, features: frozenset[str] | None = None) -> Result:
+                  pyproject: Path | None, features: frozenset[str] | None = None,
+                  source_name: str | None = None) -> Result:
     from rs2triton.transpiler.emit.module import module_text
     from rs2triton.transpiler.frontend.items import collect, may_define_kernels
     from rs2triton.transpiler.lowering import ModuleContext, lower_kernel
@@ -98,6 +100,8 @@ def _lower_source(source: bytes, smap: SourceMap, line_comments: bool, launchers
     if not may_define_kernels(source):
         return Result(path, None)
     features = _features(smap.path, features)
+    if source_name is not None:
+        smap.shown = source_name
     with smap.guard(None, "parsing"):
         source, smap, tree = _parse_expanded(source, smap)
         items = collect(tree.root_node, smap, features)
@@ -151,7 +155,7 @@ def _lower_source(source: bytes, smap: SourceMap, line_comments: bool, launchers
                         add_line_comments(method, path)
     with smap.guard(None, "rendering the module for"):
         launcher_defs = _launchers(items.kernels, kernel_defs, taken, smap, pyproject, host) if launchers else []
-        text, line_map, exact = module_text(path, items.doc, sorted(ctx.imports), list(ctx.used_consts.values()),
+        text, line_map, exact = module_text(smap.shown, items.doc, sorted(ctx.imports), list(ctx.used_consts.values()),
                                             functions, ctx.param_comments, launcher_defs, host)
     warnings = host.warnings if host is not None else []
     result = Result(path, text, items.kernels, warnings, functions, line_map, smap, exact)
@@ -301,7 +305,7 @@ def _parse_expanded(source: bytes, smap: SourceMap):
 
         expanded = expand(source, tree, smap)
         if expanded is not None:
-            source, smap = expanded, SourceMap(smap.path, expanded)
+            source, smap = expanded, SourceMap(smap.path, expanded, smap.shown)
             tree = parse(source, smap)
     return source, smap, tree
 
@@ -328,6 +332,7 @@ def transpile_file_cached(path: str | os.PathLike, cache: Cache, *, features=Non
     """:func:`transpile_file`, with the text and line map served from ``cache`` when the source is unchanged."""
     p = Path(path)
     data, display = read(p), display_path(p)
+    from rs2triton.transpiler.driver.cache import is_module
     from rs2triton.transpiler.driver.tuning import forget_pyprojects
 
     forget_pyprojects()
@@ -335,7 +340,7 @@ def transpile_file_cached(path: str | os.PathLike, cache: Cache, *, features=Non
     enabled = features_of(p, features, default_features)
     key = cache.key(data, display, options_key(True, pyproject, enabled))
     hit = cache.get(key)
-    if hit is not None and (hit[0] is None or hit[2] is not None):
+    if hit is not None and is_module(hit[0]) and (hit[0] is None or hit[2] is not None):
         kernels = find_kernels(data, display, enabled) if hit[0] is not None else []
         return Result(display, hit[0], kernels, hit[1], line_map=hit[2])
     res = transpile_source(data, display, pyproject=pyproject, features=enabled)
@@ -359,13 +364,17 @@ def pyproject_of(p: Path, launchers: bool) -> Path | None:
     return find_pyproject(p) if launchers else None
 
 
-def options_key(launchers: bool, pyproject: Path | None, features: frozenset[str] | None = None) -> str:
-    """What besides the source decides a file's text: the launcher switch, its tuning tables and
-    the crate features ``#[cfg]`` sees."""
+def options_key(launchers: bool, pyproject: Path | None, features: frozenset[str] | None = None,
+                source_name: str | None = None) -> str:
+    """What besides the source decides a file's text: the launcher switch, its tuning tables,
+    the crate features ``#[cfg]`` sees and the name its header gives the source."""
     from rs2triton.transpiler.driver.tuning import tables
 
-    return json.dumps({"launchers": launchers, "tune": tables(pyproject)[2],
-                       "features": sorted(features) if features is not None else None}, sort_keys=True, default=str)
+    key = {"launchers": launchers, "tune": tables(pyproject)[2],
+           "features": sorted(features) if features is not None else None}
+    if source_name is not None:
+        key["source_name"] = source_name
+    return json.dumps(key, sort_keys=True, default=str)
 
 
 MAX_SOURCE_BYTES = 64 * 2 ** 20  # a Rust source past this is no kernel file (teenygrad's largest: 0.1 MiB)

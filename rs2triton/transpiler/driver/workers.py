@@ -72,11 +72,31 @@ def transpile_many(sources: list[Source], jobs: int = 1, line_comments: bool = F
     outcomes: list[Outcome | None] = [None] * len(sources)
     from concurrent.futures import ProcessPoolExecutor
 
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=context()) as executor:
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=context(), initializer=_watch_parent) as executor:
         futures = {i: executor.submit(lower_one, sources[i], line_comments) for i in order}
         for i, future in futures.items():
             outcomes[i] = future.result()
     return [_result(s, o) for s, o in zip(sources, outcomes, strict=True) if o is not None]
+
+
+def _watch_parent() -> None:
+    """In a worker: exit as soon as the process that started the pool is gone (killed, say), so
+    that no worker outlives its command. (Blocked on the pool's queue, a worker would not notice:
+    its siblings hold the queue open.) A dead parent may linger as a zombie, so what is watched is
+    this worker's own parent process (the command, or the forkserver, which ends with it): when it
+    dies the worker is handed to another."""
+    import threading
+    import time
+
+    born = os.getppid()
+
+    def watch() -> None:
+        while True:
+            time.sleep(0.2)
+            if os.getppid() != born:
+                os._exit(1)
+
+    threading.Thread(target=watch, name="rs2triton-watch-parent", daemon=True).start()
 
 
 def lower_one(source: Source, line_comments: bool) -> Outcome:

@@ -11,8 +11,9 @@ from rs2triton.diagnostics import ICE_CODE, Diagnostic, TranspileError, internal
 class SourceMap:
     """Turns tree-sitter nodes into diagnostics for one source file."""
 
-    def __init__(self, path: str, source: bytes):
-        self.path = path
+    def __init__(self, path: str, source: bytes, shown: str | None = None):
+        self.path = path  # as the user gave it: what diagnostics say
+        self.shown = shown or path  # what generated text calls the file (its header, docstrings)
         self.source = source
         # Rows as tree-sitter counts them: only `\n` ends a line (a lone `\r`, a form feed
         # or U+2028 do not, whatever str.splitlines thinks).

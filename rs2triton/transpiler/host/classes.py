@@ -108,7 +108,7 @@ class _Items:
                 warnings.append(smap.diag(inv.node, W_HOST, f"`{macro}!` is not expanded: {e}",
                                           "the items it writes are not translated", severity="warning"))
                 continue
-            inner = collect(expansion.tree.root_node, SourceMap(smap.path, expansion.source))
+            inner = collect(expansion.tree.root_node, SourceMap(smap.path, expansion.source, smap.shown))
             for name_, s in inner.structs.items():
                 if _cfg_ok(s.attrs, features, smap, warnings):
                     self.structs[name_] = (s, inv.node)
@@ -289,7 +289,7 @@ def _lower_method(fn: Node, doc: str | None, lw: HostLowerer, py_name: str, smap
                                        "the method raises NotImplementedError; the kernel's launcher still works",
                                        severity="warning"))
         value = call("Unsupported", [ast.Constant(op_name), ast.Constant(py_name),
-                                     ast.Constant(f"not translated from Rust ({e.what}; {smap.path}:{line})")])
+                                     ast.Constant(f"not translated from Rust ({e.what}; {smap.shown}:{line})")])
         return ast.Assign(targets=[ast.Name(py_name, STORE)], value=value, lineno=line)
     line = (anchor or fn).start_point[0] + 1
     if anchor is not None:  # written by a macro: every line of it is the invocation's
@@ -350,7 +350,7 @@ def _assign(target: str, value: ast.expr) -> ast.stmt:
 
 def _impl_doc(item: HostItem, struct: str, smap: SourceMap, anchor: Node | None) -> str:
     line = (anchor or item.node).start_point[0] + 1
-    head = f"teenygrad's `impl RuntimeOp for {struct}` ({smap.path}, line {line}), translated."
+    head = f"teenygrad's `impl RuntimeOp for {struct}` ({smap.shown}, line {line}), translated."
     return f"{item.doc}\n\n{head}" if item.doc else head
 
 

@@ -38,7 +38,14 @@ def integer_literal(lw: Lowerer, node: Node, negated: bool = False) -> Val:
     if suffix in ("f32", "f64"):
         return Val(const(-float(value) if negated else float(value)), Ty(Kind.CONST, suffix))
     with lw.rust_rules(node):
+        semantics.check_literal_size(value)
         semantics.check_int_literal(value, suffix, negated)
+        up = node.parent
+        while up is not None and up.type == "parenthesized_expression":
+            up = up.parent
+        negated_later = not negated and up is not None and up.type == "unary_expression" and text(up.children[0]) == "-"
+        if suffix is None and not negated_later:  # typed by a `let` annotation, if one reaches it
+            semantics.check_int_literal(value, lw.literal_type(node.parent or node if negated else node), negated)
     return Val(const(-value if negated else value), Ty(Kind.CONST, suffix or "i32"), weak=suffix is None)
 
 
@@ -55,6 +62,9 @@ def float_literal(lw: Lowerer, node: Node) -> Val:
         m = re.search(r"[a-zA-Z_][a-zA-Z0-9_]*$", raw)
         what = f"invalid suffix `{m.group()}` for float literal" if m else f"invalid float literal `{text(node)}`"
         raise lw.err(node, "E0001", what, "valid suffixes are `f32` and `f64`") from None
+    context = lw.literal_type(node) if suffix is None else None
+    with lw.rust_rules(node):  # (an unsuffixed float literal is an f64 unless something types it)
+        semantics.check_float_literal(value, suffix or (context if context in ("f32", "f64") else "f64"))
     return Val(ast.Constant(value), Ty(Kind.CONST, suffix or "f32"), weak=suffix is None)
 
 

@@ -172,6 +172,28 @@ class Lowerer:
         """What rustc rejects at compile time (see semantics.ConstError) is an E0012 at ``node``."""
         return _RustRules(self, node)
 
+    def literal_type(self, node: Node) -> str | None:
+        """The type a `let x: T = ..` annotation gives an unsuffixed literal (or constant
+        arithmetic) at ``node``, as Rust's inference does: through arithmetic, negation and
+        parentheses up to the `let`'s value (not through comparisons, calls or a shift's
+        amount). None where no annotation reaches it."""
+        target = self.let_target
+        if target is None or self.expected_elem is None:
+            return None
+        at = node
+        while at.id != target[0].id:
+            parent = at.parent
+            if parent is None:
+                return None
+            if parent.type == "binary_expression":
+                op = text(parent.child_by_field_name("operator") or parent)
+                if op not in _TYPED_OPS or (op in ("<<", ">>") and parent.child_by_field_name("right") == at):
+                    return None
+            elif parent.type not in ("unary_expression", "parenthesized_expression"):
+                return None
+            at = parent
+        return self.expected_elem
+
     def emit(self, stmt: ast.stmt, node: Node | None = None) -> None:
         if node is not None:
             stmt.lineno = node.start_point[0] + 1  # the Rust line (see pyast)
@@ -351,6 +373,9 @@ def _expression_statement(lw: Lowerer, node: Node) -> None:
     if isinstance(v.expr, ast.Call):
         lw.emit(ast.Expr(v.expr), node)
 
+
+# Operators whose operands have the result's type (so an annotation types their literals).
+_TYPED_OPS = frozenset({"+", "-", "*", "/", "%", "&", "|", "^", "<<", ">>"})
 
 # The nodes under which a call may not run: a branch, a loop body, a closure, the right side of `&&`/`||`.
 _CONDITIONAL = frozenset({"if_expression", "else_clause", "match_expression", "match_arm", "while_expression",

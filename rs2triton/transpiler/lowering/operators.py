@@ -73,8 +73,18 @@ def binop(lw: Lowerer, op: str, left: Val, right: Val, node: Node) -> Val:
     lit_left = literal_value(left.expr)
     lit_right = literal_value(right.expr) if lit_left is not None else None
     if lit_right is not None:  # two literals: Rust computes it now
+        typed = lw.literal_type(node) if weak else elem  # `let a: i32 = 2147483647 + 1;` is typed
         with lw.rust_rules(node):
-            folded = semantics.fold(op, lit_left, lit_right, None if weak else elem)
+            folded = semantics.fold(op, lit_left, lit_right, typed if typed in INT_TYPES else None)
+        if folded is not None and weak and typed in INT_TYPES:
+            return Val(const(folded), Ty(Kind.CONST, typed))
+    elif op in ("/", "%") and literal_value(right.expr) == 0 and type(literal_value(right.expr)) is int \
+            and lw.is_float(left.ty) is False:
+        # rustc's deny-by-default `unconditional_panic`, whatever the dividend
+        with lw.rust_rules(node):
+            raise semantics.ConstError("this operation will panic at runtime",
+                                       "attempt to divide by zero" if op == "/"
+                                       else "attempt to calculate the remainder with a divisor of zero")
     if folded is not None:
         return Val(const(folded), Ty(Kind.CONST, elem), weak=weak)
     left_float = lw.is_float(left.ty)
@@ -100,6 +110,10 @@ def binop(lw: Lowerer, op: str, left: Val, right: Val, node: Node) -> Val:
 def unary(lw: Lowerer, op: str, v: Val, node: Node) -> Val:
     """``-v`` or ``!v`` with Rust's meaning."""
     if op == "-":
+        lit = literal_value(v.expr)
+        if type(lit) is int:  # `-i32::MIN` overflows, as rustc says
+            with lw.rust_rules(node):
+                semantics.check_negation(lit, lw.literal_type(node) if v.weak else v.ty.elem)
         if isinstance(v.expr, ast.Constant) and isinstance(v.expr.value, (int, float)):
             return Val(const(-v.expr.value), v.ty, weak=v.weak)
         return Val(ast.UnaryOp(op=ast.USub(), operand=v.expr), v.ty, weak=v.weak)
