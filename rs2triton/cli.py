@@ -192,10 +192,18 @@ def run(file, kernel, grid, consts, args, dtype, expects, seed, interpret) -> No
     Runs on CUDA or ROCm when torch sees a GPU, else on Triton's CPU interpreter.
     """
     from rs2triton.loading.loader import BackendError, MissingExtraError
-    from rs2triton.tools.run import RunError, check_expectations, parse_grid, parse_kv, summarize
+    from rs2triton.tools.run import (
+        RunError,
+        check_expectations,
+        check_expressions,
+        parse_grid,
+        parse_kv,
+        summarize,
+    )
     from rs2triton.tools.run import run as run_kernel
 
     try:
+        check_expressions(parse_kv(expects, "--expect"))  # before anything runs
         report = run_kernel(file, kernel, parse_grid(grid), parse_kv(consts, "--const"),
                             parse_kv(args, "--arg"), dtype, seed, interpret)
         click.echo(summarize(report))

@@ -111,6 +111,18 @@ def test_run_reports_a_wrong_expectation(runner, tree):
     (["-a", "a_ptr=x", "-a", "b_ptr=1", "-a", "out_ptr=1", "-a", "n_elements=1"], "needs a tensor size"),
     (["-a", "a_ptr=1", "-a", "b_ptr=1", "-a", "out_ptr=1", "-a", "n_elements=1.5"], "cannot take the value"),
     (["-a", "zz=1"], "has no parameter zz"),
+    (["-a", "a_ptr=10x", "-a", "b_ptr=1", "-a", "out_ptr=1", "-a", "n_elements=1"], "needs a tensor size"),
+    (["-a", "a_ptr=0", "-a", "b_ptr=1", "-a", "out_ptr=1", "-a", "n_elements=1"], "needs a tensor size"),
+    # a launch past its tensors is an error message, not a crash of the process
+    (["-a", "a_ptr=10", "-a", "b_ptr=10", "-a", "out_ptr=10", "-a", "n_elements=1000"],
+     "vector_add: a load at src/vector_add.rs:"),
+    # --expect is a torch expression of the inputs and nothing else, checked before the launch
+    (["-a", "a_ptr=8", "-a", "b_ptr=8", "-a", "out_ptr=8", "-a", "n_elements=8", "--expect", "out_ptr=().__class__"],
+     "`__class__` is not allowed here"),
+    (["-a", "a_ptr=8", "-a", "b_ptr=8", "-a", "out_ptr=8", "-a", "n_elements=8", "--expect",
+      "out_ptr=[x for x in a_ptr]"], "ListComp is not allowed here"),
+    (["-a", "a_ptr=8", "-a", "b_ptr=8", "-a", "out_ptr=8", "-a", "n_elements=8", "--expect", "out_ptr=a_ptr +"],
+     "cannot evaluate"),
 ])
 def test_run_argument_errors(runner, tree, extra, message):
     res = runner.invoke(main, ["run", "src/vector_add.rs", "vector_add", "--grid", "1", "-c", "BLOCK_SIZE=16",

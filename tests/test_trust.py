@@ -475,3 +475,18 @@ def test_check_does_not_depend_on_how_the_paths_are_spelled(tmp_path, monkeypatc
     (proj / "src" / "relu.rs").unlink()
     res = runner.invoke(main, ["check", "../proj/src", "-o", "../proj/out"])
     assert res.exit_code == 1 and "relu.py" in res.output and "/dev/null" in res.output
+
+
+def test_a_triton_error_through_a_launcher_is_reported_at_the_rust_line(monkeypatch):
+    monkeypatch.chdir(ROOT)
+    module = rs2triton.load("kernels_rs/vector_add.rs")
+    line = next(i for i, s in enumerate((ROOT / "kernels_rs" / "vector_add.rs").read_text().splitlines(), 1)
+                if "T::arange(0, BLOCK_SIZE)" in s)
+    a = torch.ones(100)
+    with pytest.raises(rs2triton.TranspileError) as info:
+        module.VectorAdd(BLOCK_SIZE=100)[(1,)](a, a, a, 100)  # arange needs a power of two
+    d = info.value.diagnostics[0]
+    assert (d.code, d.path, d.line) == ("E0011", "kernels_rs/vector_add.rs", line) and "power of 2" in d.message
+    assert type(info.value.__cause__).__module__.startswith("triton")  # Triton's own error, kept as the cause
+    with pytest.raises(TypeError, match="VectorAdd"):  # an argument error stays what it is
+        module.VectorAdd(BLOCK_SIZE=128)[(1,)](a, a, 100)

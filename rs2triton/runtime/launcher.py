@@ -513,14 +513,20 @@ class Configured:
             from torch.library import wrap_triton
 
             fn = wrap_triton(fn)
-        if launcher.interpreted:
-            from rs2triton.runtime import bounds
+        try:
+            if launcher.interpreted:
+                from rs2triton.runtime import bounds
 
-            if bounds.enabled():  # no access outside the tensors given (runtime/bounds.py)
-                with bounds.checked_launch(launcher.name, launcher.fn,
-                                           [(p.name, values[p.index]) for p in launcher._pointers]):
-                    return fn[grid](*values, **self._const_kw, **options)
-        return fn[grid](*values, **self._const_kw, **options)
+                if bounds.enabled():  # no access outside the tensors given (runtime/bounds.py)
+                    with bounds.checked_launch(launcher.name, launcher.fn,
+                                               [(p.name, values[p.index]) for p in launcher._pointers]):
+                        return fn[grid](*values, **self._const_kw, **options)
+            return fn[grid](*values, **self._const_kw, **options)
+        except Exception as e:
+            mapped = _at_rust_line(e, launcher)
+            if mapped is None:
+                raise
+            raise mapped from e
 
     def for_torch_op(self) -> Configured:
         """The same launches made through ``torch.library.wrap_triton``, as ``torch.library.triton_op``
@@ -528,6 +534,34 @@ class Configured:
         wrapped = type(self)(self.launcher, self.consts, self.options, self.autotuned, wrap=True)
         wrapped.type_args = dict(self.type_args)
         return wrapped
+
+
+def _at_rust_line(exc: Exception, launcher: Launcher):
+    """Triton's error about the generated kernel (a compile error, or one the interpreter raised
+    running it) as rs2triton's E0011 at the Rust line it came from, as `rs2triton run` reports
+    it; None for anything else (an argument error, an access outside the tensors)."""
+    from rs2triton.runtime import bounds
+
+    if isinstance(exc, (bounds.OutOfBounds, KeyboardInterrupt)) or not _from_triton(exc):
+        return None
+    from rs2triton.diagnostics import TranspileError
+    from rs2triton.runtime.errors import triton_diagnostic
+
+    module = sys.modules.get(getattr(getattr(launcher.fn, "fn", launcher.fn), "__module__", ""), None)
+    diag = triton_diagnostic(exc, module) if module is not None else None
+    return TranspileError([diag]) if diag is not None else None
+
+
+def _from_triton(exc: BaseException) -> bool:
+    """Whether Triton raised ``exc`` about the kernel (its compiler's or interpreter's errors)."""
+    seen: set[int] = set()
+    e: BaseException | None = exc
+    while e is not None and id(e) not in seen:
+        seen.add(id(e))
+        if type(e).__module__.startswith("triton"):
+            return True
+        e = e.__cause__ or e.__context__
+    return False
 
 
 def _op_class(launcher: Launcher, op: type | None) -> type:

@@ -8,7 +8,10 @@ are imported, see :mod:`rs2triton.loading.loader`.
 
 from __future__ import annotations
 
+import ast
+import contextlib
 import math
+import re
 import time
 from dataclasses import dataclass, field
 
@@ -79,13 +82,10 @@ def parse_grid(text: str) -> tuple[int, ...]:
 
 
 def _shape(text: str, name: str) -> tuple[int, ...]:
-    try:
-        shape = tuple(int(x) for x in text.lower().replace("x", ",").split(",") if x.strip())
-    except ValueError:
-        shape = ()
-    if not shape or any(s <= 0 for s in shape):
+    spelled = text.strip().lower()
+    if not re.fullmatch(r"[1-9][0-9]*(?:[x,][1-9][0-9]*)*", spelled):
         raise RunError(f"pointer argument `{name}` needs a tensor size such as 1000 or 64x32, got `{text}`")
-    return shape
+    return tuple(int(x) for x in re.split(r"[x,]", spelled))
 
 
 def _scalar(text: str, rust_type: str, name: str):
@@ -169,8 +169,18 @@ def run(path: str, kernel_name: str, grid: tuple[int, ...], consts: dict[str, st
     before = {k: (v.clone() if hasattr(v, "clone") else v) for k, v in args.items()}
     fn = getattr(module, python_name(kernel_name))
     start = time.perf_counter()
+    pointers = [(p.name, args[p.name]) for p in kernel.params if p.kind == "pointer"]
     try:
-        fn[grid](*args.values(), **const_values)
+        if backend.kind == "interpreter":  # no access outside the tensors (runtime/bounds.py)
+            from rs2triton.runtime import bounds
+
+            try:
+                with bounds.checked_launch(kernel_name, fn, pointers) if bounds.enabled() else contextlib.nullcontext():
+                    fn[grid](*args.values(), **const_values)
+            except bounds.OutOfBounds as e:
+                raise RunError(str(e)) from None
+        else:
+            fn[grid](*args.values(), **const_values)
         if backend.kind != "interpreter":
             import torch
 
@@ -207,6 +217,34 @@ def summarize(report: RunReport) -> str:
     return "\n".join(lines)
 
 
+_EXPRESSION_NODES = (ast.Expression, ast.Name, ast.Load, ast.Attribute, ast.Call, ast.keyword, ast.Constant,
+                     ast.BinOp, ast.UnaryOp, ast.operator, ast.unaryop, ast.Compare, ast.cmpop, ast.Subscript,
+                     ast.Slice, ast.Tuple, ast.List, ast.IfExp, ast.BoolOp, ast.boolop)
+
+
+def _torch_expression(text: str):
+    """``text`` compiled, if it is an expression of the inputs and ``torch`` alone: names, calls,
+    arithmetic, indexing, public attributes (no `_name`, so nothing reaches Python's internals,
+    no lambda or comprehension)."""
+    tree = ast.parse(text, mode="eval")
+    for node in ast.walk(tree):
+        if not isinstance(node, _EXPRESSION_NODES):
+            raise ValueError(f"{type(node).__name__} is not allowed here (a torch expression of the inputs)")
+        name = node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else None
+        if name is not None and name.startswith("_"):
+            raise ValueError(f"`{name}` is not allowed here (no private or special names)")
+    return compile(tree, "<--expect>", "eval")
+
+
+def check_expressions(expects: dict[str, str]) -> None:
+    """Every ``--expect`` expression is one :func:`check_expectations` will evaluate (a RunError if not)."""
+    for name, expression in expects.items():
+        try:
+            _torch_expression(expression)
+        except (SyntaxError, ValueError) as e:
+            raise RunError(f"--expect {name}: cannot evaluate `{expression}`: {e}") from None
+
+
 def check_expectations(report: RunReport, expects: dict[str, str]) -> list[str]:
     """``--expect out_ptr='a_ptr + b_ptr'``: compare outputs with torch expressions of the inputs."""
     import torch
@@ -218,7 +256,8 @@ def check_expectations(report: RunReport, expects: dict[str, str]) -> list[str]:
         if name not in report.outputs:
             raise RunError(f"--expect names `{name}`, which is not a pointer argument")
         try:
-            expected = eval(expression, {"__builtins__": {}}, dict(namespace))  # noqa: S307 - the user's own CLI input
+            code = _torch_expression(expression)
+            expected = eval(code, {"__builtins__": {}}, dict(namespace))  # noqa: S307 - checked by _torch_expression
         except Exception as e:  # the user's expression is wrong: report, don't crash
             raise RunError(f"--expect {name}: cannot evaluate `{expression}`: {e}") from None
         got = report.outputs[name].detach().cpu()

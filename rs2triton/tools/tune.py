@@ -170,9 +170,11 @@ def _sync(backend) -> None:
 
 
 def _first_line(e: Exception, module) -> str:
+    from rs2triton.diagnostics import TranspileError
     from rs2triton.runtime.errors import triton_diagnostic
 
-    diag = triton_diagnostic(e, module)
+    # (a launcher reports Triton's errors as E0011 at the Rust line already)
+    diag = e.diagnostics[0] if isinstance(e, TranspileError) and e.diagnostics else triton_diagnostic(e, module)
     if diag is not None:
         return f"{diag.message} ({diag.path}:{diag.line})"
     text = str(e).strip().splitlines()
