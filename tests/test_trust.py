@@ -54,6 +54,35 @@ def test_no_character_in_a_comment_or_doc_comment_becomes_code(char):
     assert ast.get_docstring(next(n for n in tree.body if isinstance(n, ast.FunctionDef))).count("pwned") == 1
 
 
+STRING_KERNEL = """use teeny_triton::triton::*;
+
+#[kernel]
+pub fn k<T: Triton, const B: i32>(x_ptr: T::Pointer<f32>) {{
+    let x = T::load(x_ptr.add_offsets(T::arange(0, B)), None, None, &[], None, None, None, false);
+    T::device_print("{text}", x, false);
+    T::static_assert(B > 0, "{text}");
+}}
+"""
+
+
+@pytest.mark.parametrize("char", CONTROLS, ids=[f"U+{ord(c):04X}" for c in CONTROLS])
+def test_no_character_in_a_string_becomes_code(char):
+    """In a Rust string, raw or as an escape (`\\u{..}`), a line break or control character stays
+    inside the Python string: the module's code is the lowered code, the string's value Rust's."""
+    payload = f'x{char}"); __import__("os").system("echo pwned"); ("y'
+    rust_payload = payload.replace('"', '\\"')
+    escaped = rust_payload.replace(char, f"\\u{{{ord(char):x}}}")
+    plain = ast.parse(rs2triton.transpile_source(STRING_KERNEL.format(text="s"), "k.rs").text)
+    for spelled in ([escaped] if char in "\r\x00" else [rust_payload, escaped]):  # (rustc refuses a bare CR)
+        tree = ast.parse(rs2triton.transpile_source(STRING_KERNEL.format(text=spelled), "k.rs").text)
+        strings = [n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
+        assert strings.count(payload) == 2, spelled
+        for n in ast.walk(tree):  # the module is the plain one with the string's value in its place
+            if isinstance(n, ast.Constant) and n.value == payload:
+                n.value = "s"
+        assert ast.dump(tree) == ast.dump(plain)
+
+
 @pytest.mark.parametrize("char", ["\u202a", "\u202e", "\u2066", "\u2069"])
 def test_text_direction_codepoints_are_refused_as_rustc_refuses_them(char):
     src = KERNEL.format(doc="d", comment=f"if admin {char} then")

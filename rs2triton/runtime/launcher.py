@@ -93,6 +93,9 @@ class Launcher:
         self.dense = not any("stride" in n.lower() for n in self.params)
         self._scalars = [p for p in self._params if not p.pointer]
         self.interpreted = type(fn).__name__ == "InterpretedFunction"
+        # on Triton's interpreter every access of a launch is checked against its tensors
+        # (runtime/bounds.py); such launches take the general path, not the generated binder
+        self.checks_accesses = self.interpreted
         self.tuning: dict | None = None
         self._tuned_consts: tuple[str, ...] = ()
         self._tuned_options: frozenset = frozenset()
@@ -426,7 +429,8 @@ class Configured:
 
         # (on the interpreter every launch takes the general path, which checks its accesses:
         # a launch there costs far more than binding its arguments)
-        made = None if self.launcher.interpreted else make_binder(self.launcher, self.launcher.fn, self._kw, self._slow)
+        made = None if self.launcher.checks_accesses else make_binder(self.launcher, self.launcher.fn, self._kw,
+                                                                      self._slow)
         self._checked = made if made is not None else (lambda grid, *args, **kwargs: self._launch(grid, *args, **kwargs))
         return self._checked
 
@@ -514,7 +518,7 @@ class Configured:
 
             fn = wrap_triton(fn)
         try:
-            if launcher.interpreted:
+            if launcher.checks_accesses:
                 from rs2triton.runtime import bounds
 
                 if bounds.enabled():  # no access outside the tensors given (runtime/bounds.py)
