@@ -13,7 +13,7 @@ import rs2triton
 from rs2triton import TranspileError, transpile_source
 from rs2triton.transpiler.driver.pipeline import transpile_file
 from tests.compile_helper import compile_in_subprocess
-from tests.conftest import DEVICE
+from tests.conftest import DEVICE, ROOT
 from tests.numerics import assert_matches
 
 SRC = "tests/kernels/tiles.rs"
@@ -120,6 +120,25 @@ def test_placeholder_in_a_branch_never_taken(mod, dtype):
     x, y = _x(dtype), torch.zeros(N, dtype=dtype, device=DEVICE)
     mod.placeholders[(1,)](x, y, N, 0, BLOCK_SIZE=64)
     assert_matches("y", y, x.cpu() + x.cpu())
+
+
+@pytest.mark.skipif(DEVICE != "cpu", reason="on a GPU the kernel would spin for ever (Rust's `loop {}`)")
+def test_reaching_a_placeholder_on_the_interpreter_is_an_error_not_a_hang(mod):
+    from rs2triton.runtime.bounds import LOOP_HELPER, NeverReturns
+    from rs2triton.transpiler.lowering.helpers import HELPER_SOURCES
+
+    assert f"def {LOOP_HELPER}():" in HELPER_SOURCES[LOOP_HELPER]
+    rust = (ROOT / SRC).read_text().splitlines()
+    line = next(i for i, s in enumerate(rust, 1) if "let v = T::full(&[BLOCK_SIZE], never::<D>());" in s)
+    x, y = _x(torch.float32), torch.zeros(N)
+    with pytest.raises(NeverReturns, match=rf"Placeholders: the launch reached a `loop {{}}` at {SRC}:{line}, "
+                                           r"program \(0, 0, 0\): it never returns"):
+        mod.Placeholders(BLOCK_SIZE=64)[(1,)](x, y, N, 1)
+    assert torch.count_nonzero(y) == 0  # nothing after it ran
+    mod.Placeholders(BLOCK_SIZE=64)[(1,)](x, y, N, 0)  # the branch not taken: the launch returns
+    assert_matches("y", y, x.cpu() + x.cpu())
+    with pytest.raises(NeverReturns, match="Spins: the launch reached"):
+        mod.Spins(BLOCK_SIZE=16)[(1,)](torch.zeros(16))
 
 
 # ---------------------------------------------------------------------------- generated text

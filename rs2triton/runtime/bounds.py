@@ -6,7 +6,9 @@ runs on the interpreter, every load, store and atomic of the kernel is checked f
 the storage of the tensors passed to it: an access outside all of them is a
 :class:`OutOfBounds` error (a ``ValueError``) naming the kernel, the pointer argument whose
 tensor the address is nearest to, the Rust ``file:line`` of the access, the program and the
-first offending lane, and nothing is read or written.
+first offending lane, and nothing is read or written. A launch that reaches a `loop {}`
+placeholder (the generated ``_loop_forever``) is a :class:`NeverReturns` error there instead of
+a hang.
 
 The check wraps four methods of the interpreter's builder (masked load and store, atomic
 compare-and-swap and read-modify-write; every other access goes through them), once, when
@@ -28,6 +30,14 @@ _INSTALLED = False
 
 class OutOfBounds(ValueError):
     """A kernel launched on the interpreter accessed memory outside the tensors it was given."""
+
+
+class NeverReturns(RuntimeError):
+    """A kernel launched on the interpreter reached a `loop {}` placeholder: Rust's endless loop.
+    On a GPU it would spin for ever; the interpreter says so instead."""
+
+
+LOOP_HELPER = "_loop_forever"  # the generated helper that is Rust's `loop {}` (lowering/helpers.py)
 
 
 def enabled() -> bool:
@@ -92,15 +102,30 @@ class _Launch:
             "smaller than the launch addresses: check the sizes and scalars passed, the grid and the mask")
 
     def _rust_line(self) -> str:
+        """Where the innermost statement of the generated file that has a Rust line is."""
         frame = sys._getframe(2)
+        first = None
         while frame is not None:
             if frame.f_code.co_filename == self.path:
                 rust = self.line_map.get(frame.f_lineno)
                 if rust is not None and self.rust_path:
                     return f" at {self.rust_path}:{rust}"
-                return f" at {self.path}:{frame.f_lineno}"
+                first = first or f" at {self.path}:{frame.f_lineno}"
             frame = frame.f_back  # type: ignore[assignment]
-        return ""
+        return first or ""
+
+    def in_endless_loop(self) -> bool:
+        frame = sys._getframe(1)
+        while frame is not None:
+            if frame.f_code.co_name == LOOP_HELPER and frame.f_code.co_filename == self.path:
+                return True
+            frame = frame.f_back  # type: ignore[assignment]
+        return False
+
+    def never_returns(self) -> NeverReturns:
+        return NeverReturns(f"{self.kernel}: the launch reached a `loop {{}}`{self._rust_line()}{self._program()}: "
+                            "it never returns (on a GPU it would spin for ever); nothing after it runs. "
+                            "A placeholder helper such as `fn dummy() -> D {{ loop {{}} }}` is meant never to be called")
 
     @staticmethod
     def _program() -> str:
@@ -129,6 +154,16 @@ def _install() -> None:
         checked.__wrapped__ = original  # type: ignore[attr-defined]
         setattr(InterpreterBuilder, method, checked)
 
+    barrier = InterpreterBuilder.create_barrier
+
+    def checked_barrier(self, *args, **kwargs):  # (the barrier in the body of `_loop_forever`)
+        launch = _ACTIVE.get()
+        if launch is not None and launch.in_endless_loop():
+            raise launch.never_returns()
+        return barrier(self, *args, **kwargs)
+
+    checked_barrier.__wrapped__ = barrier  # type: ignore[attr-defined]
+    InterpreterBuilder.create_barrier = checked_barrier
     # positions after `self`: the same on Triton 3.6 and 3.9
     wrap("create_masked_load", 0, 1, "a load")
     wrap("create_masked_store", 0, 2, "a store")
@@ -150,7 +185,7 @@ def checked_launch(kernel: str, jit_fn, tensors: list[tuple[str, object]]):
         yield
     except Exception as e:  # Triton 3.6 wraps what a kernel raises in an InterpreterError
         cause: BaseException | None = e
-        while cause is not None and not isinstance(cause, OutOfBounds):
+        while cause is not None and not isinstance(cause, (OutOfBounds, NeverReturns)):
             cause = cause.__cause__ or cause.__context__
         if cause is not None and cause is not e:
             raise cause.with_traceback(None) from None

@@ -546,7 +546,7 @@ def _at_rust_line(exc: Exception, launcher: Launcher):
     it; None for anything else (an argument error, an access outside the tensors)."""
     from rs2triton.runtime import bounds
 
-    if isinstance(exc, (bounds.OutOfBounds, KeyboardInterrupt)) or not _from_triton(exc):
+    if isinstance(exc, (bounds.OutOfBounds, bounds.NeverReturns, KeyboardInterrupt)) or not _from_triton(exc):
         return None
     from rs2triton.diagnostics import TranspileError
     from rs2triton.runtime.errors import triton_diagnostic

@@ -177,7 +177,7 @@ def run(path: str, kernel_name: str, grid: tuple[int, ...], consts: dict[str, st
             try:
                 with bounds.checked_launch(kernel_name, fn, pointers) if bounds.enabled() else contextlib.nullcontext():
                     fn[grid](*args.values(), **const_values)
-            except bounds.OutOfBounds as e:
+            except (bounds.OutOfBounds, bounds.NeverReturns) as e:
                 raise RunError(str(e)) from None
         else:
             fn[grid](*args.values(), **const_values)

@@ -45,16 +45,23 @@ def discover_sources(srcs: list[str]) -> list[tuple[Path, Path]]:
     return pairs
 
 
+_PROJECT_MARKERS = (".git", "pyproject.toml", "Cargo.toml")
+
+
 def source_name(src: Path, outdir: Path) -> str:
-    """How a module's header names its source: relative to the deepest folder that holds both the
-    output folder and the source (the project, in `transpile src -o out`), so the text does not
-    depend on how the paths were spelled or where the command ran; as given where they share
-    nothing but the file system's root."""
-    s, base = os.path.abspath(src), os.path.dirname(os.path.abspath(outdir))
-    common = os.path.commonpath([s, base])
-    if os.path.dirname(common) == common:  # only the root in common
-        return display_path(src)
-    return Path(os.path.relpath(s, common)).as_posix()
+    """How a module's header names its source, the same however the paths are spelled and
+    wherever the command runs: relative to the folder that holds the output folder, when the
+    source is in it too (`transpile src -o out`: `src/relu.rs`); else relative to the project
+    (the nearest folder above the output with `.git`, `pyproject.toml` or `Cargo.toml`) when the
+    source is in it; else as given (relative to where the command runs)."""
+    s = os.path.abspath(src)
+    base = os.path.dirname(os.path.abspath(outdir))
+    project = next((str(d) for d in (Path(base), *Path(base).parents)
+                    if any(os.path.exists(os.path.join(d, m)) for m in _PROJECT_MARKERS)), None)
+    for root in (base, project):
+        if root is not None and os.path.commonpath([s, root]) == root:
+            return Path(os.path.relpath(s, root)).as_posix()
+    return display_path(src)
 
 
 def plan(srcs: list[str], outdir: str | os.PathLike, warnings: list[Diagnostic] | None = None,
