@@ -59,6 +59,15 @@ def test_tiled_kernel_prelude_loads_and_masks(mod, dtype, alpha):
     assert_matches("y (past n_elements)", y[N:], [99.0] * 7)
 
 
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_composed_tile_ops(mod, dtype, generated):
+    x, y = _x(dtype), torch.full((N,), 5.0, dtype=dtype, device=DEVICE)
+    mod.TileComposed(BLOCK_SIZE=BLOCK)[_grid(N)](x, y, N)
+    assert_matches("y", y, torch.relu(x.cpu()))
+    assert "    r_tensor, r_mask = relu_tile(x_tensor, in_bounds)\n    store_tile(y_tensor, in_bounds, r_tensor, r_mask)\n" \
+        in generated["tile_composed"]
+
+
 def test_tile_parameters_take_their_new_names(mod):
     x, y = _x(torch.float32), torch.zeros(N, device=DEVICE)
     mod.tile_affine[_grid(N)](x=x, y=y, n_elements=N, alpha=1.0, BLOCK_SIZE=BLOCK)
@@ -112,7 +121,14 @@ def test_helper_lowered_once_per_mask_shape(generated):
     assert "def twice_2(t_tensor):\n    doubled = t_tensor + t_tensor\n    return doubled\n" in text
     assert "m2_tensor, m2_mask = twice(x, in_bounds)" in generated["tile_literals"]
     assert "b2_tensor = twice_2(x)" in generated["tile_literals"]
-    assert text.count("@triton.jit") == 13  # 6 helpers (one per shape), _loop_forever, 6 kernels
+    assert text.count("@triton.jit") == 16  # 8 helpers (one per shape), _loop_forever, 7 kernels
+
+
+def test_helpers_keep_their_doc_comments(generated):
+    assert 'def scale(t_tensor, t_mask, by):\n    """Scales a tile by a tensor; the mask goes along."""\n' \
+        in generated[""]
+    assert '    """A plain tensor helper at module level, generic over its dtype; a tail expression returns."""' \
+        in generated[""]
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -246,7 +262,7 @@ def test_what_triton_cannot_express_is_fine_where_it_is_never_reached():
 
 # ---------------------------------------------------------------------------- GPU targets
 
-KERNELS = {"tile_affine": {"BLOCK_SIZE": 128}, "tile_shadowing": {"BLOCK_SIZE": 128},
+KERNELS = {"tile_affine": {"BLOCK_SIZE": 128}, "tile_composed": {"BLOCK_SIZE": 128}, "tile_shadowing": {"BLOCK_SIZE": 128},
            "tile_literals": {"BLOCK_SIZE": 16}, "other_twice": {"BLOCK_SIZE": 64},
            "placeholders": {"BLOCK_SIZE": 64}, "spins": {"BLOCK_SIZE": 64}}
 
@@ -261,4 +277,4 @@ def compiled():
 def test_tile_kernels_compile_for_sm90_and_gfx942(compiled):
     failures = [f"{r['kernel']} {r['target']} {r['dtypes']}: {r.get('error')}" for r in compiled if not r["ok"]]
     assert not failures, "\n".join(failures)
-    assert len(compiled) == 36 and all(r["entry"] for r in compiled)
+    assert len(compiled) == 42 and all(r["entry"] for r in compiled)

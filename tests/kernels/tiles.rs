@@ -16,6 +16,28 @@ fn square<TT: Triton, DD: Float>(v: TT::Tensor<DD>) -> TT::Tensor<DD> {
     v * v
 }
 
+/// Stores a tile through a tile of pointers (an `Out` tile passed along, as composed tile-ops do).
+fn store_tile<TT: Triton, DD: Float>(dst: Tile<TT, TT::Pointer<DD>>, v: Tile<TT, DD>) {
+    TT::store(dst.tensor, v.tensor, v.mask, &[], None, None);
+}
+
+/// `max(x, 0)` of a tile.
+fn relu_tile<TT: Triton, DD: Float>(t: Tile<TT, DD>) -> Tile<TT, DD> {
+    let zero = TT::zeros_like(t.tensor);
+    Tile { tensor: TT::maximum(t.tensor, zero), mask: t.mask }
+}
+
+/// A kernel made of tile-ops: helpers take and give whole tiles, the store happens in one.
+#[tiled_kernel(dtypes = [f32, f16])]
+pub fn tile_composed<T: Triton, D: Float, const BLOCK_SIZE: i32>(
+    x: In<Tile<T, D>>,
+    y: Out<Tile<T, D>>,
+    n_elements: i32,
+) {
+    let r = relu_tile::<T, D>(x);
+    store_tile::<T, D>(y, r);
+}
+
 /// `y = alpha * x + x * x` through the macro's prelude: `x` is a loaded tile, `y` a tile of pointers.
 #[tiled_kernel(dtypes = [f32, f16])]
 pub fn tile_affine<T: Triton, D: Float, const BLOCK_SIZE: i32>(

@@ -13,9 +13,10 @@ import re
 
 from tree_sitter import Node
 
-from rs2triton.transpiler.frontend.items import param_name
+from rs2triton.transpiler.frontend.items import doc_of, param_name
 from rs2triton.transpiler.frontend.parse import named_children, part, text
 from rs2triton.transpiler.lowering.context import ModuleContext
+from rs2triton.transpiler.lowering.kernel import docstring
 from rs2triton.transpiler.lowering.lowerer import Lowerer
 from rs2triton.transpiler.lowering.statements import annotation_elem
 from rs2triton.transpiler.lowering.values import Kind, TileParts, Ty, Val
@@ -267,6 +268,9 @@ def _lower_called_helper(lw: Lowerer, fn_name: str, fn: Node, params: list[Node]
                 value = hl.narrow(value, tail)
                 body.append(ast.Return(value=value.expr))
                 returns = ("value", value.ty)
+    doc = _doc_above(fn)
+    if doc is not None:  # the helper's `///` lines are its docstring, as a kernel's are
+        body.insert(0, ast.Expr(ast.Constant(docstring(doc))))
     taken = {f.name for f in ctx.helpers.values()} | {h[0] for h in ctx.helper_calls.values()}
     py_name = python_name(fn_name)
     base, i = py_name, 1
@@ -280,6 +284,17 @@ def _lower_called_helper(lw: Lowerer, fn_name: str, fn: Node, params: list[Node]
     ctx.helper_calls[key] = (py_name, returns)
     ctx.lowering_helpers.discard(key)
     return ctx.helper_calls[key]
+
+
+def _doc_above(fn: Node) -> str | None:
+    """The `///` lines just above a fn item (its attributes may stand between)."""
+    comments = []
+    at = fn.prev_named_sibling
+    while at is not None and at.type in ("line_comment", "block_comment", "attribute_item"):
+        if at.type != "attribute_item":
+            comments.append(at)
+        at = at.prev_named_sibling
+    return doc_of(comments[::-1])
 
 
 def _dtype_from(hl: Lowerer, ty_node: Node | None, value: ast.expr) -> None:

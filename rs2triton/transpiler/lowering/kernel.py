@@ -40,7 +40,7 @@ def lower_kernel(ctx: ModuleContext, kernel: Kernel) -> ast.FunctionDef:
     lw.block_into(part(fn, "body"), body, scoped=False)
     prelude: list[ast.stmt] = []
     if kernel.doc:
-        prelude.append(ast.Expr(ast.Constant(_docstring(kernel.doc))))
+        prelude.append(ast.Expr(ast.Constant(docstring(kernel.doc))))
     for dtype_name, alias in lw.names.dtype_aliases():
         ptr = kernel.pointer_for(dtype_name)
         assert ptr is not None, "dtype_expr made the alias only for a dtype with a pointer"
@@ -96,7 +96,8 @@ def _parameter_comments(params: Node | None) -> ParamComments:
     return {k: v for k, v in out.items() if v[0] or v[1] is not None}
 
 
-def _docstring(doc: str) -> str:
+def docstring(doc: str) -> str:
+    """A `///` doc comment's text as a docstring's value, laid out as the printer lays one out."""
     lines = doc.split("\n")
     if len(lines) == 1:
         return lines[0]
