@@ -121,7 +121,7 @@ def test_helper_lowered_once_per_mask_shape(generated):
     assert "def twice_2(t_tensor):\n    doubled = t_tensor + t_tensor\n    return doubled\n" in text
     assert "m2_tensor, m2_mask = twice(x, in_bounds)" in generated["tile_literals"]
     assert "b2_tensor = twice_2(x)" in generated["tile_literals"]
-    assert text.count("@triton.jit") == 16  # 8 helpers (one per shape), _loop_forever, 7 kernels
+    assert text.count("@triton.jit") == 17  # 8 helpers (one per shape), _loop_forever, 8 kernels
 
 
 def test_helpers_keep_their_doc_comments(generated):
@@ -155,6 +155,15 @@ def test_reaching_a_placeholder_on_the_interpreter_is_an_error_not_a_hang(mod):
     assert_matches("y", y, x.cpu() + x.cpu())
     with pytest.raises(NeverReturns, match="Spins: the launch reached"):
         mod.Spins(BLOCK_SIZE=16)[(1,)](torch.zeros(16))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_a_tensor_of_null_pointers(mod, dtype, generated):
+    x, y = _x(dtype, n=40), torch.full((64,), 3.0, dtype=dtype, device=DEVICE)
+    mod.NullPointers(BLOCK_SIZE=64)[(1,)](x, y, 40)
+    assert_matches("y", y[:40], x.cpu() + x.cpu())
+    assert_matches("y past n", y[40:], [3.0] * 24)
+    assert "nowhere = tl.zeros([BLOCK_SIZE], dtype=tl.int64).to(tl.pointer_type(D))" in generated["null_pointers"]
 
 
 # ---------------------------------------------------------------------------- generated text
@@ -264,7 +273,7 @@ def test_what_triton_cannot_express_is_fine_where_it_is_never_reached():
 
 KERNELS = {"tile_affine": {"BLOCK_SIZE": 128}, "tile_composed": {"BLOCK_SIZE": 128}, "tile_shadowing": {"BLOCK_SIZE": 128},
            "tile_literals": {"BLOCK_SIZE": 16}, "other_twice": {"BLOCK_SIZE": 64},
-           "placeholders": {"BLOCK_SIZE": 64}, "spins": {"BLOCK_SIZE": 64}}
+           "placeholders": {"BLOCK_SIZE": 64}, "spins": {"BLOCK_SIZE": 64}, "null_pointers": {"BLOCK_SIZE": 64}}
 
 
 @pytest.fixture(scope="module")
@@ -277,4 +286,4 @@ def compiled():
 def test_tile_kernels_compile_for_sm90_and_gfx942(compiled):
     failures = [f"{r['kernel']} {r['target']} {r['dtypes']}: {r.get('error')}" for r in compiled if not r["ok"]]
     assert not failures, "\n".join(failures)
-    assert len(compiled) == 42 and all(r["entry"] for r in compiled)
+    assert len(compiled) == 48 and all(r["entry"] for r in compiled)

@@ -160,3 +160,19 @@ pub fn spins<T: Triton, D: Float, const BLOCK_SIZE: i32>(x_ptr: Out<T::Pointer<D
     let _ = T::dot_scaled::<D, D, D>(T::zeros::<D>(&[16, 16]), T::zeros::<D>(&[16, 1]), DotFormat::Int8,
                                      T::zeros::<D>(&[16, 16]), T::zeros::<D>(&[16, 1]), DotFormat::E4M3, None, false);
 }
+
+/// `T::zeros::<T::Pointer<D>>`: a tensor of null pointers (teeny-triton's kitchen sink makes one),
+/// here the pointers of the lanes past `n_elements`, which the mask keeps from being read.
+#[kernel]
+pub fn null_pointers<T: Triton, D: Float, const BLOCK_SIZE: i32>(
+    x_ptr: In<T::Pointer<D>>,
+    y_ptr: Out<T::Pointer<D>>,
+    n_elements: i32,
+) {
+    let offsets = T::arange(0, BLOCK_SIZE);
+    let in_bounds = offsets.lt(n_elements);
+    let nowhere = T::zeros::<T::Pointer<D>>(&[BLOCK_SIZE]);
+    let ptrs = T::where_(in_bounds, x_ptr.add_offsets(offsets), nowhere);
+    let x = T::load(ptrs, Some(in_bounds), None, &[], None, None, None, false);
+    T::store(y_ptr.add_offsets(offsets), x + x, Some(in_bounds), &[], None, None);
+}

@@ -111,8 +111,21 @@ def _dtype_from_generic_or(lw: Lowerer, generics: Args, fallback: str | None, no
 @op_rule("zeros")
 def rule_zeros(lw: Lowerer, op: Op, arg_nodes: Args, generics: Args, node: Node) -> Val:
     shape = lw.expr(arg_nodes[0])
+    pointee = _pointer_type(lw, generics[0]) if generics else None
+    if pointee is not None:
+        # `T::zeros::<T::Pointer<D>>(..)`: null pointers (address 0, as Rust's zeroed pointers)
+        zeros = call("tl.zeros", [shape.expr], [("dtype", attr_path("tl.int64"))])
+        to = call(ast.Attribute(value=zeros, attr="to", ctx=LOAD), [call("tl.pointer_type", [lw.dtype_expr(pointee, generics[0])])])
+        return Val(to, Ty(Kind.PTRS, pointee))
     dtype, elem = _dtype_from_generic_or(lw, generics, lw.expected_elem, node)
     return Val(call("tl.zeros", [shape.expr], [("dtype", dtype)]), Ty(Kind.TENSOR, elem))
+
+
+def _pointer_type(lw: Lowerer, generic: Node) -> str | None:
+    """``D`` of a turbofish type ``T::Pointer<D>`` (None for any other type)."""
+    spelled = text(generic).replace(" ", "")
+    head = f"{lw.T}::Pointer<"
+    return spelled[len(head):-1] if spelled.startswith(head) and spelled.endswith(">") else None
 
 
 @op_rule("full")
