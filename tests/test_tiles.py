@@ -4,7 +4,6 @@ helpers, `loop {}` placeholders as the endless loops they are. Numerics under th
 interpreter in f32 and f16 against torch, compiled for sm_90 and gfx942 (Triton 3.6 and 3.9:
 no helper returns a `None` field), and the generated text."""
 
-import re
 
 import pytest
 import torch
@@ -13,7 +12,7 @@ import rs2triton
 from rs2triton import TranspileError, transpile_source
 from rs2triton.transpiler.driver.pipeline import transpile_file
 from tests.compile_helper import compile_in_subprocess
-from tests.conftest import DEVICE, ROOT
+from tests.conftest import DEVICE, ROOT, jit_sources
 from tests.numerics import assert_matches
 
 SRC = "tests/kernels/tiles.rs"
@@ -29,8 +28,7 @@ def mod():
 @pytest.fixture(scope="module")
 def generated() -> dict[str, str]:
     text = transpile_file(SRC, launchers=True).text
-    parts = re.split(r"\n(?=@triton\.jit\n)", text)
-    return {re.search(r"def (\w+)\(", p).group(1): p for p in parts[1:]} | {"": text}
+    return jit_sources(text) | {"": text}
 
 
 def _x(dtype, n=N, seed=0):
@@ -153,8 +151,9 @@ def test_reaching_a_placeholder_on_the_interpreter_is_an_error_not_a_hang(mod):
     assert torch.count_nonzero(y) == 0  # nothing after it ran
     mod.Placeholders(BLOCK_SIZE=64)[(1,)](x, y, N, 0)  # the branch not taken: the launch returns
     assert_matches("y", y, x.cpu() + x.cpu())
-    with pytest.raises(NeverReturns, match="Spins: the launch reached"):
+    with pytest.raises(NeverReturns, match="Spins: the launch reached") as info:
         mod.Spins(BLOCK_SIZE=16)[(1,)](torch.zeros(16))
+    assert "`fn dummy() -> D { loop {} }`" in str(info.value)
 
 
 @pytest.mark.parametrize("dtype", DTYPES)

@@ -125,7 +125,7 @@ class _Launch:
     def never_returns(self) -> NeverReturns:
         return NeverReturns(f"{self.kernel}: the launch reached a `loop {{}}`{self._rust_line()}{self._program()}: "
                             "it never returns (on a GPU it would spin for ever); nothing after it runs. "
-                            "A placeholder helper such as `fn dummy() -> D {{ loop {{}} }}` is meant never to be called")
+                            "A placeholder helper such as `fn dummy() -> D { loop {} }` is meant never to be called")
 
     @staticmethod
     def _program() -> str:
@@ -174,9 +174,10 @@ def _install() -> None:
 
 @contextmanager
 def checked_launch(kernel: str, jit_fn, tensors: list[tuple[str, object]]):
-    """While the block runs, the interpreter's accesses must stay inside ``tensors`` (CPU ones)."""
+    """While the block runs, the interpreter's accesses must stay inside ``tensors`` (CPU ones),
+    unless ``RS2TRITON_BOUNDS_CHECK=0``."""
     cpu = [(n, t) for n, t in tensors if getattr(getattr(t, "device", None), "type", None) == "cpu"]
-    if len(cpu) != len(tensors):  # the interpreter copies GPU tensors: their addresses are not these
+    if not enabled() or len(cpu) != len(tensors):  # (the interpreter copies GPU tensors: other addresses)
         yield
         return
     _install()
