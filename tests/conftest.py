@@ -19,3 +19,12 @@ os.environ.setdefault("RS2TRITON_CACHE_DIR", tempfile.mkdtemp(prefix="rs2triton-
 # Every module the tests make is read back and compared with the lowered code (pipeline.finish).
 os.environ.setdefault("RS2TRITON_VERIFY", "1")
 warnings.filterwarnings("ignore", message="TRITON_DEFAULT_FP_FUSION")
+
+
+def jit_sources(text: str) -> dict[str, str]:
+    """Each ``@triton.jit`` function of a generated module by name: its text up to the next one
+    (the last one's runs to the end of the module)."""
+    import re
+
+    parts = re.split(r"\n(?=@triton\.jit\n)", text)
+    return {re.search(r"def (\w+)\(", p).group(1): p for p in parts[1:]}

@@ -5,7 +5,6 @@ f64 reaches the GPU when the Rust kernel does not compute in f64.
 Kernels: tests/kernels/codegen.rs, and kernels_rs/ for the GPU compilation checks.
 """
 
-import re
 
 import pytest
 import torch
@@ -13,7 +12,7 @@ import torch
 import rs2triton
 from rs2triton.transpiler.driver.pipeline import transpile_file
 from tests.compile_helper import compile_in_subprocess
-from tests.conftest import DEVICE
+from tests.conftest import DEVICE, jit_sources
 from tests.numerics import assert_matches, slot_labels
 
 SRC = "tests/kernels/codegen.rs"
@@ -27,9 +26,7 @@ def mod():
 @pytest.fixture(scope="module")
 def generated() -> dict[str, str]:
     """The generated source of each kernel of SRC (plain: no launchers after the last kernel)."""
-    text = transpile_file(SRC, launchers=False).text
-    parts = re.split(r"\n(?=@triton\.jit\n)", text)
-    return {re.search(r"def (\w+)\(", p).group(1): p.rstrip() + "\n" for p in parts[1:]}
+    return {k: v.rstrip() + "\n" for k, v in jit_sources(transpile_file(SRC, launchers=False).text).items()}
 
 
 def _fold(values):

@@ -518,13 +518,12 @@ class Configured:
 
             fn = wrap_triton(fn)
         try:
-            if launcher.checks_accesses:
+            if launcher.checks_accesses:  # no access outside the tensors given (runtime/bounds.py)
                 from rs2triton.runtime import bounds
 
-                if bounds.enabled():  # no access outside the tensors given (runtime/bounds.py)
-                    with bounds.checked_launch(launcher.name, launcher.fn,
-                                               [(p.name, values[p.index]) for p in launcher._pointers]):
-                        return fn[grid](*values, **self._const_kw, **options)
+                with bounds.checked_launch(launcher.name, launcher.fn,
+                                           [(p.name, values[p.index]) for p in launcher._pointers]):
+                    return fn[grid](*values, **self._const_kw, **options)
             return fn[grid](*values, **self._const_kw, **options)
         except Exception as e:
             mapped = _at_rust_line(e, launcher)

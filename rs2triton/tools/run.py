@@ -9,7 +9,6 @@ are imported, see :mod:`rs2triton.loading.loader`.
 from __future__ import annotations
 
 import ast
-import contextlib
 import math
 import re
 import time
@@ -169,13 +168,13 @@ def run(path: str, kernel_name: str, grid: tuple[int, ...], consts: dict[str, st
     before = {k: (v.clone() if hasattr(v, "clone") else v) for k, v in args.items()}
     fn = getattr(module, python_name(kernel_name))
     start = time.perf_counter()
-    pointers = [(p.name, args[p.name]) for p in kernel.params if p.kind == "pointer"]
     try:
         if backend.kind == "interpreter":  # no access outside the tensors (runtime/bounds.py)
             from rs2triton.runtime import bounds
 
+            pointers = [(p.name, args[p.name]) for p in kernel.params if p.kind == "pointer"]
             try:
-                with bounds.checked_launch(kernel_name, fn, pointers) if bounds.enabled() else contextlib.nullcontext():
+                with bounds.checked_launch(kernel_name, fn, pointers):
                     fn[grid](*args.values(), **const_values)
             except (bounds.OutOfBounds, bounds.NeverReturns) as e:
                 raise RunError(str(e)) from None

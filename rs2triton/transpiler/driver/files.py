@@ -48,18 +48,23 @@ def discover_sources(srcs: list[str]) -> list[tuple[Path, Path]]:
 _PROJECT_MARKERS = (".git", "pyproject.toml", "Cargo.toml")
 
 
-def source_name(src: Path, outdir: Path) -> str:
-    """How a module's header names its source, the same however the paths are spelled and
-    wherever the command runs: relative to the folder that holds the output folder, when the
-    source is in it too (`transpile src -o out`: `src/relu.rs`); else relative to the project
-    (the nearest folder above the output with `.git`, `pyproject.toml` or `Cargo.toml`) when the
-    source is in it; else as given (relative to where the command runs)."""
-    s = os.path.abspath(src)
+def header_roots(outdir: Path) -> tuple[str, ...]:
+    """The folders a module's header names its source relative to (see :func:`source_name`): the
+    folder that holds the output folder, then the project above it (the nearest folder with
+    `.git`, `pyproject.toml` or `Cargo.toml`). Found once per run: they depend on the output alone."""
     base = os.path.dirname(os.path.abspath(outdir))
     project = next((str(d) for d in (Path(base), *Path(base).parents)
                     if any(os.path.exists(os.path.join(d, m)) for m in _PROJECT_MARKERS)), None)
-    for root in (base, project):
-        if root is not None and os.path.commonpath([s, root]) == root:
+    return (base,) if project is None or project == base else (base, project)
+
+
+def source_name(src: Path, roots: tuple[str, ...]) -> str:
+    """How a module's header names its source, the same however the paths are spelled and
+    wherever the command runs: relative to the first of ``roots`` that holds it (`transpile src
+    -o out`: `src/relu.rs`), else as given (relative to where the command runs)."""
+    s = os.path.abspath(src)
+    for root in roots:
+        if os.path.commonpath([s, root]) == root:
             return Path(os.path.relpath(s, root)).as_posix()
     return display_path(src)
 
@@ -87,9 +92,10 @@ def plan(srcs: list[str], outdir: str | os.PathLike, warnings: list[Diagnostic] 
     # One entry per input, in input order: (src, rel, Result or TranspileError or None until lowered)
     entries: list[list] = []
     todo: list[tuple[int, bytes, str, str | None, dict]] = []
+    roots = header_roots(out)
     for src, rel in discover_sources(srcs):
         display = display_path(src)
-        stable = source_name(src, out)
+        stable = source_name(src, roots)
         name = stable if stable != display else None  # (as given: the key and text `load` makes too)
         try:
             data = read(src)
@@ -277,6 +283,7 @@ def orphans(files: dict[Path, str], outdir: str | os.PathLike) -> list[Path]:
     if not os.path.isdir(root):
         return []
     planned = {os.fspath(p) for p in files}
+    bases = [*header_roots(Path(root)), os.getcwd()]  # where a header's name is relative to (source_name)
     found = []
     for folder, _dirs, names in os.walk(root):
         for name in names:
@@ -290,8 +297,6 @@ def orphans(files: dict[Path, str], outdir: str | os.PathLike) -> list[Path]:
                 continue
             if first.startswith(HEADER_PREFIX):
                 source = first[len(HEADER_PREFIX):].split(". Do not edit")[0]
-                # (named relative to a folder above the output folder: see source_name)
-                bases = [os.getcwd(), *map(str, Path(os.path.abspath(root)).parents)]
                 if not any(os.path.exists(os.path.join(b, source)) for b in bases):
                     found.append(Path(path))  # another input's module is not an orphan
     return sorted(found)

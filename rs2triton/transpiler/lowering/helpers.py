@@ -17,7 +17,7 @@ from rs2triton.transpiler.frontend.items import doc_of, param_name
 from rs2triton.transpiler.frontend.parse import named_children, part, text
 from rs2triton.transpiler.lowering.context import ModuleContext
 from rs2triton.transpiler.lowering.kernel import docstring
-from rs2triton.transpiler.lowering.lowerer import Lowerer
+from rs2triton.transpiler.lowering.lowerer import COMMENTS, Lowerer
 from rs2triton.transpiler.lowering.statements import annotation_elem
 from rs2triton.transpiler.lowering.values import Kind, TileParts, Ty, Val
 from rs2triton.transpiler.pyast import LOAD, attr_path, call, name, python_name, without_positions
@@ -114,7 +114,7 @@ def lower_helper(ctx: ModuleContext, fn_name: str, triton: str, dtype_bounds: di
         elem = annotation_elem(lw, part(p, "type"))
         args.append(ast.arg(arg=lw.names.declare(rust, Ty(Kind.TENSOR, elem))))
     body_node = part(fn, "body")
-    real = [c for c in body_node.named_children if c.type not in ("line_comment", "block_comment")]
+    real = [c for c in body_node.named_children if c.type not in COMMENTS]
     if not real or real[-1].type in ("let_declaration", "expression_statement"):
         raise ctx.smap.error(part(fn, "name"), "E0002",
                              f"combine function `{fn_name}` must end with the value it returns",
@@ -207,13 +207,13 @@ def call_helper(lw: Lowerer, fn_name: str, fn: Node, arg_nodes: list[Node], node
 def diverges(fn: Node) -> bool:
     """Whether ``fn``'s body is an endless `loop {}` (so a call of it never returns)."""
     body = fn.child_by_field_name("body")
-    real = [c for c in body.named_children if c.type not in ("line_comment", "block_comment")] if body else []
+    real = [c for c in body.named_children if c.type not in COMMENTS] if body else []
     if len(real) != 1:
         return False
     stmt = real[0]
     loop = stmt.named_children[0] if stmt.type == "expression_statement" and stmt.named_children else stmt
     return loop.type == "loop_expression" and not [c for c in part(loop, "body").named_children
-                                                   if c.type not in ("line_comment", "block_comment")]
+                                                   if c.type not in COMMENTS]
 
 
 def _lower_called_helper(lw: Lowerer, fn_name: str, fn: Node, params: list[Node], vals: list[Val], key: str):
@@ -249,7 +249,7 @@ def _lower_called_helper(lw: Lowerer, fn_name: str, fn: Node, params: list[Node]
             if v.ty.kind is Kind.TENSOR:
                 _dtype_from(hl, ty_node, name(py))
     body_node = part(fn, "body")
-    real = [c for c in body_node.named_children if c.type not in ("line_comment", "block_comment")]
+    real = [c for c in body_node.named_children if c.type not in COMMENTS]
     tail = real[-1] if real and real[-1].type not in ("let_declaration", "expression_statement") else None
     body: list[ast.stmt] = []
     returns: tuple
@@ -290,7 +290,7 @@ def _doc_above(fn: Node) -> str | None:
     """The `///` lines just above a fn item (its attributes may stand between)."""
     comments = []
     at = fn.prev_named_sibling
-    while at is not None and at.type in ("line_comment", "block_comment", "attribute_item"):
+    while at is not None and at.type in (*COMMENTS, "attribute_item"):
         if at.type != "attribute_item":
             comments.append(at)
         at = at.prev_named_sibling

@@ -95,7 +95,7 @@ def _nested_fns(fn: Node) -> dict[str, Node]:
                 name_node = c.child_by_field_name("name")
                 if name_node is not None:
                     found.setdefault(text(name_node), c)
-            elif c.type not in ("line_comment", "block_comment", "string_literal"):
+            elif c.type not in (*COMMENTS, "string_literal"):
                 stack.append(c)
     return found
 

@@ -70,16 +70,14 @@ def binop(lw: Lowerer, op: str, left: Val, right: Val, node: Node) -> Val:
     # Rust knows the type of a suffixed literal; an unsuffixed one takes its type from the use.
     weak = left.weak if op in ("<<", ">>") else left.weak and right.weak
     folded = None
-    lit_left = literal_value(left.expr)
-    lit_right = literal_value(right.expr) if lit_left is not None else None
-    if lit_right is not None:  # two literals: Rust computes it now
+    lit_left, lit_right = literal_value(left.expr), literal_value(right.expr)
+    if lit_left is not None and lit_right is not None:  # two literals: Rust computes it now
         typed = lw.literal_type(node) if weak else elem  # `let a: i32 = 2147483647 + 1;` is typed
         with lw.rust_rules(node):
             folded = semantics.fold(op, lit_left, lit_right, typed if typed in INT_TYPES else None)
         if folded is not None and weak and typed in INT_TYPES:
             return Val(const(folded), Ty(Kind.CONST, typed))
-    elif op in ("/", "%") and literal_value(right.expr) == 0 and type(literal_value(right.expr)) is int \
-            and lw.is_float(left.ty) is False:
+    elif op in ("/", "%") and type(lit_right) is int and lit_right == 0 and lw.is_float(left.ty) is False:
         # rustc's deny-by-default `unconditional_panic`, whatever the dividend
         with lw.rust_rules(node):
             raise semantics.ConstError("this operation will panic at runtime",
