@@ -420,18 +420,19 @@ class Configured:
         # A grid of ints takes the fast path (runtime/binder.py) unless the launch goes through
         # the autotuner or torch.library.wrap_triton.
         self._general = autotuned or wrap
-        self._checked: Any = None  # the fast path's generated check-and-launch (runtime/binder.py)
+        self._checked: Any = None  # grid -> the fast path's generated check-and-launch (runtime/binder.py)
         self._grids: dict = {}  # grid -> its launch function, for grids seen before
 
     def _checked_launch(self):
-        """The generated check-and-launch function (runtime/binder.py), made at the first launch."""
+        """What makes the generated check-and-launch function of a grid (runtime/binder.py), made
+        at the first launch."""
         from rs2triton.runtime.binder import make_binder
 
         # (on the interpreter every launch takes the general path, which checks its accesses:
         # a launch there costs far more than binding its arguments)
-        made = None if self.launcher.checks_accesses else make_binder(self.launcher, self.launcher.fn, self._kw,
-                                                                      self._slow)
-        self._checked = made if made is not None else (lambda grid, *args, **kwargs: self._launch(grid, *args, **kwargs))
+        made = None if self.launcher.checks_accesses else make_binder(
+            self.launcher, self.launcher.fn, self._kw, self._slow, partial(_at_rust_line, launcher=self.launcher))
+        self._checked = made if made is not None else (lambda grid: partial(self._launch, grid))
         return self._checked
 
     def _slow(self, grid, args: tuple, kwargs: dict):
@@ -465,18 +466,27 @@ class Configured:
         return f"<{self.launcher.name}({fixed}){' autotuned' if self.autotuned else ''}>"
 
     def __getitem__(self, grid):
-        if type(grid) is tuple:  # the common case, checked inline
-            known = self._grids.get(grid)
-            if known is not None:
+        try:  # the common case: a grid launched before, as 1 to 3 ints
+            known = self._grids[grid]
+        except (KeyError, TypeError):  # (a new grid, a callable, a list)
+            pass
+        else:  # (a grid of floats or bools equal to a known one is not it)
+            n = len(grid)
+            if type(grid) is tuple and type(grid[0]) is int and (
+                    n == 1 or type(grid[1]) is int and (n == 2 or type(grid[2]) is int)):
                 return known
+        if type(grid) is tuple:
             n = len(grid)
             if (n == 1 and type(grid[0]) is int or n == 2 and type(grid[0]) is int and type(grid[1]) is int
                     or n == 3 and type(grid[0]) is int and type(grid[1]) is int and type(grid[2]) is int):
                 check_grid(grid, self.launcher.name)
                 if len(self._grids) >= 64:
                     self._grids.clear()
-                launch = self._launch if self._general else (self._checked or self._checked_launch())
-                known = self._grids[grid] = partial(launch, grid)
+                if self._general:
+                    known = partial(self._launch, grid)
+                else:
+                    known = (self._checked or self._checked_launch())(grid)
+                self._grids[grid] = known
                 return known
         if not callable(grid):
             if isinstance(grid, numbers.Integral):
