@@ -8,7 +8,10 @@ parameter, padded output rows, a pointer offset, a stub, `#[cfg]`-gated methods)
 from __future__ import annotations
 
 import inspect
+import os
 import shutil
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -245,6 +248,53 @@ def test_register_ops_of_a_module_and_compile_them():
     x, w = _randn(50), _randn(50, seed=3)
     compiled = torch.compile(lambda a, b: weigh([a], [b], [50]) + 1, fullgraph=True)
     assert_matches("compiled weigh", compiled(x, w), x * w + 1)
+
+
+# What torch.compile does with a registered op on a GPU, traced here with fake CUDA tensors (no
+# GPU needed): AOTAutograd decomposes a `triton_op` into its Triton kernels, one
+# `triton_kernel_wrapper_functional` per launch, with the grid and arguments the host logic gives.
+# (Compiled Triton mode, so in a process of its own: this one runs kernels on the interpreter.)
+TRACE = """
+import logging, sys, torch, rs2triton
+from torch._subclasses.fake_tensor import FakeTensorMode
+from torch._functorch.aot_autograd import aot_export_module
+from torch._higher_order_ops.triton_kernel_wrap import kernel_side_table
+logging.getLogger("torch._higher_order_ops.triton_kernel_wrap").setLevel(logging.ERROR)  # (no driver here)
+ops = rs2triton.load(sys.argv[1], interpret=False)
+weigh = rs2triton.register_op(ops.WeighForward(BLOCK_SIZE=64), "trace_test::weigh")
+join = rs2triton.register_op(ops.JoinRuntimeOp.new(64, 2), "trace_test::join")
+def launches(module, *shapes):
+    with FakeTensorMode(allow_non_fake_inputs=True):
+        args = tuple(torch.empty(s, device="cuda") for s in shapes)
+    gm, _ = aot_export_module(module, args, trace_joint=False)
+    for n in gm.graph.nodes:
+        if n.target is torch.ops.higher_order.triton_kernel_wrapper_functional:
+            kw = {k: v if isinstance(v, int) else "T" for k, v in n.kwargs["kwargs"].items()}
+            print(kernel_side_table.get_kernel(n.kwargs["kernel_idx"]).fn.__name__, n.kwargs["grid"], kw)
+class Forward(torch.nn.Module):
+    def forward(self, x, w, a, b):
+        return weigh([x], [w], [200]) + 1, join([a, b], [], [4, 7])
+class Backward(torch.nn.Module):
+    def forward(self, x, w, y, g):
+        return torch.ops.trace_test.weigh_backward([x], [w], y, g, [200], [True, True])
+launches(Forward(), (200,), (200,), (4, 3), (4, 4))
+launches(Backward(), (200,), (200,), (200,), (200,))
+"""
+
+
+def test_registered_ops_trace_into_their_triton_kernels_for_torch_compile():
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    proc = subprocess.run([sys.executable, "-W", "ignore", "-c", TRACE, str(SOURCE)], capture_output=True,
+                          text=True, env=env, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines() == [
+        "weigh_forward [(4, 1, 1)] {'x_ptr': 'T', 'w_ptr': 'T', 'y_ptr': 'T', 'n': 200, 'BLOCK_SIZE': 64}",
+        # the wrapper op's two launches, one per input, the second at its column offset
+        "join_forward [(4, 1, 1)] {'x_ptr': 'T', 'y_ptr': 'T', 'width': 3, 'total': 7, 'offset': 0, 'BLOCK_SIZE': 64}",
+        "join_forward [(4, 1, 1)] {'x_ptr': 'T', 'y_ptr': 'T', 'width': 4, 'total': 7, 'offset': 3, 'BLOCK_SIZE': 64}",
+        "weigh_backward [(4, 1, 1)] {'dy_ptr': 'T', 'x_ptr': 'T', 'w_ptr': 'T', 'dx_ptr': 'T', 'dw_ptr': 'T', "
+        "'n': 200, 'BLOCK_SIZE': 64}",
+    ], proc.stdout
 
 
 # ------------------------------------------------------------------ what users read

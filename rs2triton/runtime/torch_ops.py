@@ -21,6 +21,7 @@ with host logic whose const generics are all in ``consts``.
 from __future__ import annotations
 
 import re
+from types import GenericAlias
 from typing import Any
 
 from rs2triton.runtime.values import _torch
@@ -33,6 +34,11 @@ BACKWARD_SCHEMA = ("(Tensor[] inputs, Tensor[] params, Tensor output, Tensor gra
 def snake_case(name: str) -> str:
     """``ReluForward`` -> ``relu_forward`` (the op's name in its namespace)."""
     return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name).lower()
+
+
+def _tensors():
+    """``list[torch.Tensor]``, the annotation of a ``Tensor[]`` argument."""
+    return GenericAlias(list, (_torch().Tensor,))
 
 
 def _interpreted(op) -> bool:
@@ -59,6 +65,9 @@ def register_op(op, qualname: str | None = None, *, namespace: str = "rs2triton"
         return apply.forward(bound, inputs, params, None, output_shape, torch_op=not interpreted)
 
     run.__name__ = name.split("::")[1]
+    # (`triton_op` ignores `schema` and infers it from the annotations, which spell SCHEMA)
+    run.__annotations__ = {"inputs": _tensors(), "params": _tensors(), "out_shape": list[int],
+                           "return": torch.Tensor}
     custom = define(name, run, mutates_args=(), schema=SCHEMA)
 
     def fake(inputs, params, out_shape):
@@ -118,6 +127,9 @@ def _register_backward(op, name: str, label: str, interpreted: bool):
         return [g for g in grads]
 
     backward_name = f"{name}_backward"
+    run.__annotations__ = {"inputs": _tensors(), "params": _tensors(), "output": torch.Tensor,
+                           "grad_output": torch.Tensor, "out_shape": list[int], "needs": list[bool],
+                           "return": _tensors()}
     custom = define(backward_name, run, mutates_args=(), schema=BACKWARD_SCHEMA)
 
     def fake(inputs, params, output, grad_output, out_shape, needs):
