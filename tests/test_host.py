@@ -89,13 +89,27 @@ def test_a_wrapper_is_built_by_its_new_or_its_fields():
     assert repr(moments.forward_kernel()) == "<MomentsForward(BLOCK_N=32)>"  # paired by name
 
 
+def test_fields_named_as_methods_stay_fields():
+    # Rust keeps a struct's fields and its methods apart: `backward_kernel` and `grid` are both
+    op = ops.SquareRuntimeOp.new(64, 5)
+    assert op.backward_kernel() is op.backward_kernel_field and repr(op.backward_kernel()) == "<SquareBackward(BLOCK_SIZE=64)>"
+    assert op.grid((100,)) == (5, 1, 1) and op.grid((1000,)) == (16, 1, 1) and op.grid_field == 5
+    assert repr(op) == ("SquareRuntimeOp(kernel=<SquareForward(BLOCK_SIZE=64)>, "
+                        "backward_kernel=<SquareBackward(BLOCK_SIZE=64)>, grid=5)")
+    again = ops.SquareRuntimeOp(kernel=ops.SquareForward(BLOCK_SIZE=64), backward_kernel=ops.SquareBackward(BLOCK_SIZE=64),
+                                grid=5)  # built by its fields' Rust names
+    x = _randn(100, dtype=torch.float64, grad=True)
+    assert_matches("square", again.apply(x, out_shape=(100,)), x * x)
+    assert torch.autograd.gradcheck(lambda t: op.apply(t, out_shape=(100,)), (x,))
+
+
 # ------------------------------------------------------------------ what is and is not translated
 
 
 def test_macro_written_impls_are_translated_and_cfg_is_rustc_s():
     result = rs2triton.transpile_file(SOURCE)
     assert set(result.host) == {"SquareForward", "WeighForward", "PadRowsForward", "JoinRuntimeOp",
-                                "MomentsRuntimeOp", "LaterForward"}
+                                "MomentsRuntimeOp", "SquareRuntimeOp", "LaterForward"}
     assert ops.SquareForward(BLOCK_SIZE=64).has_backward()  # `#[cfg(feature = "training")]`: a default feature
     assert not ops.MomentsRuntimeOp.new(32, 0.1).has_backward()  # `#[cfg(feature = "no_such_feature")]`: gone
 

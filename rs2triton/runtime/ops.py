@@ -148,6 +148,8 @@ class RuntimeOp:
 
     RUST_NAME = "RuntimeOp"
     FIELDS: dict[str, str] = {}
+    # a field named as one of the class's methods (Rust keeps them apart) -> the attribute holding it
+    FIELD_ATTRS: dict[str, str] = {}
     TYPE_PARAMS: tuple[str, ...] = ()
     IMPL: str | None = None  # where the impl is, for messages ("relu.rs:119")
 
@@ -162,11 +164,12 @@ class RuntimeOp:
             raise TypeError(f"{self.RUST_NAME}: missing field{'s' if len(missing) > 1 else ''} "
                             + ", ".join(f"`{k}: {self.FIELDS[k]}`" for k in missing))
         for key, value in fields.items():
-            setattr(self, key, check_field(self.FIELDS[key], value, f"{self.RUST_NAME}: field `{key}`"))
+            setattr(self, self.FIELD_ATTRS.get(key, key),
+                    check_field(self.FIELDS[key], value, f"{self.RUST_NAME}: field `{key}`"))
         self.type_args = {k: _dtype_of(v, f"{self.RUST_NAME}: `{k}`") for k, v in dtypes.items() if v is not None}
 
     def __repr__(self) -> str:
-        fields = ", ".join(f"{k}={getattr(self, k)!r}" for k in self.FIELDS)
+        fields = ", ".join(f"{k}={getattr(self, self.FIELD_ATTRS.get(k, k))!r}" for k in self.FIELDS)
         return f"{self.RUST_NAME}({fields})"
 
     # ------------------------------------------------------------------ the trait's required methods

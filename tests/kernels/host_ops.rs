@@ -408,6 +408,76 @@ impl<D: Float + Send + Sync + 'static> teeny_core::model::RuntimeOp for JoinRunt
     }
 }
 
+/// `SquareForward` with fields named as the trait's methods and the runtime's (Rust keeps a
+/// struct's fields and methods apart; teenygrad's `ClipRuntimeOp` has a `backward_kernel`).
+pub struct SquareRuntimeOp<D: Float + Send + Sync + 'static> {
+    kernel: SquareForward<D>,
+    backward_kernel: SquareBackward<D>,
+    /// At least this many programs.
+    grid: u32,
+}
+
+impl<D: Float + Send + Sync + 'static> SquareRuntimeOp<D> {
+    pub fn new(block_size: i32, grid: u32) -> Self {
+        Self { kernel: SquareForward::<D>::new(block_size), backward_kernel: SquareBackward::<D>::new(block_size), grid }
+    }
+}
+
+impl<D: Float + Send + Sync + 'static> teeny_core::model::RuntimeOp for SquareRuntimeOp<D> {
+    fn n_activation_inputs(&self) -> usize {
+        1
+    }
+
+    fn param_shapes(&self, _: &[&[usize]], _: &[usize]) -> Vec<Vec<usize>> {
+        Vec::new()
+    }
+
+    fn pack_args(
+        &self,
+        inputs: &[(teeny_core::model::RawPtr, &[usize])],
+        _params: &[teeny_core::model::RawPtr],
+        output: teeny_core::model::RawPtr,
+        output_shape: &[usize],
+        _output_row_stride: i32,
+        visitor: &mut dyn teeny_core::device::program::ArgVisitor,
+    ) {
+        visitor.visit_ptr(inputs[0].0);
+        visitor.visit_ptr(output);
+        visitor.visit_i32(output_shape.iter().product::<usize>() as i32);
+    }
+
+    fn grid(&self, output_shape: &[usize]) -> [u32; 3] {
+        let n: usize = output_shape.iter().product();
+        [(n.div_ceil(self.kernel.block_size as usize) as u32).max(self.grid), 1, 1]
+    }
+
+    fn has_backward(&self) -> bool {
+        true
+    }
+
+    fn pack_backward_args(
+        &self,
+        inputs: &[(teeny_core::model::RawPtr, &[usize])],
+        _params: &[teeny_core::model::RawPtr],
+        _output: teeny_core::model::RawPtr,
+        output_shape: &[usize],
+        grad_output: teeny_core::model::RawPtr,
+        _grad_output_row_stride: i32,
+        grad_inputs: &[teeny_core::model::RawPtr],
+        _grad_params: &[teeny_core::model::RawPtr],
+        visitor: &mut dyn teeny_core::device::program::ArgVisitor,
+    ) {
+        visitor.visit_ptr(grad_output);
+        visitor.visit_ptr(inputs[0].0);
+        visitor.visit_ptr(grad_inputs[0]);
+        visitor.visit_i32(output_shape.iter().product::<usize>() as i32);
+    }
+
+    fn backward_grid(&self, _input_shapes: &[&[usize]], output_shape: &[usize]) -> [u32; 3] {
+        self.grid(output_shape)
+    }
+}
+
 /// Column means and reciprocal root mean squares of an `[n, c]` f32 matrix, into one buffer
 /// of `2 * c` (means first); `scale` is `1 / n`.
 #[kernel]

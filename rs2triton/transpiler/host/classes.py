@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from tree_sitter import Node
 
 from rs2triton.diagnostics import Diagnostic
+from rs2triton.runtime.ops import RuntimeOp
 from rs2triton.rust.cfg import CfgError, evaluate
 from rs2triton.transpiler.frontend.items import HostItem, Kernel, ModuleItems, collect
 from rs2triton.transpiler.frontend.macros import MacroError, expand
@@ -428,6 +429,23 @@ def _wrapper_op(item: HostItem, anchor: Node | None, struct: str, struct_item: H
             if _cfg_ok(attrs, _features_of(module), smap, side.warnings):
                 inherent_methods.append((fn, doc, inh_anchor))
                 own.add(_fn_name(fn))
+    # A field named as a method of the class (Rust keeps fields and methods apart: a
+    # `backward_kernel` field beside the `backward_kernel()` the class has) is held under another
+    # attribute; its keyword stays the Rust name.
+    methods = set(dir(RuntimeOp)) | own | {"forward_kernel", "backward_kernel", "new"}
+    taken = methods | {python_name(k) for k in fields}
+    attrs_: dict[str, str] = {}
+    for k in fields:
+        if python_name(k) in methods:
+            attr = python_name(k) + "_field"
+            while attr in taken:
+                attr += "_"
+            taken.add(attr)
+            attrs_[k] = attr
+    if attrs_:
+        module.field_attrs[struct] = attrs_
+        body.append(_assign("FIELD_ATTRS", ast.Dict(keys=[ast.Constant(python_name(k)) for k in attrs_],
+                                                    values=[ast.Constant(v) for v in attrs_.values()])))
     has_forward = has_backward = False
     for fn, doc, inh_anchor in inherent_methods:
         n = _fn_name(fn)
@@ -450,17 +468,17 @@ def _wrapper_op(item: HostItem, anchor: Node | None, struct: str, struct_item: H
         fwd = _pick(kernel_fields, ("fwd", "forward", "kernel", "fwd_kernel", "forward_kernel"),
                     exclude=frozenset(module.kernel_backward.values()))
         if fwd is not None:
-            body.append(_getter("forward_kernel", fwd))
+            body.append(_getter("forward_kernel", module.field_attr(struct, fwd)))
         has_forward = fwd is not None
     if not has_backward and kernel_fields:
         bwd = _pick(kernel_fields, ("bwd", "backward", "backward_kernel", "bwd_kernel"), prefix=("bwd", "backward"))
         if bwd is not None:
-            body.append(_getter("backward_kernel", bwd))
+            body.append(_getter("backward_kernel", module.field_attr(struct, bwd)))
             has_backward = True
     base = struct.removesuffix("RuntimeOp")
     for missing, suffix, method in ((not has_forward, "Forward", "forward_kernel"),
                                     (not has_backward, "Backward", "backward_kernel")):
-        built = _by_name(base + suffix, fields, module) if missing and base != struct else None
+        built = _by_name(base + suffix, fields, module, struct) if missing and base != struct else None
         if built is not None:
             body.append(_method(method, built))
     body += _trait_methods(item, anchor, struct, fields, type_params, own, module, smap, side)
@@ -489,8 +507,8 @@ def _pick(kernel_fields: list[tuple[str, str | None]], names: tuple[str, ...], e
     return None
 
 
-def _getter(py_name: str, field_name: str) -> ast.stmt:
-    return _method(py_name, ast.Attribute(value=name("self"), attr=python_name(field_name), ctx=LOAD))
+def _getter(py_name: str, attr: str) -> ast.stmt:
+    return _method(py_name, ast.Attribute(value=name("self"), attr=attr, ctx=LOAD))
 
 
 def _method(py_name: str, value: ast.expr) -> ast.stmt:
@@ -500,11 +518,12 @@ def _method(py_name: str, value: ast.expr) -> ast.stmt:
                            body=[ast.Return(value=value)], decorator_list=[], returns=None)
 
 
-def _by_name(kernel: str, fields: dict[str, HTy], module: HostModule) -> ast.expr | None:
+def _by_name(kernel: str, fields: dict[str, HTy], module: HostModule, struct: str) -> ast.expr | None:
     """``XForward(BLOCK_N=self.block_n)`` for a wrapper ``XRuntimeOp`` that holds no kernel: the
     kernel teenygrad's graph pairs it with by name, its const generics from the fields of the same
     (lowercased) names; None unless the file has that kernel and the wrapper every such field."""
     consts = module.kernels.get(kernel)
     if consts is None or not all(c.lower() in fields for c in consts):
         return None
-    return call(kernel, [], [(c, ast.Attribute(value=name("self"), attr=c.lower(), ctx=LOAD)) for c in consts])
+    return call(kernel, [], [(c, ast.Attribute(value=name("self"), attr=module.field_attr(struct, c.lower()), ctx=LOAD))
+                             for c in consts])

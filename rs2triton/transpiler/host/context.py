@@ -13,7 +13,7 @@ from tree_sitter import Node
 
 from rs2triton.transpiler.frontend.parse import parser
 from rs2triton.transpiler.host.types import HTy
-from rs2triton.transpiler.pyast import name
+from rs2triton.transpiler.pyast import name, python_name
 
 # Python names a host local must not take: keywords, builtins the generated code calls, and
 # the names generated modules import.
@@ -61,6 +61,13 @@ class HostModule:
     helpers: set[str] = field(default_factory=set)  # names imported from rs2triton.runtime.host
     modules: set[str] = field(default_factory=set)  # `math`, `triton`
     taken: set[str] = field(default_factory=set)  # module-level names (launchers, classes, jit fns)
+    # A wrapper struct's fields whose names its class's methods have (`backward_kernel`): struct
+    # -> field -> the attribute that holds it instead
+    field_attrs: dict[str, dict[str, str]] = field(default_factory=dict)
+
+    def field_attr(self, struct: str, field_name: str) -> str:
+        """The attribute of ``struct``'s class that holds the Rust field ``field_name``."""
+        return self.field_attrs.get(struct, {}).get(field_name) or python_name(field_name)
 
 
 def discard(expr: ast.expr, ty: HTy) -> list[ast.stmt]:

@@ -168,7 +168,7 @@ class Expressions:
             if fty is None:
                 raise HostUnsupported(node, f"`self.{field}`: `{self.lw.struct}` has no field `{field}` "
                                             "that rs2triton knows")
-            return ast.Attribute(value=value, attr=python_name(field), ctx=LOAD), fty
+            return ast.Attribute(value=value, attr=self.lw.module.field_attr(self.lw.struct, field), ctx=LOAD), fty
         if ty.kind == "kernel":
             consts = self.lw.module.kernels.get(ty.elem or "", {})
             if field in ("source", "kernel_source"):
