@@ -519,3 +519,42 @@ def test_a_triton_error_through_a_launcher_is_reported_at_the_rust_line(monkeypa
     assert type(info.value.__cause__).__module__.startswith("triton")  # Triton's own error, kept as the cause
     with pytest.raises(TypeError, match="VectorAdd"):  # an argument error stays what it is
         module.VectorAdd(BLOCK_SIZE=128)[(1,)](a, a, 100)
+
+
+def test_a_transpiled_module_with_line_comments_reports_at_the_rust_line(tmp_path, monkeypatch):
+    import importlib.util
+
+    from click.testing import CliRunner
+
+    from rs2triton.cli import main
+
+    proj = tmp_path / "proj"
+    (proj / "src").mkdir(parents=True)
+    (proj / "pyproject.toml").write_text("[project]\nname = 'p'\n")
+    rust = (ROOT / "kernels_rs" / "vector_add.rs").read_text()
+    (proj / "src" / "vector_add.rs").write_text(rust)
+    lines = rust.splitlines()
+    arange = next(i for i, s in enumerate(lines, 1) if "T::arange(0, BLOCK_SIZE)" in s)
+    masked_b = [i for i, s in enumerate(lines, 1) if "let b = T::load(" in s][-1]  # (the tail block's)
+    monkeypatch.chdir(tmp_path)  # (found from the module's own folder, not the working one)
+    for flag, out in (["--line-comments"], "with"), ([], "without"):
+        res = CliRunner().invoke(main, ["transpile", "proj/src", "-o", f"proj/{out}", "-q", *flag])
+        assert res.exit_code == 0, res.output
+    for out in ("with", "without"):
+        spec = importlib.util.spec_from_file_location(f"lc_{out}", proj / out / "vector_add.py")
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)  # (not registered in sys.modules: found from the jit function)
+        a = torch.ones(100)
+        if out == "without":  # no map to the Rust: Triton's own error, as it is
+            with pytest.raises(Exception) as plain:
+                module.VectorAdd(BLOCK_SIZE=100)[(1,)](a, a, a, 100)
+            assert not isinstance(plain.value, rs2triton.TranspileError)
+            continue
+        with pytest.raises(rs2triton.TranspileError) as info:
+            module.VectorAdd(BLOCK_SIZE=100)[(1,)](a, a, a, 100)
+        d = info.value.diagnostics[0]
+        assert (d.code, d.path, d.line) == ("E0011", "src/vector_add.rs", arange) and "power of 2" in d.message
+        assert "T::arange(0, BLOCK_SIZE)" in str(info.value)  # the Rust line's text, read from the source
+        with pytest.raises(ValueError, match=rf"VectorAdd: a load at src/vector_add.rs:{masked_b} reaches outside "
+                                             "the tensor `b_ptr`"):
+            module.VectorAdd(BLOCK_SIZE=128)[(1,)](a, a[:10].clone(), a, 100)

@@ -24,6 +24,8 @@ import os
 import sys
 from contextlib import contextmanager
 
+from rs2triton.runtime.errors import module_of, rust_lines
+
 _ACTIVE: contextvars.ContextVar[_Launch | None] = contextvars.ContextVar("rs2triton_bounds", default=None)
 _INSTALLED = False
 
@@ -53,9 +55,10 @@ class _Launch:
         self.kernel = kernel
         fn = getattr(jit_fn, "fn", jit_fn)
         self.path = getattr(getattr(fn, "__code__", None), "co_filename", None)
-        module = sys.modules.get(getattr(fn, "__module__", ""), None)
-        self.line_map = getattr(module, "__rs2triton_line_map__", None) or {}
-        self.rust_path = getattr(module, "__rs2triton_source__", None)
+        module = module_of(fn)
+        lines = rust_lines(module) if module is not None else None
+        self.line_map = lines.mapping if lines is not None else {}
+        self.rust_path = lines.path if lines is not None else None
         rows = []
         for name, t in tensors:
             storage = t.untyped_storage()  # type: ignore[attr-defined]

@@ -1,16 +1,115 @@
 """Triton's errors in a generated kernel, reported at the Rust line the failing statement came from.
 
-A generated module carries its generated-line -> Rust-line map (``__rs2triton_line_map__``,
-recorded by the printer as it wrote the module) and the path of its Rust source
-(``__rs2triton_source__``); :func:`triton_diagnostic` finds the generated line a Triton
+A module ``rs2triton.load`` made carries its generated-line -> Rust-line map
+(``__rs2triton_line_map__``, recorded by the printer as it wrote the module) and the path of its
+Rust source (``__rs2triton_source__``). A module ``rs2triton transpile --line-comments`` wrote
+carries the same in its comments (``# kernels_rs/relu.rs:41`` after each statement, or on the
+line above a statement that spans several), read back here with ``tokenize`` and ``ast``.
+:func:`rust_lines` gives either; :func:`triton_diagnostic` finds the generated line a Triton
 compile or interpreter error is about and makes an E0011 diagnostic at the Rust line.
 """
 
 from __future__ import annotations
 
+import ast
+import functools
+import io
+import os
+import re
+import sys
+import tokenize
 from collections.abc import Iterator
+from pathlib import Path
+from types import SimpleNamespace
+from typing import NamedTuple
 
 from rs2triton.diagnostics import Diagnostic
+
+
+class RustLines(NamedTuple):
+    """Where a generated module's lines came from."""
+
+    path: str  # the Rust source, as the module names it
+    file: str | None  # the same, where it can be read (None: it cannot be found)
+    mapping: dict[int, int]  # generated line -> Rust line
+
+
+_LINE_COMMENT = re.compile(r"#\s*(\S+\.rs):(\d+)\s*$")
+
+
+def module_of(fn):
+    """The module a jit function was defined in: the registered module, or (a module executed
+    without registering it) its globals, which hold what :func:`rust_lines` reads."""
+    fn = getattr(fn, "fn", fn)
+    module = sys.modules.get(getattr(fn, "__module__", None) or "", None)
+    globals_ = getattr(fn, "__globals__", None)
+    if globals_ is not None and (module is None or vars(module) is not globals_):
+        return SimpleNamespace(**{k: globals_[k] for k in ("__file__", "__rs2triton_source__",
+                                                            "__rs2triton_line_map__") if k in globals_})
+    return module
+
+
+def rust_lines(module) -> RustLines | None:
+    """The generated module's map to its Rust source, from ``rs2triton.load``'s attributes or the
+    module's own line comments; None where it has neither."""
+    path = getattr(module, "__rs2triton_source__", None)
+    mapping = getattr(module, "__rs2triton_line_map__", None)
+    if path and mapping:
+        return RustLines(str(path), str(path), mapping)
+    file = getattr(module, "__file__", None)
+    if not file or not str(file).endswith(".py"):
+        return None
+    try:
+        stamp = os.stat(file).st_mtime_ns
+    except OSError:
+        return None
+    return _from_comments(str(file), stamp)
+
+
+@functools.lru_cache(maxsize=64)
+def _from_comments(file: str, stamp: int) -> RustLines | None:
+    try:
+        with open(file, encoding="utf-8") as f:
+            text = f.read()
+        comments: dict[int, tuple[str, int, bool]] = {}  # line -> (Rust path, Rust line, alone on its line)
+        for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+            if tok.type == tokenize.COMMENT:
+                m = _LINE_COMMENT.search(tok.string)
+                if m is not None:
+                    comments[tok.start[0]] = (m.group(1), int(m.group(2)), not tok.line[:tok.start[1]].strip())
+        if not comments:
+            return None
+        tree = ast.parse(text)
+    except (OSError, SyntaxError, tokenize.TokenError, ValueError):
+        return None
+    mapping: dict[int, int] = {}
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.stmt):
+            continue
+        at = comments.get(node.lineno)
+        if at is None or at[2]:  # not on the statement's line: the line above it, alone
+            above = comments.get(node.lineno - 1)
+            at = above if above is not None and above[2] else None
+        if at is None:
+            continue
+        body = getattr(node, "body", None)
+        last = body[0].lineno - 1 if isinstance(body, list) and body else (node.end_lineno or node.lineno)
+        for line in range(node.lineno, max(last, node.lineno) + 1):
+            mapping[line] = at[1]
+    shown = next(iter(comments.values()))[0]
+    return RustLines(shown, _find(shown, Path(file).parent), mapping)
+
+
+def _find(shown: str, folder: Path) -> str | None:
+    """The Rust file a generated module names (relative to the output's folder's parent, or the
+    project's root, as rs2triton writes it), where it can be read."""
+    p = Path(shown)
+    if p.is_absolute():
+        return shown if p.is_file() else None
+    for base in (folder, *folder.parents, Path.cwd()):
+        if (base / p).is_file():
+            return str(base / p)
+    return None
 
 
 def _chain(exc: BaseException | None) -> Iterator[BaseException]:
@@ -64,22 +163,25 @@ def _hint(source_line: str, message: str) -> str | None:
 def triton_diagnostic(exc: BaseException, module) -> Diagnostic | None:
     """A Triton error in a generated kernel, reported at the Rust line it came from."""
     path = getattr(module, "__file__", None)
-    rust_path = getattr(module, "__rs2triton_source__", None)
-    mapping = getattr(module, "__rs2triton_line_map__", None)
-    if not path or not rust_path or not mapping:
+    lines = rust_lines(module)
+    if not path or lines is None:
         return None
     try:
         with open(path, encoding="utf-8") as f:
             text = f.read()
-        with open(rust_path, encoding="utf-8") as f:
-            rust_lines = f.read().splitlines()
     except OSError:
         return None
     line = generated_line(exc, path, text)
-    rust = mapping.get(line) if line is not None else None
+    rust = lines.mapping.get(line) if line is not None else None
     if rust is None:
         return None
-    source_line = rust_lines[rust - 1] if rust - 1 < len(rust_lines) else ""
+    try:
+        with open(lines.file or "", encoding="utf-8") as f:
+            source = f.read().splitlines()
+    except OSError:  # (the Rust file is not where the module says: the line, without its text)
+        source = []
+    source_line = source[rust - 1] if rust - 1 < len(source) else ""
+    rust_path = lines.path
     col = len(source_line) - len(source_line.lstrip()) + 1
     message = str(exc).strip().splitlines()[-1] if str(exc).strip() else type(exc).__name__
     where = f"the generated Python is {path}:{line}"

@@ -558,9 +558,9 @@ def _at_rust_line(exc: Exception, launcher: Launcher):
     if isinstance(exc, (bounds.OutOfBounds, bounds.NeverReturns, KeyboardInterrupt)) or not _from_triton(exc):
         return None
     from rs2triton.diagnostics import TranspileError
-    from rs2triton.runtime.errors import triton_diagnostic
+    from rs2triton.runtime.errors import module_of, triton_diagnostic
 
-    module = sys.modules.get(getattr(getattr(launcher.fn, "fn", launcher.fn), "__module__", ""), None)
+    module = module_of(launcher.fn)
     diag = triton_diagnostic(exc, module) if module is not None else None
     return TranspileError([diag]) if diag is not None else None
 

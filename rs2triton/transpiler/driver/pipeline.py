@@ -133,7 +133,7 @@ def _lower_source(source: bytes, smap: SourceMap, line_comments: bool, launchers
         from rs2triton.transpiler.emit.module import add_line_comments
 
         for f in kernel_defs:
-            add_line_comments(f, path)
+            add_line_comments(f, smap.shown)
     functions = list(ctx.helpers.values()) + kernel_defs
     taken = set(ctx.helpers) | set(ctx.used_consts)
     host = None
@@ -152,7 +152,7 @@ def _lower_source(source: bytes, smap: SourceMap, line_comments: bool, launchers
             for op in host.ops:
                 for method in op.node.body:
                     if isinstance(method, ast.FunctionDef):
-                        add_line_comments(method, path)
+                        add_line_comments(method, smap.shown)
     with smap.guard(None, "rendering the module for"):
         launcher_defs = _launchers(items.kernels, kernel_defs, taken, smap, pyproject, host) if launchers else []
         text, line_map, exact = module_text(smap.shown, items.doc, sorted(ctx.imports), list(ctx.used_consts.values()),
