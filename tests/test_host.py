@@ -18,6 +18,7 @@ import pytest
 import torch
 
 import rs2triton
+from rs2triton.runtime import torch_ops
 from rs2triton.runtime.ops import ArgVisitor, RuntimeOp
 from rs2triton.transpiler.host.trait import METHODS
 from tests.conftest import DEVICE, ROOT
@@ -95,9 +96,15 @@ def test_fields_named_as_methods_stay_fields():
     assert op.backward_kernel() is op.backward_kernel_field and repr(op.backward_kernel()) == "<SquareBackward(BLOCK_SIZE=64)>"
     assert op.grid((100,)) == (5, 1, 1) and op.grid((1000,)) == (16, 1, 1) and op.grid_field == 5
     assert repr(op) == ("SquareRuntimeOp(kernel=<SquareForward(BLOCK_SIZE=64)>, "
-                        "backward_kernel=<SquareBackward(BLOCK_SIZE=64)>, grid=5)")
+                        "backward_kernel=<SquareBackward(BLOCK_SIZE=64)>, grid=5, "
+                        "backward_text=<SquareBackward(BLOCK_SIZE=64)>)")
     again = ops.SquareRuntimeOp(kernel=ops.SquareForward(BLOCK_SIZE=64), backward_kernel=ops.SquareBackward(BLOCK_SIZE=64),
-                                grid=5)  # built by its fields' Rust names
+                                grid=5, backward_text=ops.SquareBackward(BLOCK_SIZE=64))  # by the Rust names
+    # a `String` field that `new` gives a kernel's source holds that kernel, and is checked as one
+    assert ops.SquareRuntimeOp.FIELDS["backward_text"] == "kernel:SquareBackward"
+    with pytest.raises(TypeError, match="field `backward_text` must be a configured SquareBackward kernel"):
+        ops.SquareRuntimeOp(kernel=ops.SquareForward(BLOCK_SIZE=64), backward_kernel=ops.SquareBackward(BLOCK_SIZE=64),
+                            grid=5, backward_text="source")
     x = _randn(100, dtype=torch.float64, grad=True)
     assert_matches("square", again.apply(x, out_shape=(100,)), x * x)
     assert torch.autograd.gradcheck(lambda t: op.apply(t, out_shape=(100,)), (x,))
@@ -109,7 +116,7 @@ def test_fields_named_as_methods_stay_fields():
 def test_macro_written_impls_are_translated_and_cfg_is_rustc_s():
     result = rs2triton.transpile_file(SOURCE)
     assert set(result.host) == {"SquareForward", "WeighForward", "PadRowsForward", "JoinRuntimeOp",
-                                "MomentsRuntimeOp", "SquareRuntimeOp", "LaterForward"}
+                                "MomentsRuntimeOp", "SquareRuntimeOp", "TallyForward", "LaterForward"}
     assert ops.SquareForward(BLOCK_SIZE=64).has_backward()  # `#[cfg(feature = "training")]`: a default feature
     assert not ops.MomentsRuntimeOp.new(32, 0.1).has_backward()  # `#[cfg(feature = "no_such_feature")]`: gone
 
@@ -206,6 +213,22 @@ def test_apply_checks_before_anything_runs():
         op.apply(x, out_shape=(10,))
     with pytest.raises(ValueError, match="out= cannot be used where gradients are needed"):
         op.apply(_randn(10, grad=True), params=[x], out=torch.empty(10, device=DEVICE))
+    with pytest.raises(TypeError, match=r"WeighForward.apply: params\[0\] must be a torch.Tensor, got list"):
+        op.apply(x, params=[x.tolist()], out_shape=(10,))
+    with pytest.raises(TypeError, match=r"params must be a list or tuple of tensors \(params=\[w\]\), got Tensor"):
+        op.apply(x, params=x, out_shape=(10,))
+    with pytest.raises(TypeError, match=r"WeighForward.apply: out_shape must be a sequence of ints"):
+        op.apply(x, params=[x], out_shape=10)
+    with pytest.raises(ValueError, match=r"param_shapes asks for \[10\] \(for input shapes \[\[10\]\]\)"):
+        op.apply(x, params=[_randn(9)], out_shape=(10,))
+
+
+def test_host_code_that_panics_on_the_shapes_given_is_a_value_error():
+    # JoinRuntimeOp reads each input's width, `inputs[i].1[1]`: 1-D inputs have none (Rust panics)
+    with pytest.raises(ValueError, match=r"JoinRuntimeOp.apply: teenygrad's host code for JoinRuntimeOp fails on "
+                                         r"input shapes \[\[4\], \[4\]\] and output shape \[4, 8\] "
+                                         r"\(IndexError: .*Rust would panic here too\)"):
+        ops.JoinRuntimeOp.new(64, 2).apply(_randn(4), _randn(4), out_shape=(4, 8))
 
 
 def test_a_visit_of_the_wrong_kind_is_caught_before_the_launch():
@@ -253,6 +276,39 @@ def test_register_op_with_fake_and_autograd():
     assert_matches("torch.ops square", square([x], [], [300]), x * x)
     torch.library.opcheck(square.default, ([x], [], [300]))
     assert torch.autograd.gradcheck(lambda t: square([t], [], [40]), (x[:40].clone().requires_grad_(),))
+
+
+def test_a_registered_op_computes_only_the_gradients_needed():
+    # a backward that computes dx only (its dw goes to a scratch buffer): fine while w needs none
+    class OnlyDx(type(ops.WeighForward(BLOCK_SIZE=64))):
+        def pack_backward_args(self, inputs, params, output, output_shape, grad_output, grad_output_row_stride,
+                               grad_inputs, grad_params):
+            args = super().pack_backward_args(inputs, params, output, output_shape, grad_output,
+                                              grad_output_row_stride, grad_inputs, [torch.empty_like(params[0])])
+            return args
+
+    op = OnlyDx(ops.WeighForward, {"BLOCK_SIZE": 64}, {}, False)
+    weigh = rs2triton.register_op(op, "rs2triton_host_tests::only_dx")
+    x, w = _randn(50, dtype=torch.float64, grad=True), _randn(50, dtype=torch.float64, seed=2)
+    weigh([x], [w], [50]).sum().backward()
+    assert_matches("dx", x.grad, w)
+    with pytest.raises(NotImplementedError, match="computes no gradient for parameter `params\\[0\\]`"):
+        weigh([x], [w.clone().requires_grad_()], [50]).sum().backward()
+
+
+def test_an_op_that_writes_its_params_is_registered_as_mutating_them():
+    tally = ops.TallyForward(BLOCK_SIZE=64)
+    assert torch_ops.writes_params(tally)  # `total_ptr: InOut<...>` gets params[0]
+    assert not torch_ops.writes_params(ops.WeighForward(BLOCK_SIZE=64))
+    registered = rs2triton.register_op(tally, "rs2triton_host_tests::tally")
+    x, total = _randn(50), torch.zeros(50, device=DEVICE)
+    assert_matches("y", registered([x], [total], [50]), x)
+    assert_matches("total", total, x)  # written in place, as declared
+    torch.library.opcheck(registered.default, ([x], [torch.zeros(50, device=DEVICE)], [50]))
+    unsaid = rs2triton.register_op(tally, "rs2triton_host_tests::tally_unsaid", mutates_params=False)
+    with pytest.raises(ValueError, match=r"kernel TallyForward writes parameter `params\[0\]` \(as `total_ptr`.*"
+                                         r"register_op\(\.\.\., mutates_params=True\)"):
+        unsaid([x], [total], [50])
 
 
 def test_register_ops_of_a_module_and_compile_them():

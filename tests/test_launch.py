@@ -292,3 +292,20 @@ def test_kernel_dtypes_attribute_limits_the_accepted_dtypes(tmp_path):
     y = torch.empty_like(h)
     mod.ReluForward(BLOCK_SIZE=16)[(1,)](h, y, 10)
     assert torch.equal(y, h.relu())
+
+
+def test_bf16_on_the_interpreter_warns_that_its_numbers_cannot_be_trusted():
+    import warnings
+
+    relu = rs2triton.load(ROOT / "kernels_rs" / "relu.rs")
+    x = torch.linspace(-3, 3, 8, device=DEVICE).bfloat16()
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        relu.ReluForward(BLOCK_SIZE=8)[(1,)](x, torch.empty_like(x), 8)
+        relu.ReluForward(BLOCK_SIZE=8)[(1,)](x.float(), torch.empty_like(x.float()), 8)
+    bf16 = [w for w in seen if "bfloat16 tensors on Triton's CPU interpreter" in str(w.message)]
+    if DEVICE == "cpu":  # the interpreter: the bf16 launch warns (at the caller's line), the f32 one does not
+        assert len(bf16) == 1 and bf16[0].category is RuntimeWarning and "ReluForward" in str(bf16[0].message)
+        assert bf16[0].filename == __file__
+    else:  # compiled: nothing to warn of
+        assert not bf16

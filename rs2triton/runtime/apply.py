@@ -16,6 +16,8 @@ takes an ``i32`` is teenygrad's bug, reported as such rather than launched).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from rs2triton.runtime.values import _torch, rust_dtype_of
@@ -47,8 +49,37 @@ def _tensor_check(op, what: str, t) -> None:
         raise TypeError(f"{_name(op)}.apply: {what} must be a torch.Tensor, got {type(t).__name__}")
 
 
+@contextmanager
+def host_code(op, input_shapes, output_shape=None) -> Iterator[None]:
+    """Runs teenygrad's host logic of ``op``: where it panics, as its Rust would (an index out of
+    bounds: the input has fewer dimensions than the op reads; a division by zero; an overflow),
+    a ``ValueError`` naming the op and the shapes it was given."""
+    try:
+        yield
+    except (IndexError, KeyError, ArithmeticError) as e:
+        given = f"input shapes {[list(s) for s in input_shapes]}"
+        if output_shape is not None:
+            given += f" and output shape {list(output_shape)}"
+        raise ValueError(f"{_name(op)}.apply: teenygrad's host code for {_name(op)} fails on {given} "
+                         f"({type(e).__name__}: {e}; Rust would panic here too): the shapes do not fit the op"
+                         ) from e
+
+
+def _check_out_shape(op, out_shape) -> None:
+    if out_shape is None:
+        return
+    if isinstance(out_shape, (str, bytes)) or not hasattr(out_shape, "__iter__") or not all(
+            isinstance(s, int) and not isinstance(s, bool) or hasattr(s, "__index__") and not isinstance(s, bool)
+            for s in out_shape):
+        raise TypeError(f"{_name(op)}.apply: out_shape must be a sequence of ints (out_shape=(40,)), "
+                        f"got {out_shape!r}")
+    if any(int(s) < 0 for s in out_shape):
+        raise ValueError(f"{_name(op)}.apply: out_shape has a negative size: {list(out_shape)}")
+
+
 def resolve_output_shape(op, input_shapes, out, out_shape) -> list[int]:
     name = _name(op)
+    _check_out_shape(op, out_shape)
     overridden = not getattr(type(op).compute_concrete_output_shape, "trait_default", False)
     if out is not None:
         resolved = _shape(out)
@@ -81,7 +112,7 @@ def check_params(op, params, input_shapes, output_shape) -> None:
         _tensor_check(op, f"parameter `{label}`", p)
         if list(_shape(p)) != shape:
             raise ValueError(f"{name}.apply: parameter `{label}` has shape {list(_shape(p))}, but param_shapes "
-                             f"asks for {shape}")
+                             f"asks for {shape} (for input shapes {[list(s) for s in input_shapes]})")
 
 
 def _kernel_dtype(kernel, args, index: int, fallback):
@@ -149,32 +180,58 @@ def output_dtype(op, inputs: tuple, params: tuple, output_shape: list[int]):
     return _kernel_dtype(op.forward_kernel(), probe, index, fallback) if index is not None else fallback
 
 
-def forward(op, inputs: tuple, params: tuple, out, output_shape: list[int], torch_op: bool = False):
+WRITES = ("out", "inout")  # the access of a kernel parameter the kernel writes
+
+
+def written_params(kernel, launches, params) -> list[tuple[int, str]]:
+    """(index in ``params``, kernel parameter) for each parameter a launch hands to a kernel
+    parameter the Rust marks ``Out``/``InOut``."""
+    kernel_params = kernel.launcher._params
+    found = []
+    for args, _grid in launches:
+        for pos, v in enumerate(args):
+            if pos < len(kernel_params) and kernel_params[pos].access in WRITES:
+                found += [(i, kernel_params[pos].name) for i, p in enumerate(params) if v is p]
+    return found
+
+
+def forward(op, inputs: tuple, params: tuple, out, output_shape: list[int], torch_op: bool = False,
+            params_mutable: bool = True):
     """The output of one forward pass (no autograd); ``torch_op``: launched through
-    ``torch.library.wrap_triton`` (inside a ``triton_op``)."""
+    ``torch.library.wrap_triton`` (inside a ``triton_op``); ``params_mutable`` false: a launch
+    that would write a parameter is an error (a custom op registered as not mutating it)."""
     torch = _torch()
     name = _name(op)
     kernel = op.forward_kernel()
     input_shapes = [_shape(x) for x in inputs]
-    natural = int(op.forward_output_row_elems(output_shape))
-    required = int(op.forward_output_row_stride(output_shape))
-    n_launches = int(op.n_launches())
+    with host_code(op, input_shapes, output_shape):
+        natural = int(op.forward_output_row_elems(output_shape))
+        required = int(op.forward_output_row_stride(output_shape))
+        n_launches = int(op.n_launches())
+        dtype = output_dtype(op, inputs, params, output_shape) if out is None else out.dtype
+        launches = []
+        for i in range(n_launches):
+            if n_launches == 1:
+                launches.append((op.pack_args(inputs, params, _Output(), output_shape, required), op.grid(output_shape)))
+            else:
+                launches.append((op.pack_args_for_launch(i, inputs, params, _Output(), output_shape, required),
+                                 op.grid_for_launch(i, input_shapes, output_shape)))
+    if not params_mutable and (written := written_params(kernel, launches, params)):
+        i, kernel_param = written[0]
+        names = list(op.param_names()) or [f"params[{j}]" for j in range(len(params))]
+        raise ValueError(f"{name}: kernel {kernel.launcher.name} writes parameter `{names[i]}` (as `{kernel_param}`, "
+                         "which its Rust marks Out/InOut), but the custom op was registered as not mutating its "
+                         "params: register it with register_op(..., mutates_params=True)")
     if out is None:
         device = inputs[0].device if inputs else (params[0].device if params else None)
-        out = torch.empty(output_shape, dtype=output_dtype(op, inputs, params, output_shape), device=device)
+        out = torch.empty(output_shape, dtype=dtype, device=device)
     elif not out.is_contiguous():
         raise ValueError(f"{name}.apply: out must be contiguous (teenygrad's buffers are dense, row-major)")
     n_rows = out.numel() // max(natural, 1)
     buffer = out
     if required > natural:
         buffer = torch.zeros((n_rows, required), dtype=out.dtype, device=out.device)
-    for i in range(n_launches):
-        if n_launches == 1:
-            args = op.pack_args(inputs, params, _Output(), output_shape, required)
-            grid = op.grid(output_shape)
-        else:
-            args = op.pack_args_for_launch(i, inputs, params, _Output(), output_shape, required)
-            grid = op.grid_for_launch(i, input_shapes, output_shape)
+    for args, grid in launches:
         _launch(op, kernel, _substitute(args, buffer), grid, "pack_args", torch_op)
     if buffer is not out:
         out.view(n_rows, natural).copy_(buffer[:, :natural])
@@ -194,23 +251,27 @@ def backward(op, inputs: tuple, params: tuple, output, output_shape: list[int], 
     grad_params = [torch.zeros_like(p) for p in params]
     dy = grad_output.contiguous()
     natural = _last(output_shape)
-    required = int(op.backward_grad_output_row_stride(output_shape))
+    with host_code(op, [_shape(x) for x in inputs], output_shape):
+        required = int(op.backward_grad_output_row_stride(output_shape))
     if required > natural:
         n_rows = dy.numel() // max(natural, 1)
         padded = torch.zeros((n_rows, required), dtype=dy.dtype, device=dy.device)
         padded[:, :natural] = dy.reshape(n_rows, natural)
         dy = padded
     input_shapes = [_shape(x) for x in inputs]
-    n_launches = int(op.n_backward_launches())
+    with host_code(op, input_shapes, output_shape):
+        n_launches = int(op.n_backward_launches())
+        launches = []
+        for i in range(n_launches):
+            if n_launches == 1:
+                launches.append((op.pack_backward_args(inputs, params, output, output_shape, dy, required, grad_inputs,
+                                                       grad_params), op.backward_grid(input_shapes, output_shape)))
+            else:
+                launches.append((op.pack_backward_args_for_launch(i, inputs, params, output, output_shape, dy, required,
+                                                                  grad_inputs, grad_params),
+                                 op.backward_grid_for_launch(i, input_shapes, output_shape)))
     written: set[int] = set()
-    for i in range(n_launches):
-        if n_launches == 1:
-            args = op.pack_backward_args(inputs, params, output, output_shape, dy, required, grad_inputs, grad_params)
-            grid = op.backward_grid(input_shapes, output_shape)
-        else:
-            args = op.pack_backward_args_for_launch(i, inputs, params, output, output_shape, dy, required,
-                                                    grad_inputs, grad_params)
-            grid = op.backward_grid_for_launch(i, input_shapes, output_shape)
+    for args, grid in launches:
         written |= {id(a) for a in args}
         _launch(op, kernel, args, grid, "pack_backward_args", torch_op)
     grads = grad_inputs + grad_params
@@ -235,15 +296,23 @@ def _last(shape) -> int:
     return int(shape[-1]) if len(shape) else 1
 
 
-def run(op, inputs: tuple, params: tuple, out, out_shape):
+def run(op, inputs: tuple, params, out, out_shape):
     torch = _torch()
     name = _name(op)
+    if isinstance(params, torch.Tensor) or not isinstance(params, (list, tuple)):
+        raise TypeError(f"{name}.apply: params must be a list or tuple of tensors (params=[w]), got "
+                        f"{type(params).__name__}")
+    params = tuple(params)
     n = int(op.n_activation_inputs())
     if len(inputs) != n:
         raise TypeError(f"{name}.apply: takes {n} input{'s' if n != 1 else ''} (n_activation_inputs), "
                         f"got {len(inputs)}")
     for i, x in enumerate(inputs):
         _tensor_check(op, f"input {i}", x)
+    for i, p in enumerate(params):
+        _tensor_check(op, f"params[{i}]", p)
+    if out is not None:
+        _tensor_check(op, "out", out)
     devices = {t.device for t in (*inputs, *params)} | ({out.device} if out is not None else set())
     if len(devices) > 1:
         raise ValueError(f"{name}.apply: the tensors are on {sorted(map(str, devices))}; put them on one device")
@@ -251,8 +320,9 @@ def run(op, inputs: tuple, params: tuple, out, out_shape):
     inputs = tuple(x.contiguous() for x in inputs)  # teenygrad's buffers are dense, row-major
     params = tuple(p.contiguous() for p in params)
     input_shapes = [_shape(x) for x in inputs]
-    output_shape = resolve_output_shape(op, input_shapes, out, out_shape)
-    check_params(op, params, input_shapes, output_shape)
+    with host_code(op, input_shapes, out_shape if out is None else _shape(out)):
+        output_shape = resolve_output_shape(op, input_shapes, out, out_shape)
+        check_params(op, params, input_shapes, output_shape)
     needs = [t.requires_grad for t in (*inputs, *params)]
     if not (torch.is_grad_enabled() and any(needs)):
         with torch.no_grad():

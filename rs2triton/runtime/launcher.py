@@ -21,6 +21,7 @@ import itertools
 import numbers
 import sys
 import time
+import warnings
 from collections.abc import Mapping
 from functools import partial
 from typing import Any
@@ -378,6 +379,9 @@ class Launcher:
             elif rust != p.elem:
                 want = getattr(_torch(), TORCH_DTYPES.get(p.elem, ""), p.elem)
                 raise TypeError(f"{name}: argument `{p.rust}` must have dtype {want}, got {dt}")
+        if self.interpreted and any(t is not None and getattr(t, "dtype", None) is _torch().bfloat16
+                                    for t in (values[p.index] for p in self._pointers)):
+            _warn_bf16(name)
         if device is not None and device.type == "meta":
             raise ValueError(f"{name}: argument `{first.name}` is a meta tensor (a shape with no data), so there "
                              f"is nothing to launch {name} on; pass tensors that hold data")
@@ -547,6 +551,12 @@ class Configured:
         wrapped = type(self)(self.launcher, self.consts, self.options, self.autotuned, wrap=True)
         wrapped.type_args = dict(self.type_args)
         return wrapped
+
+
+def _warn_bf16(name: str) -> None:
+    warnings.warn(f"{name}: bfloat16 tensors on Triton's CPU interpreter: its bf16 arithmetic is wrong (Triton "
+                  "3.6 and 3.9 add two bf16 values into garbage), so the results of this launch cannot be trusted; "
+                  "run it on a GPU, or in float16/float32 here", RuntimeWarning, stacklevel=5)
 
 
 def _at_rust_line(exc: Exception, launcher: Launcher):

@@ -277,7 +277,7 @@ class RuntimeOp:
         """
         from rs2triton.runtime.apply import run
 
-        return run(self, inputs, tuple(params), out, out_shape)
+        return run(self, inputs, params, out, out_shape)
 
     def with_dtypes(self, **type_args):
         """A copy with these type parameters bound (``D=torch.float16``)."""

@@ -46,10 +46,43 @@ def _interpreted(op) -> bool:
     return bool(getattr(getattr(kernel, "launcher", None), "interpreted", False))
 
 
-def register_op(op, qualname: str | None = None, *, namespace: str = "rs2triton"):
+def writes_params(op) -> bool:
+    """Whether ``op``'s forward kernel writes one of its parameters (teenygrad's batch-norm stats
+    updates its running statistics in place): a dry run of ``pack_args`` on stand-ins of a
+    generic shape, its visited parameters looked up in the kernel's ``Out``/``InOut`` marks;
+    False where the dry run cannot tell (a launch that writes one is then an error, not a
+    silent mutation)."""
+    from rs2triton.runtime import apply
+
+    class Stand:  # a tensor as the host code sees one: a shape
+        def __init__(self, shape):
+            self.shape = tuple(shape)
+
+    try:
+        shape = (2,) * 6
+        n = int(op.n_activation_inputs())
+        inputs = tuple(Stand(shape) for _ in range(n))
+        input_shapes = [shape] * n
+        output_shape = [int(s) for s in op.compute_concrete_output_shape(input_shapes, list(shape))]
+        params = tuple(Stand(p) for p in op.param_shapes(input_shapes, output_shape))
+        if not params:
+            return False
+        required = int(op.forward_output_row_stride(output_shape))
+        n_launches = int(op.n_launches())
+        launches = [((op.pack_args(inputs, params, apply._Output(), output_shape, required) if n_launches == 1 else
+                      op.pack_args_for_launch(i, inputs, params, apply._Output(), output_shape, required)), None)
+                    for i in range(n_launches)]
+        return bool(apply.written_params(op.forward_kernel(), launches, params))
+    except Exception:  # noqa: BLE001 (host logic the generic shape does not fit: not known)
+        return False
+
+
+def register_op(op, qualname: str | None = None, *, namespace: str = "rs2triton", mutates_params: bool | None = None):
     """Register ``op`` as the custom op ``qualname`` (``"namespace::name"``; by default the op's
     name in snake case, in ``namespace``). Returns the op's ``torch.ops`` overload packet, callable
-    as ``f(inputs, params, out_shape)``."""
+    as ``f(inputs, params, out_shape)``. ``mutates_params``: whether the op writes its parameter
+    tensors in place (declared to torch, and then without autograd, which torch.library has only
+    for functional ops); by default what :func:`writes_params` finds."""
     torch = _torch()
     from rs2triton.runtime import apply
 
@@ -59,16 +92,19 @@ def register_op(op, qualname: str | None = None, *, namespace: str = "rs2triton"
     label = getattr(op, "RUST_NAME", type(op).__name__)
     interpreted = _interpreted(op)
     define = torch.library.custom_op if interpreted else torch.library.triton_op
+    mutable = writes_params(op) if mutates_params is None else bool(mutates_params)
 
     def run(inputs, params, out_shape):
-        inputs, params, output_shape, bound = _prepared(op, inputs, params, out_shape)
-        return apply.forward(bound, inputs, params, None, output_shape, torch_op=not interpreted)
+        inputs, params, output_shape, bound = _prepared(op, inputs, params, out_shape, contiguous_params=mutable)
+        return apply.forward(bound, inputs, params, None, output_shape, torch_op=not interpreted,
+                             params_mutable=mutable)
 
     run.__name__ = name.split("::")[1]
     # (`triton_op` ignores `schema` and infers it from the annotations, which spell SCHEMA)
     run.__annotations__ = {"inputs": _tensors(), "params": _tensors(), "out_shape": list[int],
                            "return": torch.Tensor}
-    custom = define(name, run, mutates_args=(), schema=SCHEMA)
+    custom = define(name, run, mutates_args=("params",) if mutable else (),
+                    schema=SCHEMA.replace("Tensor[] params", "Tensor(a!)[] params") if mutable else SCHEMA)
 
     def fake(inputs, params, out_shape):
         inputs, params, output_shape, bound = _prepared(op, inputs, params, out_shape)
@@ -76,6 +112,9 @@ def register_op(op, qualname: str | None = None, *, namespace: str = "rs2triton"
         return inputs[0].new_empty(output_shape, dtype=dtype) if inputs else torch.empty(output_shape, dtype=dtype)
 
     custom.register_fake(fake)
+    namespace_, short = name.split("::")
+    if mutable:  # (torch.library has autograd for functional ops only)
+        return getattr(getattr(torch.ops, namespace_), short)
     backward_op = _register_backward(op, name, label, interpreted)
 
     def setup_context(ctx, inputs, output):
@@ -91,23 +130,27 @@ def register_op(op, qualname: str | None = None, *, namespace: str = "rs2triton"
         needs_p = [bool(n) for n in ctx.needs_input_grad[1]] if isinstance(ctx.needs_input_grad[1], (list, tuple)) \
             else [bool(ctx.needs_input_grad[1])] * len(params)
         grads = backward_op(list(ins), list(params), output, grad_output, ctx.out_shape, needs + needs_p)
-        return list(grads[:len(ins)]), list(grads[len(ins):]), None
+        grads = [g if n else None for g, n in zip(grads, needs + needs_p, strict=True)]
+        return grads[:len(ins)], grads[len(ins):], None
 
     custom.register_autograd(backward, setup_context=setup_context)
-    namespace_, short = name.split("::")
     return getattr(getattr(torch.ops, namespace_), short)
 
 
-def _prepared(op, inputs, params, out_shape):
+def _prepared(op, inputs, params, out_shape, contiguous_params: bool = False):
     from rs2triton.runtime import apply
 
     inputs, params = tuple(inputs), tuple(params)
     op = apply.bind_dtype(op, inputs)
     inputs = tuple(x.contiguous() for x in inputs)
+    if contiguous_params and not all(p.is_contiguous() for p in params):  # (a copy would take the writes)
+        raise ValueError(f"{apply._name(op)}: the params it writes must be contiguous tensors")
     params = tuple(p.contiguous() for p in params)
     input_shapes = [tuple(int(s) for s in x.shape) for x in inputs]
-    output_shape = apply.resolve_output_shape(op, input_shapes, None, list(out_shape) if out_shape else None)
-    apply.check_params(op, params, input_shapes, output_shape)
+    with apply.host_code(op, input_shapes, list(out_shape)):
+        # ([] is a 0-d output, or, for an op that computes its output shape, nothing given)
+        output_shape = apply.resolve_output_shape(op, input_shapes, None, list(out_shape))
+        apply.check_params(op, params, input_shapes, output_shape)
     return inputs, params, output_shape, op
 
 
@@ -122,9 +165,11 @@ def _register_backward(op, name: str, label: str, interpreted: bool):
             raise RuntimeError(f"{label} has no backward in teenygrad (has_backward() is false): its output "
                                "cannot be differentiated")
         bound = apply.bind_dtype(op, tuple(inputs))
+        tensors = (*inputs, *params)
         grads = apply.backward(bound, tuple(inputs), tuple(params), output, list(out_shape), grad_output,
-                               [True] * (len(inputs) + len(params)), torch_op=not interpreted)
-        return [g for g in grads]
+                               [bool(n) for n in needs], torch_op=not interpreted)
+        # (Tensor[] holds no None: a gradient not needed is zeros, which autograd is not given)
+        return [g if g is not None else torch.zeros_like(t) for g, t in zip(grads, tensors, strict=True)]
 
     backward_name = f"{name}_backward"
     run.__annotations__ = {"inputs": _tensors(), "params": _tensors(), "output": torch.Tensor,

@@ -96,6 +96,27 @@ pub fn weigh_backward<T: Triton, D: Float, const BLOCK_SIZE: i32>(
     T::store(dw_ptr.add_offsets(offsets), dy * x, Some(mask), &[], None, None);
 }
 
+/// `y = x`, and `total += x` into a parameter: a running statistic, updated in place (as
+/// teenygrad's batch-norm stats updates its running mean).
+#[kernel]
+pub fn tally_forward<T: Triton, D: Float, const BLOCK_SIZE: i32>(
+    x_ptr: In<T::Pointer<D>>,
+    total_ptr: InOut<T::Pointer<D>>,
+    y_ptr: Out<T::Pointer<D>>,
+    n: i32,
+) where
+    T::I32Tensor: types::Tensor<i32, 1>,
+    T::I32Tensor: Comparison<i32, BoolTensor = T::BoolTensor>,
+    T::Pointer<D>: AddOffsets<i32, 1, T::I32Tensor, Output = T::Tensor<T::Pointer<D>>>,
+{
+    let at = T::program_id(Axis::X) * BLOCK_SIZE + T::arange(0, BLOCK_SIZE);
+    let inside = at.lt(n);
+    let x = T::load(x_ptr.add_offsets(at), Some(inside), None, &[], None, None, None, false);
+    T::store(y_ptr.add_offsets(at), x, Some(inside), &[], None, None);
+    let before = T::load(total_ptr.add_offsets(at), Some(inside), None, &[], None, None, None, false);
+    T::store(total_ptr.add_offsets(at), before + x, Some(inside), &[], None, None);
+}
+
 // One host impl for every elementwise op of one input: written by a macro, as teenygrad
 // writes most of its impls. `$n_params`: how many parameters of the input's shape it takes.
 macro_rules! impl_unary_runtime_op {
@@ -173,6 +194,7 @@ macro_rules! impl_unary_runtime_op {
 
 impl_unary_runtime_op!(SquareForward, 0);
 impl_unary_runtime_op!(WeighForward, 1);
+impl_unary_runtime_op!(TallyForward, 1);
 
 /// Copies an `[m, n]` matrix into rows of `row_stride` elements (a padded output).
 #[kernel]
@@ -415,11 +437,18 @@ pub struct SquareRuntimeOp<D: Float + Send + Sync + 'static> {
     backward_kernel: SquareBackward<D>,
     /// At least this many programs.
     grid: u32,
+    /// The backward kernel's source, as teenygrad's batch-norm ops keep it.
+    backward_text: String,
 }
 
 impl<D: Float + Send + Sync + 'static> SquareRuntimeOp<D> {
     pub fn new(block_size: i32, grid: u32) -> Self {
-        Self { kernel: SquareForward::<D>::new(block_size), backward_kernel: SquareBackward::<D>::new(block_size), grid }
+        Self {
+            kernel: SquareForward::<D>::new(block_size),
+            backward_kernel: SquareBackward::<D>::new(block_size),
+            grid,
+            backward_text: SquareBackward::<D>::new(block_size).source,
+        }
     }
 }
 

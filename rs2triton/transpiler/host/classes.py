@@ -462,6 +462,10 @@ def _wrapper_op(item: HostItem, anchor: Node | None, struct: str, struct_item: H
         if n in ("kernel_name",):
             continue  # teenygrad's own bookkeeping: `name` of the forward kernel
         body.append(_lower_method(fn, doc, lw, n, smap, side, inh_anchor, struct, classmethod=not has_self))
+    for k, kernel in module.source_fields.get(struct, {}).items():  # (known once `new` is lowered)
+        field_types[k] = f"kernel:{kernel}"
+    body[1] = _assign("FIELDS", ast.Dict(keys=[ast.Constant(python_name(k)) for k in field_types],
+                                         values=[ast.Constant(v) for v in field_types.values()]))
     kernel_fields = [(k, v.elem) for k, v in fields.items() if v.kind == "kernel"]
     fwd = None
     if not has_forward and kernel_fields:

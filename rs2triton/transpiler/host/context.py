@@ -64,6 +64,8 @@ class HostModule:
     # A wrapper struct's fields whose names its class's methods have (`backward_kernel`): struct
     # -> field -> the attribute that holds it instead
     field_attrs: dict[str, dict[str, str]] = field(default_factory=dict)
+    # A wrapper struct's `String` fields that its `new` gives a kernel's source: struct -> field -> kernel
+    source_fields: dict[str, dict[str, str]] = field(default_factory=dict)
 
     def field_attr(self, struct: str, field_name: str) -> str:
         """The attribute of ``struct``'s class that holds the Rust field ``field_name``."""

@@ -302,7 +302,11 @@ class Expressions:
                 field = text(fnode)
                 if fields.get(field, UNKNOWN).kind == "phantom":
                     continue
-                value, _ = self.expr(vnode, fields.get(field))
+                value, vty = self.expr(vnode, fields.get(field))
+                if vty.kind == "kernel" and fields.get(field, UNKNOWN).kind != "kernel":
+                    # a `String` field given a kernel's `source` holds that kernel (as its source stands
+                    # for it): its class checks it as one
+                    self.lw.module.source_fields.setdefault(struct, {})[field] = vty.elem or ""
             else:
                 raise HostUnsupported(init, "`..` in a struct expression")
             if fields.get(field, UNKNOWN).kind == "phantom":
