@@ -167,9 +167,14 @@ def show(file: str, plain: bool, features: tuple[str, ...], no_default_features:
 def _host_line(host: dict) -> str:
     """An op's host logic in one line: where its impl is, its inputs, parameters and grid (Rust)."""
     parts = [f"impl RuntimeOp at line {host['line']}"]
-    for key, label in (("n_activation_inputs", "inputs"), ("param_names", "params"), ("grid", "grid")):
-        if key in host:
+    if "new" in host:
+        parts.append(f"built by {host['new']}")
+    for key, label in (("n_activation_inputs", "inputs"), ("param_names", "params"), ("param_shapes", "param shapes"),
+                       ("n_launches", "launches"), ("grid", "grid")):
+        if key in host and not (key == "param_shapes" and "param_names" in host):
             parts.append(f"{label} {host[key]}")
+    if host.get("has_backward") == "true":
+        parts.append("has a backward")
     return "; ".join(parts)
 
 

@@ -377,3 +377,21 @@ def test_help_shows_the_kernel_s_and_the_op_s_doc_comments():
     assert "Joins `n_inputs` `[rows, width_i]` matrices side by side." in ops.JoinRuntimeOp.__doc__
     assert "Rows rounded up to a multiple of `ROUND_TO` elements." in \
         type(ops.PadRowsForward(BLOCK_N=8)).forward_output_row_stride.__doc__
+
+
+def test_rs2triton_kernels_shows_each_op_s_host_logic():
+    from click.testing import CliRunner
+
+    from rs2triton.cli import main
+
+    res = CliRunner().invoke(main, ["kernels", str(SOURCE)])
+    assert res.exit_code == 0, res.output
+    lines = {line.split(": ", 2)[1].split(" ")[0]: line for line in res.output.splitlines()
+             if "(an op holding kernels)" in line}
+    join = lines["JoinRuntimeOp"]
+    assert "built by new(block_size, n_inputs)" in join and "inputs self.n_inputs" in join
+    assert "launches self.n_inputs" in join and "has a backward" in join
+    assert "built by new(block_n, eps)" in lines["MomentsRuntimeOp"]
+    assert "has a backward" not in lines["MomentsRuntimeOp"]  # its has_backward is cfg'd out
+    square = next(line for line in res.output.splitlines() if "impl RuntimeOp" in line and "vec![input_shapes[0].to_vec(); 0]" in line)
+    assert "param shapes vec![input_shapes[0].to_vec(); 0]" in square and "has a backward" in square  # macro-written

@@ -355,16 +355,19 @@ def _impl_doc(item: HostItem, struct: str, smap: SourceMap, anchor: Node | None)
     return f"{item.doc}\n\n{head}" if item.doc else head
 
 
-def _summary(item: HostItem) -> dict:
+def _summary(item: HostItem, module: HostModule, smap: SourceMap) -> dict:
     """What ``rs2triton kernels`` shows of an op: the Rust of its input count, parameter names and
-    grid (each method's last expression, on one line)."""
+    shapes, launches, grid and backward (each method's last expression, on one line), of the
+    methods its ``#[cfg]`` keeps."""
     out: dict = {}
-    for fn, _attrs, _doc in _methods(item):
+    for fn, attrs, _doc in _methods(item):
+        if not _cfg_ok(attrs, module.features, smap, []):  # (its warnings are the translation's to give)
+            continue
         n = _fn_name(fn)
         body = fn.child_by_field_name("body")
         if body is None:
             continue
-        if n in ("n_activation_inputs", "grid", "param_names"):
+        if n in ("n_activation_inputs", "grid", "param_names", "param_shapes", "n_launches", "has_backward"):
             inner = [c for c in named_children(body)]
             out[n] = " ".join(text(inner[-1]).split()) if inner else ""
     return out
@@ -380,7 +383,7 @@ def _kernel_op(item: HostItem, anchor: Node | None, struct: str, module: HostMod
     body = _trait_methods(item, anchor, struct, fields, type_params, set(), module, smap, side)
     line = (anchor or item.node).start_point[0] + 1
     node = _class(class_name, "RuntimeOp", _impl_doc(item, struct, smap, anchor), body, line)
-    return HostOp(struct, class_name, struct, node, line, {"line": line, **_summary(item)})
+    return HostOp(struct, class_name, struct, node, line, {"line": line, **_summary(item, module, smap)})
 
 
 def _trait_methods(item: HostItem, anchor: Node | None, struct: str, fields: dict[str, HTy],
@@ -493,7 +496,13 @@ def _wrapper_op(item: HostItem, anchor: Node | None, struct: str, struct_item: H
     node = _class(_fresh_class(py_struct, module) if py_struct in module.taken else py_struct, "RuntimeOp",
                   f"{doc}\n\n{impl_doc}" if doc else impl_doc, body, line)
     module.taken.add(py_struct)
-    return HostOp(struct, node.name, None, node, line, {"line": line, "wrapper": True, **_summary(item)})
+    summary = {"line": line, "wrapper": True, **_summary(item, module, smap)}
+    for fn, _doc, _anchor in inherent_methods:  # how it is built: `new(block_size, n_inputs)`
+        params_node = fn.child_by_field_name("parameters")
+        if _fn_name(fn) == "new" and params_node is not None:
+            summary["new"] = "new(" + ", ".join(text(p.child_by_field_name("pattern") or p)
+                                                for p in named_children(params_node) if p.type == "parameter") + ")"
+    return HostOp(struct, node.name, None, node, line, summary)
 
 
 def _pick(kernel_fields: list[tuple[str, str | None]], names: tuple[str, ...], exclude: frozenset[str] = frozenset(),
