@@ -69,8 +69,7 @@ def _check_out_shape(op, out_shape) -> None:
     if out_shape is None:
         return
     if isinstance(out_shape, (str, bytes)) or not hasattr(out_shape, "__iter__") or not all(
-            isinstance(s, int) and not isinstance(s, bool) or hasattr(s, "__index__") and not isinstance(s, bool)
-            for s in out_shape):
+            hasattr(s, "__index__") and not isinstance(s, bool) for s in out_shape):  # (ints, SymInts, numpy ints)
         raise TypeError(f"{_name(op)}.apply: out_shape must be a sequence of ints (out_shape=(40,)), "
                         f"got {out_shape!r}")
     if any(int(s) < 0 for s in out_shape):
@@ -103,12 +102,10 @@ def resolve_output_shape(op, input_shapes, out, out_shape) -> list[int]:
 def check_params(op, params, input_shapes, output_shape) -> None:
     name = _name(op)
     want = [list(s) for s in op.param_shapes(input_shapes, output_shape)]
-    names = list(op.param_names()) or [f"params[{i}]" for i in range(len(want))]
     if len(params) != len(want):
         raise TypeError(f"{name}.apply: takes {len(want)} parameter tensor{'s' if len(want) != 1 else ''} "
                         f"(param_shapes: {want}), got {len(params)}")
-    for i, (p, shape) in enumerate(zip(params, want, strict=True)):
-        label = names[i] if i < len(names) else f"params[{i}]"
+    for p, shape, label in zip(params, want, param_labels(op, len(want)), strict=True):
         _tensor_check(op, f"parameter `{label}`", p)
         if list(_shape(p)) != shape:
             raise ValueError(f"{name}.apply: parameter `{label}` has shape {list(_shape(p))}, but param_shapes "
@@ -168,19 +165,37 @@ def _substitute(args, output):
     return out
 
 
-def output_dtype(op, inputs: tuple, params: tuple, output_shape: list[int]):
-    """The dtype of the op's output: a dry run of ``pack_args`` with a stand-in for the output tells
-    which kernel parameter it lands on (``*D``: the inputs' dtype; ``*i64``: int64)."""
+def output_dtype(op, inputs: tuple, params: tuple, output_shape: list[int], launches=None):
+    """The dtype of the op's output: the first launch's arguments (``launches``, else a dry run of
+    ``pack_args``), with a stand-in for the output, tell which kernel parameter it lands on
+    (``*D``: the inputs' dtype; ``*i64``: int64)."""
     torch = _torch()
-    required = int(op.forward_output_row_stride(output_shape))
-    probe = (op.pack_args(inputs, params, _Output(), output_shape, required) if int(op.n_launches()) == 1
-             else op.pack_args_for_launch(0, inputs, params, _Output(), output_shape, required))
+    if launches is None:
+        launches = forward_launches(op, inputs, params, output_shape, int(op.forward_output_row_stride(output_shape)))
+    probe = launches[0][0] if launches else []
     index = next((i for i, v in enumerate(probe) if isinstance(v, _Output)), None)
     fallback = inputs[0].dtype if inputs else torch.float32
     return _kernel_dtype(op.forward_kernel(), probe, index, fallback) if index is not None else fallback
 
 
 WRITES = ("out", "inout")  # the access of a kernel parameter the kernel writes
+
+
+def param_labels(op, n: int) -> list[str]:
+    """What messages call the op's ``n`` parameters: its ``param_names``, else ``params[i]``."""
+    names = list(op.param_names())
+    return [names[i] if i < len(names) else f"params[{i}]" for i in range(n)]
+
+
+def forward_launches(op, inputs, params, output_shape, required) -> list[tuple[Any, Any]]:
+    """(visited arguments, grid) of each of the op's ``n_launches`` forward launches, the output a
+    stand-in (:class:`_Output`)."""
+    n_launches = int(op.n_launches())
+    if n_launches == 1:
+        return [(op.pack_args(inputs, params, _Output(), output_shape, required), op.grid(output_shape))]
+    input_shapes = [_shape(x) for x in inputs]
+    return [(op.pack_args_for_launch(i, inputs, params, _Output(), output_shape, required),
+             op.grid_for_launch(i, input_shapes, output_shape)) for i in range(n_launches)]
 
 
 def written_params(kernel, launches, params) -> list[tuple[int, str]]:
@@ -207,19 +222,12 @@ def forward(op, inputs: tuple, params: tuple, out, output_shape: list[int], torc
     with host_code(op, input_shapes, output_shape):
         natural = int(op.forward_output_row_elems(output_shape))
         required = int(op.forward_output_row_stride(output_shape))
-        n_launches = int(op.n_launches())
-        dtype = output_dtype(op, inputs, params, output_shape) if out is None else out.dtype
-        launches = []
-        for i in range(n_launches):
-            if n_launches == 1:
-                launches.append((op.pack_args(inputs, params, _Output(), output_shape, required), op.grid(output_shape)))
-            else:
-                launches.append((op.pack_args_for_launch(i, inputs, params, _Output(), output_shape, required),
-                                 op.grid_for_launch(i, input_shapes, output_shape)))
+        launches = forward_launches(op, inputs, params, output_shape, required)
+        dtype = output_dtype(op, inputs, params, output_shape, launches) if out is None else out.dtype
     if not params_mutable and (written := written_params(kernel, launches, params)):
         i, kernel_param = written[0]
-        names = list(op.param_names()) or [f"params[{j}]" for j in range(len(params))]
-        raise ValueError(f"{name}: kernel {kernel.launcher.name} writes parameter `{names[i]}` (as `{kernel_param}`, "
+        raise ValueError(f"{name}: kernel {kernel.launcher.name} writes parameter `{param_labels(op, len(params))[i]}` "
+                         f"(as `{kernel_param}`, "
                          "which its Rust marks Out/InOut), but the custom op was registered as not mutating its "
                          "params: register it with register_op(..., mutates_params=True)")
     if out is None:
@@ -275,8 +283,7 @@ def backward(op, inputs: tuple, params: tuple, output, output_shape: list[int], 
         written |= {id(a) for a in args}
         _launch(op, kernel, args, grid, "pack_backward_args", torch_op)
     grads = grad_inputs + grad_params
-    labels = [f"input {i}" for i in range(len(inputs))] + [
-        f"parameter `{n}`" for n in (list(op.param_names()) or [f"params[{i}]" for i in range(len(params))])]
+    labels = [f"input {i}" for i in range(len(inputs))] + [f"parameter `{n}`" for n in param_labels(op, len(params))]
     for g, need, label in zip(grads, needs, labels, strict=False):
         if need and id(g) not in written:
             raise NotImplementedError(f"{name}'s backward (teenygrad's pack_backward_args) computes no gradient "

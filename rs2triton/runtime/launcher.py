@@ -347,6 +347,7 @@ class Launcher:
         device: Any = None  # the first tensor's device, and its parameter
         first: Any = None
         bound: dict[str, tuple] = {}
+        bf16 = False  # (Triton's interpreter computes bf16 wrongly: a launch with a bf16 tensor there warns)
         for p in self._pointers:
             v = values[p.index]
             if v is None:
@@ -365,6 +366,7 @@ class Launcher:
                 raise ValueError(f"{name}: argument `{p.name}` is on {v.device} but `{first.name}` is on "
                                  f"{device}; every tensor must be on one device")
             rust = rust_dtype_of(dt)
+            bf16 = bf16 or rust == "bf16"
             if p.dtype_param:
                 seen = bound.get(p.elem)
                 if seen is None:
@@ -379,8 +381,7 @@ class Launcher:
             elif rust != p.elem:
                 want = getattr(_torch(), TORCH_DTYPES.get(p.elem, ""), p.elem)
                 raise TypeError(f"{name}: argument `{p.rust}` must have dtype {want}, got {dt}")
-        if self.interpreted and any(t is not None and getattr(t, "dtype", None) is _torch().bfloat16
-                                    for t in (values[p.index] for p in self._pointers)):
+        if bf16 and self.interpreted:
             _warn_bf16(name)
         if device is not None and device.type == "meta":
             raise ValueError(f"{name}: argument `{first.name}` is a meta tensor (a shape with no data), so there "
@@ -470,28 +471,23 @@ class Configured:
         return f"<{self.launcher.name}({fixed}){' autotuned' if self.autotuned else ''}>"
 
     def __getitem__(self, grid):
-        try:  # the common case: a grid launched before, as 1 to 3 ints
-            known = self._grids[grid]
-        except (KeyError, TypeError):  # (a new grid, a callable, a list)
-            pass
-        else:  # (a grid of floats or bools equal to a known one is not it)
-            n = len(grid)
-            if type(grid) is tuple and type(grid[0]) is int and (
-                    n == 1 or type(grid[1]) is int and (n == 2 or type(grid[2]) is int)):
-                return known
-        if type(grid) is tuple:
-            n = len(grid)
-            if (n == 1 and type(grid[0]) is int or n == 2 and type(grid[0]) is int and type(grid[1]) is int
-                    or n == 3 and type(grid[0]) is int and type(grid[1]) is int and type(grid[2]) is int):
-                check_grid(grid, self.launcher.name)
-                if len(self._grids) >= 64:
-                    self._grids.clear()
-                if self._general:
-                    known = partial(self._launch, grid)
-                else:
-                    known = (self._checked or self._checked_launch())(grid)
-                self._grids[grid] = known
-                return known
+        # The common case, tested inline: 1 to 3 ints (types first: a grid of floats or bools is
+        # equal to one of ints, and is no such grid), and launched before.
+        if type(grid) is tuple and 0 < (n := len(grid)) <= 3 and type(grid[0]) is int and (
+                n == 1 or type(grid[1]) is int and (n == 2 or type(grid[2]) is int)):
+            try:
+                return self._grids[grid]
+            except KeyError:
+                pass
+            check_grid(grid, self.launcher.name)
+            if len(self._grids) >= 64:
+                self._grids.clear()
+            if self._general:
+                known = partial(self._launch, grid)
+            else:
+                known = (self._checked or self._checked_launch())(grid)
+            self._grids[grid] = known
+            return known
         if not callable(grid):
             if isinstance(grid, numbers.Integral):
                 grid = (grid,)

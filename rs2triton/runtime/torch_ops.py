@@ -67,11 +67,7 @@ def writes_params(op) -> bool:
         params = tuple(Stand(p) for p in op.param_shapes(input_shapes, output_shape))
         if not params:
             return False
-        required = int(op.forward_output_row_stride(output_shape))
-        n_launches = int(op.n_launches())
-        launches = [((op.pack_args(inputs, params, apply._Output(), output_shape, required) if n_launches == 1 else
-                      op.pack_args_for_launch(i, inputs, params, apply._Output(), output_shape, required)), None)
-                    for i in range(n_launches)]
+        launches = apply.forward_launches(op, inputs, params, output_shape, int(op.forward_output_row_stride(output_shape)))
         return bool(apply.written_params(op.forward_kernel(), launches, params))
     except Exception:  # noqa: BLE001 (host logic the generic shape does not fit: not known)
         return False

@@ -420,9 +420,7 @@ def _wrapper_op(item: HostItem, anchor: Node | None, struct: str, struct_item: H
     type_params = tuple(text(tp.child_by_field_name("name") or tp) for tp in named_children(tparams_node)
                         if tp.type == "type_parameter") if tparams_node is not None else ()
     field_types = {k: (f"kernel:{v.elem}" if v.kind == "kernel" else v.elem or v.kind) for k, v in fields.items()}
-    body: list[ast.stmt] = [_assign("RUST_NAME", ast.Constant(struct)),
-                            _assign("FIELDS", ast.Dict(keys=[ast.Constant(python_name(k)) for k in field_types],
-                                                       values=[ast.Constant(v) for v in field_types.values()]))]
+    body: list[ast.stmt] = [_assign("RUST_NAME", ast.Constant(struct))]  # (FIELDS once `new` is lowered)
     if type_params:
         body.append(_assign("TYPE_PARAMS", ast.Tuple(elts=[ast.Constant(t) for t in type_params], ctx=LOAD)))
     own: set[str] = set()
@@ -447,8 +445,7 @@ def _wrapper_op(item: HostItem, anchor: Node | None, struct: str, struct_item: H
             attrs_[k] = attr
     if attrs_:
         module.field_attrs[struct] = attrs_
-        body.append(_assign("FIELD_ATTRS", ast.Dict(keys=[ast.Constant(python_name(k)) for k in attrs_],
-                                                    values=[ast.Constant(v) for v in attrs_.values()])))
+        body.append(_dict_assign("FIELD_ATTRS", attrs_))
     has_forward = has_backward = False
     for fn, doc, inh_anchor in inherent_methods:
         n = _fn_name(fn)
@@ -467,8 +464,7 @@ def _wrapper_op(item: HostItem, anchor: Node | None, struct: str, struct_item: H
         body.append(_lower_method(fn, doc, lw, n, smap, side, inh_anchor, struct, classmethod=not has_self))
     for k, kernel in module.source_fields.get(struct, {}).items():  # (known once `new` is lowered)
         field_types[k] = f"kernel:{kernel}"
-    body[1] = _assign("FIELDS", ast.Dict(keys=[ast.Constant(python_name(k)) for k in field_types],
-                                         values=[ast.Constant(v) for v in field_types.values()]))
+    body.insert(1, _dict_assign("FIELDS", field_types))
     kernel_fields = [(k, v.elem) for k, v in fields.items() if v.kind == "kernel"]
     fwd = None
     if not has_forward and kernel_fields:
@@ -518,6 +514,12 @@ def _pick(kernel_fields: list[tuple[str, str | None]], names: tuple[str, ...], e
             if k not in exclude and not f.startswith(("bwd", "backward")):
                 return f
     return None
+
+
+def _dict_assign(target: str, mapping: dict[str, str]) -> ast.stmt:
+    """``target = {...}``: a class's table by the Rust fields' Python names."""
+    return _assign(target, ast.Dict(keys=[ast.Constant(python_name(k)) for k in mapping],
+                                    values=[ast.Constant(v) for v in mapping.values()]))
 
 
 def _getter(py_name: str, attr: str) -> ast.stmt:
