@@ -1,8 +1,8 @@
 """Mutation testing of the Rust-semantics module and the op-table rules (run on demand).
 
-    python benchmarks/mutate.py                      # rs2triton/rust/semantics.py and rs2triton/transpiler/lowering/rules.py
+    python benchmarks/mutate.py                      # rs2triton/rust/semantics.py and rs2triton/transpiler/lowering/kernel/rules.py
     python benchmarks/mutate.py rs2triton/rust/semantics.py --list
-    python benchmarks/mutate.py rs2triton/transpiler/lowering/rules.py --jobs 2 --json mutants.json
+    python benchmarks/mutate.py rs2triton/transpiler/lowering/kernel/rules.py --jobs 2 --json mutants.json
 
 Each mutant is one small change to the module's syntax tree (an operator swapped, a
 comparison loosened, a condition negated, a constant changed, a result dropped). The
@@ -38,14 +38,14 @@ sys.path.insert(0, str(ROOT))
 TESTS = {
     "rs2triton/rust/semantics.py": ["tests/test_semantics_rules.py", "tests/test_semantics.py", "tests/test_golden.py",
                                "tests/test_kernels.py", "tests/test_diagnostics.py", "tests/test_block_ptr.py"],
-    "rs2triton/transpiler/lowering/rules.py": ["tests/test_golden.py", "tests/test_rules_codegen.py", "tests/test_codegen.py",
+    "rs2triton/transpiler/lowering/kernel/rules.py": ["tests/test_golden.py", "tests/test_rules_codegen.py", "tests/test_codegen.py",
                            "tests/test_filecheck.py", "tests/test_kernels.py", "tests/test_semantics.py",
                            "tests/test_block_ptr.py", "tests/test_scope.py", "tests/test_diagnostics.py"],
 }
 # String constants are mutated in semantics.py (type names, operators) but not in rules.py,
 # where they are Triton's own names and the sources of generated helpers, pinned by the
 # golden files and the kernels' numerics (and too many to run in reasonable time).
-MUTATE_STRINGS = {"rs2triton/rust/semantics.py": True, "rs2triton/transpiler/lowering/rules.py": False}
+MUTATE_STRINGS = {"rs2triton/rust/semantics.py": True, "rs2triton/transpiler/lowering/kernel/rules.py": False}
 
 _BINOP = {ast.Add: ast.Sub, ast.Sub: ast.Add, ast.Mult: ast.Add, ast.Div: ast.Mult, ast.FloorDiv: ast.Div,
           ast.Mod: ast.FloorDiv, ast.LShift: ast.RShift, ast.RShift: ast.LShift, ast.BitAnd: ast.BitOr,
@@ -198,7 +198,7 @@ def main() -> int:
     import importlib
 
     # tests.conftest first: it sets the interpreter mode before triton is imported.
-    for name in ("tests.conftest", "torch", "triton", "rs2triton.transpiler.lowering", "rs2triton.transpiler.lowering.rules", "rs2triton.rust.semantics",
+    for name in ("tests.conftest", "torch", "triton", "rs2triton.transpiler.lowering", "rs2triton.transpiler.lowering.kernel.rules", "rs2triton.rust.semantics",
                  "pytest", *(t.removesuffix(".py").replace("/", ".") for ts in TESTS.values() for t in ts)):
         importlib.import_module(name)
     explained = importlib.import_module("tests.test_semantics_rules").EXPLAINED_MUTANTS

@@ -139,7 +139,7 @@ def test_placeholder_in_a_branch_never_taken(mod, dtype):
 @pytest.mark.skipif(DEVICE != "cpu", reason="on a GPU the kernel would spin for ever (Rust's `loop {}`)")
 def test_reaching_a_placeholder_on_the_interpreter_is_an_error_not_a_hang(mod):
     from rs2triton.runtime.bounds import LOOP_HELPER, NeverReturns
-    from rs2triton.transpiler.lowering.helpers import HELPER_SOURCES
+    from rs2triton.transpiler.lowering.kernel.helpers import HELPER_SOURCES
 
     assert f"def {LOOP_HELPER}():" in HELPER_SOURCES[LOOP_HELPER]
     rust = (ROOT / SRC).read_text().splitlines()

@@ -13,7 +13,7 @@ from rs2triton.rust import semantics
 from rs2triton.rust.types import FLOAT_CONSTANTS, FLOAT_TYPES, INT_BITS, SCALARS, float_limit
 from rs2triton.transpiler.dsl.ops import ENUMS
 from rs2triton.transpiler.frontend.parse import named_children, part, text
-from rs2triton.transpiler.lowering.control import if_value, simple_if
+from rs2triton.transpiler.lowering.kernel.control import if_value, simple_if
 from rs2triton.transpiler.lowering.lowerer import Lowerer
 from rs2triton.transpiler.lowering.operators import binop, cast_value, min_max, unary
 from rs2triton.transpiler.lowering.registry import expression
@@ -216,7 +216,7 @@ def generic_function(lw: Lowerer, node: Node) -> Val:
 
 def helper_ref(lw: Lowerer, fn_name: str, node: Node) -> Val:
     """A plain fn of the file, lowered (once) to a ``@triton.jit`` helper."""
-    from rs2triton.transpiler.lowering.helpers import lower_helper
+    from rs2triton.transpiler.lowering.kernel.helpers import lower_helper
 
     bounds = dict(lw.dtype_bounds) if lw.kernel is None else {d.name: d.bound for d in lw.kernel.dtype_params}
     lower_helper(lw.ctx, fn_name, lw.T, bounds)

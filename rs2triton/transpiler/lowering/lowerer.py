@@ -27,7 +27,7 @@ from rs2triton.rust.types import FLOAT_TYPES, INT_TYPES, TRITON_DTYPES, bound
 from rs2triton.transpiler.frontend.items import cfg_holds
 from rs2triton.transpiler.frontend.parse import named_children, text
 from rs2triton.transpiler.lowering.context import ModuleContext
-from rs2triton.transpiler.lowering.loops import CountedLoop, counted_loops
+from rs2triton.transpiler.lowering.kernel.loops import CountedLoop, counted_loops
 from rs2triton.transpiler.lowering.names import Names
 from rs2triton.transpiler.lowering.registry import EXPRESSIONS, STATEMENTS
 from rs2triton.transpiler.lowering.values import BlockPtr, Kind, TileParts, Ty, Val

@@ -10,7 +10,7 @@ from tree_sitter import Node
 
 from rs2triton.rust.types import SCALARS
 from rs2triton.transpiler.frontend.parse import named_children, part, text
-from rs2triton.transpiler.lowering.control import if_statement, if_value, simple_if
+from rs2triton.transpiler.lowering.kernel.control import if_statement, if_value, simple_if
 from rs2triton.transpiler.lowering.lowerer import COMMENTS, UNSUPPORTED_HINTS, Lowerer
 from rs2triton.transpiler.lowering.names import Binding
 from rs2triton.transpiler.lowering.operators import binop

@@ -17,8 +17,8 @@ from rs2triton.rust.semantics import round_float
 from rs2triton.rust.types import SCALARS
 from rs2triton.transpiler.dsl.ops import F32_MATH, KEEPS_F32, NOTHING, Op
 from rs2triton.transpiler.frontend.parse import text
-from rs2triton.transpiler.lowering.calls import Lowered, build_call, lower_args, result_ty
-from rs2triton.transpiler.lowering.helpers import HELPER_SOURCES, UPCAST_HELPER, use_helper
+from rs2triton.transpiler.lowering.kernel.calls import Lowered, build_call, lower_args, result_ty
+from rs2triton.transpiler.lowering.kernel.helpers import HELPER_SOURCES, UPCAST_HELPER, use_helper
 from rs2triton.transpiler.lowering.lowerer import Lowerer
 from rs2triton.transpiler.lowering.operators import binop
 from rs2triton.transpiler.lowering.registry import op_rule

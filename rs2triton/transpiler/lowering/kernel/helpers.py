@@ -16,7 +16,7 @@ from tree_sitter import Node
 from rs2triton.transpiler.frontend.items import doc_of, param_name
 from rs2triton.transpiler.frontend.parse import named_children, part, text
 from rs2triton.transpiler.lowering.context import ModuleContext
-from rs2triton.transpiler.lowering.kernel import docstring
+from rs2triton.transpiler.lowering.kernel.function import docstring
 from rs2triton.transpiler.lowering.lowerer import COMMENTS, Lowerer
 from rs2triton.transpiler.lowering.statements import annotation_elem
 from rs2triton.transpiler.lowering.values import Kind, TileParts, Ty, Val

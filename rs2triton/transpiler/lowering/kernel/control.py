@@ -8,7 +8,7 @@ import ast
 from tree_sitter import Node
 
 from rs2triton.transpiler.frontend.parse import named_children, part, text
-from rs2triton.transpiler.lowering.loops import CountedLoop
+from rs2triton.transpiler.lowering.kernel.loops import CountedLoop
 from rs2triton.transpiler.lowering.lowerer import Lowerer, unparen
 from rs2triton.transpiler.lowering.registry import statement
 from rs2triton.transpiler.lowering.values import Kind, Ty, Val

@@ -70,7 +70,7 @@ def call_expression(lw: Lowerer, node: Node) -> Val:
             return lw.expr(args[0])
         local = lw.local_fns.get(fname)
         if local is not None or fname in lw.ctx.functions:
-            from rs2triton.transpiler.lowering.helpers import call_helper
+            from rs2triton.transpiler.lowering.kernel.helpers import call_helper
 
             return call_helper(lw, fname, local if local is not None else lw.ctx.functions[fname], args, node)
         raise lw.err(func, "E0003", f"cannot call `{fname}`",
