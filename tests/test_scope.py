@@ -119,9 +119,9 @@ def test_every_row_of_the_real_table_has_a_rule():
 
 
 def test_a_node_kind_or_rule_registered_twice_stops_the_import():
-    with pytest.raises(RuntimeError, match="two lowering rules for `binary_expression` nodes"):
+    with pytest.raises(RuntimeError, match="two kernel lowering rules for `binary_expression` nodes"):
         registry.expression("binary_expression")(lambda lw, node: None)
-    with pytest.raises(RuntimeError, match="two lowering rules for `call` nodes"):
+    with pytest.raises(RuntimeError, match="two rules for op-table rule `call`"):
         registry.op_rule("call")(lambda *args: None)
 
 

@@ -1,120 +1,69 @@
-"""Rust's meaning for the host logic that generated modules translate from ``impl RuntimeOp``.
+"""What generated host code imports: Rust's meaning for the ``impl RuntimeOp`` logic it translates.
 
-Generated host methods compute with Python ints and floats; where Python's arithmetic gives
-another answer than Rust's, they call these functions, which apply the rules of
-:mod:`rs2triton.rust.semantics` (the module that decides the same questions for kernels):
+Host methods compute with Python ints and floats; where Python's answer differs from Rust's,
+they call these, which are :mod:`rs2triton.rust.std` (the one home of Rust's scalar
+semantics, also used to fold constants at transpile time):
 
-- ``as`` casts wrap integers to the target width (``as_i32(3_000_000_000) == -1_294_967_296``),
-  truncate floats toward zero and saturate them (``as_u32(-1.5) == 0``), round to f32
-  (``as_f32``);
-- signed ``/`` and ``%`` truncate toward zero (``div(-7, 2) == -3``);
-- an unsigned ``-`` that would go below zero panics in Rust (a debug build, as teenygrad's
-  tests run): here it is an ``OverflowError`` with Rust's message; so are the other checked
-  operations below;
-- ``f32`` arithmetic is rounded to f32 after each operation (``f32(x)``).
+- one object per scalar type with Rust's methods, receiver first, as Rust's path form reads:
+  ``i32.saturating_sub(a, b)``, ``usize.next_multiple_of(n, m)``, ``f32.max(a, b)``; and the
+  operators Python gets wrong: ``i32.div(a, b)`` truncates and panics on ``MIN / -1``,
+  ``f64.div(a, b)`` gives an infinity for a zero divisor;
+- ``as`` casts: ``as_i32(3_000_000_000) == -1_294_967_296`` (wrapping), ``as_u32(-1.5) == 0``
+  (saturating), ``as_f32(x)`` (rounding once); ``f32(x)`` rounds an f32 result;
+- the ``Option`` and slice methods (``unwrap``, ``first``...) and ``ptr_add``.
 
-``+`` and ``*`` are Python's: a sum or product past 2^64, which a debug build of Rust would
-panic on, is not checked (no shape comes near it).
+The profile is rustc's release build: integer overflow wraps (the translation wraps a result
+where it is observed: ``as_usize(a * b)``), shift amounts are masked. Where Rust panics in
+every build, the call raises :class:`Panic`, a ``RuntimeError`` whose message is Rust's; the
+generated class's methods give it the Rust ``file:line`` (:func:`rust_panics`).
 """
 
 from __future__ import annotations
 
-from rs2triton.rust.semantics import float_to_int, round_float, trunc_div, trunc_rem, wrap_int
-from rs2triton.rust.types import SCALARS
+import functools
+from types import SimpleNamespace
+
+from rs2triton.rust.std import DIV_ZERO, FLOATS, INTS, REM_ZERO, Panic, cast
+
+i8, i16, i32, i64, isize = (INTS[t] for t in ("i8", "i16", "i32", "i64", "isize"))
+u8, u16, u32, u64, usize = (INTS[t] for t in ("u8", "u16", "u32", "u64", "usize"))
+f32, f64 = FLOATS["f32"], FLOATS["f64"]
 
 
 def _cast(elem: str):
-    def cast(value):
-        if isinstance(value, float):
-            return float_to_int(value, elem)
-        return wrap_int(int(value), elem)
+    def cast_to(value):
+        return cast(value, elem)
 
-    cast.__name__ = cast.__qualname__ = f"as_{elem}"
-    cast.__doc__ = f"Rust's ``value as {elem}``."
-    return cast
+    cast_to.__name__ = cast_to.__qualname__ = f"as_{elem}"
+    cast_to.__doc__ = f"Rust's ``value as {elem}``."
+    return cast_to
 
 
 as_i8, as_i16, as_i32, as_i64, as_isize = (_cast(t) for t in ("i8", "i16", "i32", "i64", "isize"))
 as_u8, as_u16, as_u32, as_u64, as_usize = (_cast(t) for t in ("u8", "u16", "u32", "u64", "usize"))
-
-def f32(value) -> float:
-    """``value`` rounded to the nearest f32 (infinite past f32's range, as a Rust `as f32` is)."""
-    return round_float(float(value), "f32")
+as_f32, as_f64, as_bool = _cast("f32"), _cast("f64"), _cast("bool")
 
 
-as_f32 = f32
+# ---------------------------------------------------------------- Option, slices, pointers
 
 
-def as_f64(value) -> float:
-    """Rust's ``value as f64``."""
-    return float(value)
-
-
-def as_bool(value) -> bool:
-    return bool(value)
-
-
-def div(a: int, b: int) -> int:
-    """Rust's integer ``a / b`` for signed types: rounded toward zero."""
-    if b == 0:
-        raise ZeroDivisionError("attempt to divide by zero")
-    return trunc_div(a, b)
-
-
-def rem(a: int, b: int) -> int:
-    """Rust's integer ``a % b`` for signed types: the sign of ``a``."""
-    if b == 0:
-        raise ZeroDivisionError("attempt to calculate the remainder with a divisor of zero")
-    return trunc_rem(a, b)
-
-
-def check(value: int, elem: str, what: str) -> int:
-    """``value`` if it fits ``elem``, else Rust's panic "attempt to ``what`` with overflow"."""
-    s = SCALARS[elem]
-    if not s.min <= value <= s.max:
-        raise OverflowError(f"attempt to {what} with overflow ({elem}: {value} is out of range)")
-    return value
-
-
-def sub(a: int, b: int, elem: str = "usize") -> int:
-    """``a - b`` of an unsigned (or any) integer type, panicking below its range as Rust does."""
-    return check(a - b, elem, "subtract")
-
-
-def neg(a: int, elem: str) -> int:
-    return check(-a, elem, "negate")
-
-
-def next_power_of_two(n: int) -> int:
-    """``n.next_power_of_two()``: the smallest power of two >= n (1 for 0)."""
-    return 1 if n <= 1 else 1 << (n - 1).bit_length()
-
-
-def next_multiple_of(n: int, m: int) -> int:
-    """``n.next_multiple_of(m)`` of an unsigned integer: the smallest multiple of m >= n."""
-    if m == 0:
-        raise ZeroDivisionError("attempt to calculate the remainder with a divisor of zero")
-    return -(-n // m) * m
-
-
-def div_ceil(a: int, b: int) -> int:
-    """``a.div_ceil(b)`` of an unsigned integer."""
-    if b == 0:
-        raise ZeroDivisionError("attempt to divide by zero")
-    return -(-a // b)
-
-
-def ilog2(n: int) -> int:
-    if n <= 0:
-        raise ValueError("argument of integer logarithm must be positive")
-    return n.bit_length() - 1
-
-
-def unwrap(value, what: str = "`Option::unwrap()` on a `None` value"):
-    """``option.unwrap()``: the value, or Rust's panic on ``None``."""
+def unwrap(value, message: str = "called `Option::unwrap()` on a `None` value"):
+    """``option.unwrap()`` / ``.expect(message)``: the value, or Rust's panic on ``None``."""
     if value is None:
-        raise ValueError(f"called {what}")
+        raise Panic(message)
     return value
+
+
+def unwrap_or(value, default):
+    return default if value is None else value
+
+
+def and_then(value, f):
+    return None if value is None else f(value)
+
+
+def map_option(value, f):
+    return None if value is None else f(value)
 
 
 def first(seq):
@@ -123,44 +72,83 @@ def first(seq):
 
 
 def last(seq):
-    """``seq.last()``: the last item or ``None``."""
     return seq[-1] if len(seq) else None
 
 
 def get(seq, i: int):
-    """``seq.get(i)``: the item or ``None``."""
     return seq[i] if 0 <= i < len(seq) else None
 
 
 def panic(message: str = "explicit panic"):
-    """``panic!`` / ``unreachable!`` / an assertion that failed: Rust's panic as an exception."""
-    raise RuntimeError(message)
-
-
-def unwrap_or(value, default):
-    """``option.unwrap_or(default)``."""
-    return default if value is None else value
-
-
-def and_then(value, f):
-    """``option.and_then(f)``."""
-    return None if value is None else f(value)
-
-
-def map_option(value, f):
-    """``option.map(f)``."""
-    return None if value is None else f(value)
-
-
-def is_power_of_two(n: int) -> bool:
-    return n > 0 and n & (n - 1) == 0
+    """``panic!``, ``unreachable!``, ``assert!``: Rust's panic."""
+    raise Panic(message)
 
 
 def ptr_add(ptr, count: int):
     """``(ptr as *mut D).add(count)``: the tensor's elements from ``count`` on, a view."""
     if ptr is None:
-        raise ValueError("pointer arithmetic on a null pointer")
+        raise Panic("pointer arithmetic on a null pointer")
     offset_by = getattr(ptr, "offset_by", None)  # apply's stand-in for an output not yet allocated
     if offset_by is not None:
         return offset_by(count)
     return ptr.reshape(-1)[count:]
+
+
+# ---------------------------------------------------------------- panics at the Rust line
+
+
+def _rust_location(exc: BaseException, code) -> str | None:
+    """``file.rs:LINE`` of the innermost frame of the generated function ``code`` in ``exc``'s
+    traceback (the Rust line its statement came from), or the generated line without a map."""
+    from rs2triton.runtime.errors import module_of, rust_lines
+
+    line, globals_ = None, None
+    tb = exc.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename == code.co_filename:
+            line, globals_ = tb.tb_lineno, tb.tb_frame.f_globals
+        tb = tb.tb_next
+    if line is None:
+        return None
+    lines = rust_lines(module_of(SimpleNamespace(__globals__=globals_, __module__=globals_.get("__name__"))))
+    rust = lines.mapping.get(line) if lines is not None else None
+    if rust is None:
+        return f"{code.co_filename}:{line}"
+    return f"{lines.path}:{rust}"
+
+
+_PYTHON_PANICS = (ZeroDivisionError, IndexError, RecursionError)
+
+
+def rust_panics(fn):
+    """``fn`` (a generated host method) with its panics located: a :class:`Panic`, or the Python
+    error that is Rust's panic there (a zero divisor, an index out of range), is a :class:`Panic`
+    naming the Rust ``file:line`` it happened at."""
+
+    @functools.wraps(fn)
+    def located(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except Panic as e:
+            if e.location is None:
+                e.location = _rust_location(e, fn.__code__)
+            raise
+        except _PYTHON_PANICS as e:
+            if isinstance(e, RecursionError):
+                message = "stack overflow"
+            elif isinstance(e, ZeroDivisionError):
+                message = REM_ZERO if "modulo" in str(e) and "division" not in str(e) else DIV_ZERO
+            else:
+                message = f"index out of bounds ({e})"
+            raise Panic(message, _rust_location(e, fn.__code__)) from e
+
+    located.__rust_panics__ = True  # type: ignore[attr-defined]
+    return located
+
+
+__all__ = [
+    "Panic", "and_then", "as_bool", "as_f32", "as_f64", "as_i8", "as_i16", "as_i32", "as_i64", "as_isize", "as_u8",
+    "as_u16", "as_u32", "as_u64", "as_usize", "f32", "f64", "first", "get", "i8", "i16", "i32", "i64",
+    "isize", "last", "map_option", "panic", "ptr_add", "rust_panics", "u8", "u16", "u32", "u64", "unwrap",
+    "unwrap_or", "usize",
+]

@@ -14,7 +14,7 @@
 from rs2triton.transpiler.dsl.ops import METHODS, OPS
 from rs2triton.transpiler.lowering import expressions, statements  # noqa: F401 - register
 from rs2triton.transpiler.lowering.context import ModuleContext
-from rs2triton.transpiler.lowering.kernel import calls, control, rules  # noqa: F401 - register
+from rs2triton.transpiler.lowering.kernel import calls, control, paths, rules  # noqa: F401 - register
 from rs2triton.transpiler.lowering.kernel.function import lower_kernel
 from rs2triton.transpiler.lowering.registry import check_op_table
 

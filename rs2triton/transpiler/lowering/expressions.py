@@ -16,9 +16,9 @@ from rs2triton.transpiler.frontend.parse import named_children, part, text
 from rs2triton.transpiler.lowering.kernel.control import if_value, simple_if
 from rs2triton.transpiler.lowering.lowerer import Lowerer
 from rs2triton.transpiler.lowering.operators import binop, cast_value, min_max, unary
-from rs2triton.transpiler.lowering.registry import expression
+from rs2triton.transpiler.lowering.registry import KERNEL, expression
 from rs2triton.transpiler.lowering.values import NONE_TY, UNKNOWN, Kind, TileParts, Ty, Val, join_kind
-from rs2triton.transpiler.pyast import LOAD, call, const, float_const, name, python_name
+from rs2triton.transpiler.pyast import LOAD, call, const, float_const, name
 
 
 @expression("parenthesized_expression")
@@ -126,47 +126,19 @@ def rust_string(literal: str) -> str:
 @expression("identifier")
 def identifier(lw: Lowerer, node: Node) -> Val:
     ident = text(node)
-    if ident == "None":
-        raise lw.err(node, "E0002", "`None` is only an argument of a DSL method",
-                     "it stands for an argument left at its default: `T::load(ptr, None, ...)`")
     b = lw.names.lookup(ident)
     if b is not None:
+        if b.expr is not None:  # a name that stands for an expression (`s` of `|(_, s)|`: `t.shape`)
+            return Val(b.expr, b.ty)
         return Val(name(b.py), b.ty, block_ptr=lw.block_ptrs.get(b.py), tile=lw.tiles.get(b.py))
-    if ident in lw.ctx.consts:
-        return module_const(lw, ident, node)
-    if ident in lw.ctx.functions:
-        return helper_ref(lw, ident, node)
-    raise lw.err(node, "E0006", f"cannot find value `{ident}` in this scope",
-                 "kernels can use their parameters, const generics, local `let`s and module `const`s")
-
-
-def module_const(lw: Lowerer, ident: str, node: Node) -> Val:
-    """A module-level `const` a kernel uses: a `tl.constexpr` of the module, evaluated once."""
-    item = lw.ctx.consts[ident]
-    ty_node = item.child_by_field_name("type")
-    value = item.child_by_field_name("value")
-    if value is None:
-        raise lw.smap.error(item, "E0002", f"module constant `{ident}` has no value", "give it one: `const NAME: i32 = 4;`")
-    if ident in lw.ctx.evaluating_consts:  # rustc's E0391
-        raise lw.err(node, "E0002", f"cycle detected when evaluating module constant `{ident}`",
-                     "a constant cannot be defined in terms of itself")
-    sub = Lowerer(lw.ctx, None, item, lw.T)
-    lw.ctx.evaluating_consts.add(ident)
-    try:
-        v = sub.expr(value)
-    finally:
-        lw.ctx.evaluating_consts.discard(ident)
-    if not v.ty.compile_time:
-        raise lw.err(node, "E0002", f"module constant `{ident}` is not a compile-time value",
-                     "module `const`s used by kernels must be literals or arithmetic on literals")
-    elem = text(ty_node) if ty_node is not None and text(ty_node) in SCALARS else v.ty.elem
-    lw.ctx.used_consts[ident] = ast.Assign(targets=[ast.Name(id=python_name(ident), ctx=ast.Store())],
-                                           value=call("tl.constexpr", [v.expr]))
-    return Val(name(python_name(ident)), Ty(Kind.CONST, elem))
+    return lw.build.free_name(lw, ident, node)
 
 
 @expression("scoped_identifier")
 def scoped_identifier(lw: Lowerer, node: Node) -> Val:
+    """A path: a DSL enum variant, a scalar type's constant (``f32::MAX``, ``i32::MIN``,
+    ``u64::BITS``, ``f32::consts::PI``), or what the target knows (a dtype's ``D::ZERO``, a
+    module constant, ``Self::N``)."""
     path = text(node).replace(" ", "")
     for prefix in ("std::", "core::"):
         path = path.removeprefix(prefix)
@@ -188,39 +160,9 @@ def scoped_identifier(lw: Lowerer, node: Node) -> Val:
     if head in INT_BITS and rest in ("MAX", "MIN"):
         lo, hi = semantics.int_limits(head)
         return Val(const(hi if rest == "MAX" else lo), Ty(Kind.CONST, head))
-    if lw.is_dtype(head):
-        return dtype_const(lw, head, rest, node)
-    if head in ("self", "crate", "super") and rest in lw.ctx.consts:
-        return module_const(lw, rest, node)
-    raise lw.err(node, "E0006", f"unknown path `{text(node)}`",
-                 "paths in kernels are DSL enums (Axis::X ...), scalar constants (f32::INFINITY) or D::ZERO / D::ONE")
-
-
-def dtype_const(lw: Lowerer, dtype: str, what: str, node: Node) -> Val:
-    """``D::ZERO`` / ``D::ONE`` of a dtype parameter."""
-    if what in ("ZERO", "ONE"):
-        value = 0 if what == "ZERO" else 1
-        return Val(ast.Constant(float(value) if lw.is_float(Ty(Kind.CONST, dtype)) else value), Ty(Kind.CONST, dtype))
-    raise lw.err(node, "E0006", f"unknown associated constant `{dtype}::{what}`",
-                 f"dtype parameters provide `{dtype}::ZERO`, `{dtype}::ONE` and `{dtype}::from_f64(v)`")
-
-
-@expression("generic_function")
-def generic_function(lw: Lowerer, node: Node) -> Val:
-    """A combine function passed by name: `add_combine::<T, D>`."""
-    f = part(node, "function")
-    if f.type == "identifier" and text(f) in lw.ctx.functions:
-        return helper_ref(lw, text(f), f)
-    raise lw.err(node, "E0002", "generic paths are only valid as DSL calls or combine functions")
-
-
-def helper_ref(lw: Lowerer, fn_name: str, node: Node) -> Val:
-    """A plain fn of the file, lowered (once) to a ``@triton.jit`` helper."""
-    from rs2triton.transpiler.lowering.kernel.helpers import lower_helper
-
-    bounds = dict(lw.dtype_bounds) if lw.kernel is None else {d.name: d.bound for d in lw.kernel.dtype_params}
-    lower_helper(lw.ctx, fn_name, lw.T, bounds)
-    return Val(name(python_name(fn_name)), Ty(Kind.FN))
+    if head in INT_BITS and rest == "BITS":
+        return Val(const(INT_BITS[head][0]), Ty(Kind.CONST, "u32"))
+    return lw.build.path_value(lw, head, rest, node)
 
 
 # ------------------------------------------------------------------------ operators
@@ -263,12 +205,12 @@ def tuple_expression(lw: Lowerer, node: Node) -> Val:
     return Val(ast.Tuple(elts=[v.expr for v in vals], ctx=LOAD), Ty(Kind.TUPLE, None, tuple(v.ty for v in vals)))
 
 
-@expression("array_expression")
+@expression("array_expression", target=KERNEL)
 def array_expression(lw: Lowerer, node: Node) -> Val:
     return Val(ast.List(elts=[lw.expr(c).expr for c in named_children(node)], ctx=LOAD), Ty(Kind.LIST))
 
 
-@expression("reference_expression")
+@expression("reference_expression", target=KERNEL)
 def reference_expression(lw: Lowerer, node: Node) -> Val:
     inner = part(node, "value")
     if inner.type == "array_expression":
@@ -279,6 +221,7 @@ def reference_expression(lw: Lowerer, node: Node) -> Val:
 
 @expression("field_expression")
 def field_expression(lw: Lowerer, node: Node) -> Val:
+    """A Tile's ``.tensor``/``.mask``, a tuple's ``.0``; the rest is the target's (``self.n``)."""
     field_node = part(node, "field")
     base = lw.expr(part(node, "value"))
     if base.tile is not None:
@@ -292,11 +235,10 @@ def field_expression(lw: Lowerer, node: Node) -> Val:
         i = int(text(field_node))
         ty = base.ty.items[i] if base.ty.kind is Kind.TUPLE and i < len(base.ty.items) else UNKNOWN
         return Val(ast.Subscript(value=base.expr, slice=ast.Constant(i), ctx=LOAD), ty)
-    raise lw.err(node, "E0002", f"field access `.{text(field_node)}` is not part of the DSL",
-                 "kernels have no structs; pass the value as a parameter")
+    return lw.build.field_value(lw, base, field_node, node)
 
 
-@expression("struct_expression")
+@expression("struct_expression", target=KERNEL)
 def struct_expression(lw: Lowerer, node: Node) -> Val:
     """teenygrad's ``Tile { tensor, mask }`` (``Tile::<T, D> { .. }`` too): its fields, kept apart."""
     name_node = part(node, "name")
@@ -334,7 +276,7 @@ def struct_expression(lw: Lowerer, node: Node) -> Val:
     return Val(ast.Constant(None), Ty(Kind.TILE, tensor.ty.elem), tile=TileParts(tensor, fields["mask"]))
 
 
-@expression("block")
+@expression("block", target=KERNEL)
 def block(lw: Lowerer, node: Node) -> Val:
     """`{ stmts; tail }` as a value: hoist the statements, keep the tail."""
     tail = lw.block_value(node)
@@ -344,7 +286,7 @@ def block(lw: Lowerer, node: Node) -> Val:
         return lw.expr(tail)
 
 
-@expression("if_expression")
+@expression("if_expression", target=KERNEL)
 def if_expression(lw: Lowerer, node: Node) -> Val:
     if not simple_if(node):
         tmp = lw.names.fresh("_tmp")

@@ -27,11 +27,12 @@ from rs2triton.rust.types import FLOAT_TYPES, INT_TYPES, TRITON_DTYPES, bound
 from rs2triton.transpiler.frontend.items import cfg_holds
 from rs2triton.transpiler.frontend.parse import named_children, text
 from rs2triton.transpiler.lowering.context import ModuleContext
+from rs2triton.transpiler.lowering.kernel.builder import KERNEL_BUILDER, KernelBuilder
 from rs2triton.transpiler.lowering.kernel.loops import CountedLoop, counted_loops
 from rs2triton.transpiler.lowering.names import Names
-from rs2triton.transpiler.lowering.registry import EXPRESSIONS, STATEMENTS
+from rs2triton.transpiler.lowering.registry import EXPRESSIONS, KERNEL, STATEMENTS, Target
 from rs2triton.transpiler.lowering.values import BlockPtr, Kind, TileParts, Ty, Val
-from rs2triton.transpiler.pyast import LOAD, Comment, attr_path, call, comment_lines, name
+from rs2triton.transpiler.pyast import Comment, attr_path, comment_lines, name
 
 if TYPE_CHECKING:
     from rs2triton.transpiler.frontend.items import Kernel
@@ -102,7 +103,16 @@ def _nested_fns(fn: Node) -> dict[str, Node]:
 
 class Lowerer:
     """The state of one function's lowering: its names, the bodies being filled, what its
-    loops and block pointers are, and the kernel it belongs to (None for a helper)."""
+    loops and block pointers are, and the kernel it belongs to (None for a helper).
+
+    ``target`` says what the function becomes, and picks the rules the dispatch uses and the
+    builder the shared rules hand their decisions to: this class lowers for the kernel target
+    (its Triton state — block pointers, Tiles, counted loops — stays empty elsewhere); the host
+    target's lowerer is :class:`~rs2triton.transpiler.lowering.host.lowerer.HostLowerer`.
+    """
+
+    target: Target = KERNEL
+    build: KernelBuilder = KERNEL_BUILDER
 
     def __init__(self, ctx: ModuleContext, kernel: Kernel | None, fn: Node, triton: str,
                  dtype_bounds: dict[str, str] | None = None):
@@ -145,7 +155,7 @@ class Lowerer:
 
     def expr(self, node: Node) -> Val:
         """Lower an expression with the rule registered for its node kind."""
-        return self.dispatch(EXPRESSIONS.get(node.type, _unsupported), node)
+        return self.dispatch(EXPRESSIONS[self.target].get(node.type, _unsupported), node)
 
     def stmt(self, node: Node) -> None:
         """Lower a statement: its comments, then the rule registered for its kind (an
@@ -161,7 +171,7 @@ class Lowerer:
 
     def as_statement(self, node: Node) -> None:
         """Lower ``node`` in statement position (its comments already emitted)."""
-        self.dispatch(STATEMENTS.get(node.type, _expression_statement), node)
+        self.dispatch(STATEMENTS[self.target].get(node.type, _expression_statement), node)
 
     # ------------------------------------------------------------------ helpers
 
@@ -220,14 +230,10 @@ class Lowerer:
         return semantics.Operand(v.ty.elem, self.is_float(v.ty), v.ty.runtime, v.weak)
 
     def narrow(self, v: Val, node: Node) -> Val:
-        """A value computed in f32 for f32-only math, rounded once to its Rust type here,
-        where it meets that type again (a store, an operand of a non-math op, a branch
-        merge, a mutable binding). Arithmetic and f32 math keep it in f32 (docs/translation.md)."""
-        if not v.ty.wide or v.ty.elem is None:
-            return v
-        dtype = self.dtype_expr(v.ty.elem, node)
-        return Val(call(ast.Attribute(value=v.expr, attr="to", ctx=LOAD), [dtype]),
-                   Ty(v.ty.kind, v.ty.elem), v.static_choice, block_ptr=v.block_ptr)
+        """``v`` as a value of its Rust type where it is observed: a value the target holds wider
+        (``Ty.wide``: a half in f32 in a kernel, an int not yet wrapped in host code) is brought
+        back to its type by the target's builder."""
+        return self.build.narrow(self, v, node) if v.ty.wide else v
 
     def dtype_expr(self, rust_ty: str, node: Node) -> ast.expr:
         """The Triton dtype of a Rust element type or of a dtype parameter (its Python alias)."""

@@ -17,6 +17,7 @@ nothing has to be kept in step by hand:
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -33,6 +34,8 @@ class Binding:
     py: str
     ty: Ty
     constexpr: bool = False
+    expr: ast.expr | None = None  # a name that stands for an expression (host: `s` of `|(_, s)|` is `t.shape`)
+    mutable: bool = True  # (host code: a `let` without `mut` is assigned once)
 
 
 def _same_known(a: Ty, b: Ty) -> bool:
@@ -42,10 +45,11 @@ def _same_known(a: Ty, b: Ty) -> bool:
 class Names:
     """Rust scopes, live Python names and reserved Python names of one function."""
 
-    def __init__(self) -> None:
+    def __init__(self, reserved: frozenset[str] | set[str] = PY_RESERVED) -> None:
         self._scopes: list[dict[str, Binding]] = [{}]
         self._live: list[set[str]] = [set()]
-        self._used: set[str] = set(PY_RESERVED)
+        self._reserved = reserved
+        self._used: set[str] = set(reserved)
         self._aliases: dict[str, str] = {}  # dtype parameter -> Python alias
         self._sibling: dict[str, Ty] = {}  # Python names the then-branch bound -> their types
         # Python names a Tile's fields still read (`Tile { tensor: x, .. }` keeps `x`): never
@@ -56,7 +60,7 @@ class Names:
     # ----------------------------------------------------------------- names
     def fresh(self, base: str) -> str:
         """A Python name not handed out before (``base``, ``base_1``...), reserved now."""
-        base = base if base not in PY_RESERVED else base + "_"
+        base = base if base not in self._reserved else base + "_"
         py = base
         i = 0
         while py in self._used:

@@ -14,7 +14,7 @@ from rs2triton.transpiler.lowering.kernel.control import if_statement, if_value,
 from rs2triton.transpiler.lowering.lowerer import COMMENTS, UNSUPPORTED_HINTS, Lowerer
 from rs2triton.transpiler.lowering.names import Binding
 from rs2triton.transpiler.lowering.operators import binop
-from rs2triton.transpiler.lowering.registry import statement
+from rs2triton.transpiler.lowering.registry import KERNEL, statement
 from rs2triton.transpiler.lowering.values import UNKNOWN, BlockPtr, Kind, TileParts, Ty, Val
 from rs2triton.transpiler.pyast import attr_path, literal_value, name
 
@@ -24,7 +24,7 @@ def nothing(lw: Lowerer, node: Node) -> None:
     return None
 
 
-@statement("function_item")
+@statement("function_item", target=KERNEL)
 def nested_fn(lw: Lowerer, node: Node) -> None:
     """A fn item in the body (`#[inline(always)] fn helper(..) { .. }`): no statement of its own;
     it is a @triton.jit helper of the module, made where it is called (helpers.call_helper)."""
@@ -36,14 +36,14 @@ def expression_statement(lw: Lowerer, node: Node) -> None:
     lw.as_statement(named_children(node)[0])
 
 
-@statement("block")
+@statement("block", target=KERNEL)
 def nested_block(lw: Lowerer, node: Node) -> None:
     """A nested block: its own Rust scope, but no Python block."""
     with lw.names.scope(python_block=False):
         lw.stmts(list(node.named_children), node)
 
 
-@statement("let_declaration")
+@statement("let_declaration", target=KERNEL)
 def let(lw: Lowerer, node: Node) -> None:
     pattern = part(node, "pattern")
     value = node.child_by_field_name("value")
@@ -84,7 +84,7 @@ def let(lw: Lowerer, node: Node) -> None:
     raise lw.err(pattern, "E0002", f"unsupported pattern `{text(pattern)}`", "bind a plain name or a tuple of names")
 
 
-@statement("const_item")
+@statement("const_item", target=KERNEL)
 def const_item(lw: Lowerer, node: Node) -> None:
     bind_new(lw, text(part(node, "name")), part(node, "value"), None, node, False)
 
@@ -147,7 +147,7 @@ def bind_new(lw: Lowerer, rust: str, value: Node, annotated: str | None, node: N
     lw.assign(py, v.expr, node)
 
 
-@statement("return_expression")
+@statement("return_expression", target=KERNEL)
 def return_(lw: Lowerer, node: Node) -> None:
     """A bare `return;` ends the program early (`if row >= n { return; }`)."""
     if named_children(node):
@@ -171,7 +171,7 @@ def _target(lw: Lowerer, node: Node) -> Binding:
     return b
 
 
-@statement("assignment_expression")
+@statement("assignment_expression", target=KERNEL)
 def assignment(lw: Lowerer, node: Node) -> None:
     left, right = part(node, "left"), part(node, "right")
     b = _target(lw, left)
@@ -188,7 +188,7 @@ def assignment(lw: Lowerer, node: Node) -> None:
     lw.assign(b.py, v.expr, node)
 
 
-@statement("compound_assignment_expr")
+@statement("compound_assignment_expr", target=KERNEL)
 def compound_assignment(lw: Lowerer, node: Node) -> None:
     left, right = part(node, "left"), part(node, "right")
     op_text = text(part(node, "operator"))[:-1]
@@ -202,7 +202,7 @@ def compound_assignment(lw: Lowerer, node: Node) -> None:
         lw.assign(b.py, e, node)
 
 
-@statement("if_expression")
+@statement("if_expression", target=KERNEL)
 def if_(lw: Lowerer, node: Node) -> None:
     lw.emit(if_statement(lw, node), node)
 

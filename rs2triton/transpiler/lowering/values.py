@@ -36,8 +36,18 @@ class Kind(enum.Enum):
     TUPLE = "tuple"
     FN = "fn"  # a combine function passed by name
     TILE = "tile"  # teenygrad's `Tile { tensor, mask }` (see TileParts)
-    NONE = "none"  # no value (a store)
-    UNKNOWN = "unknown"
+    NONE = "none"  # no value (a store; host code's `()`)
+    UNKNOWN = "unknown"  # (``elem``: the Rust type's name where it has one that lowering does not model)
+    # Host code's values (Python values at run time; ``items[0]`` the element type where there is one):
+    SEQ = "seq"  # a slice or a `Vec`: a Python sequence
+    ARRAY = "array"  # a Rust array `[T; N]`: a tuple
+    OPTION = "option"  # an `Option<T>`: the value or None
+    ITER = "iter"  # an iterator: a Python iterable
+    INPUT = "input"  # a `(RawPtr, &[usize])` pair: the tensor itself
+    STRUCT = "struct"  # a value of a struct of the file (`self`, what `new` builds): ``elem`` its name
+    KERNEL = "kernel"  # a configured kernel struct (`ReluForward<D>`): ``elem`` its launcher's name
+    VISITOR = "visitor"  # teenygrad's `ArgVisitor` (what the `pack_*` methods return)
+    PHANTOM = "phantom"  # a `PhantomData` field (no value in Python)
 
     # Members are compared by identity: hash them so too, in C (Enum's own hash is Python code,
     # and kinds are looked up in sets for most expressions lowered).
@@ -45,6 +55,7 @@ class Kind(enum.Enum):
 
 
 COMPILE_TIME = frozenset({Kind.CONST, Kind.STR, Kind.LIST, Kind.ENUM})
+CONTAINERS = frozenset({Kind.SEQ, Kind.ARRAY, Kind.OPTION, Kind.ITER})  # host values with an element type
 RUNTIME = frozenset({Kind.SCALAR, Kind.TENSOR, Kind.PTR, Kind.PTRS, Kind.INDEX})
 BLOCKS = frozenset({Kind.TENSOR, Kind.PTRS})  # values with a shape: `.to()` casts, `&`/`|` for `&&`/`||`
 
@@ -72,9 +83,25 @@ class Ty(NamedTuple):
     def compile_time(self) -> bool:
         return self.kind in COMPILE_TIME
 
+    @property
+    def inner(self) -> Ty:
+        """The element type of a container (a slice, an array, an Option, an iterator)."""
+        return self.items[0] if self.kind in CONTAINERS and self.items else UNKNOWN
+
+
+def container(kind: Kind, inner: Ty) -> Ty:
+    """A host container type: ``container(Kind.SEQ, USIZE)`` is ``&[usize]``."""
+    return Ty(kind, None, (inner,))
+
 
 UNKNOWN = Ty(Kind.UNKNOWN)
 NONE_TY = Ty(Kind.NONE)
+BOOL = Ty(Kind.SCALAR, "bool")
+USIZE = Ty(Kind.SCALAR, "usize")
+I32 = Ty(Kind.SCALAR, "i32")
+STR = Ty(Kind.STR)
+PTR = Ty(Kind.PTR)
+SHAPE = Ty(Kind.SEQ, None, (USIZE,))
 
 
 def join_kind(*tys: Ty) -> Kind:

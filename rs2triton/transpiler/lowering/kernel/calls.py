@@ -28,9 +28,10 @@ from rs2triton.transpiler.dsl.ops import (
     Turbofish,
 )
 from rs2triton.transpiler.frontend.parse import named_children, part, text
+from rs2triton.transpiler.lowering.kernel.builder import convert
 from rs2triton.transpiler.lowering.lowerer import Lowerer, unparen
-from rs2triton.transpiler.lowering.operators import binop, convert
-from rs2triton.transpiler.lowering.registry import OP_RULES, expression
+from rs2triton.transpiler.lowering.operators import binop
+from rs2triton.transpiler.lowering.registry import KERNEL, OP_RULES, expression
 from rs2triton.transpiler.lowering.values import (
     NONE_TY,
     OMIT,
@@ -51,7 +52,7 @@ BLOCK_PTR_OPS = frozenset({"load", "store", "advance"})
 Lowered = list[tuple[Param, Arg, Node]]  # an op's parameters, the values given for them, their nodes
 
 
-@expression("call_expression")
+@expression("call_expression", target=KERNEL)
 def call_expression(lw: Lowerer, node: Node) -> Val:
     func = part(node, "function")
     args = named_children(part(node, "arguments"))

@@ -10,7 +10,7 @@ from tree_sitter import Node
 from rs2triton.transpiler.frontend.parse import named_children, part, text
 from rs2triton.transpiler.lowering.kernel.loops import CountedLoop
 from rs2triton.transpiler.lowering.lowerer import Lowerer, unparen
-from rs2triton.transpiler.lowering.registry import statement
+from rs2triton.transpiler.lowering.registry import KERNEL, statement
 from rs2triton.transpiler.lowering.values import Kind, Ty, Val
 from rs2triton.transpiler.pyast import call, const, literal_value
 
@@ -85,7 +85,7 @@ def _branch_value(lw: Lowerer, block: Node, body: list[ast.stmt], target: str) -
     return v.ty
 
 
-@statement("for_expression")
+@statement("for_expression", target=KERNEL)
 def for_(lw: Lowerer, node: Node) -> None:
     pattern = part(node, "pattern")
     if pattern.type != "identifier":
@@ -172,7 +172,7 @@ def _plus(e: ast.expr, k: int) -> ast.expr:
     return ast.BinOp(left=e, op=ast.Add() if k > 0 else ast.Sub(), right=ast.Constant(abs(k)))
 
 
-@statement("while_expression")
+@statement("while_expression", target=KERNEL)
 def while_(lw: Lowerer, node: Node) -> None:
     info = lw.counted.get(node.id)
     if info is not None and _counted_while(lw, node, info):

@@ -1,0 +1,781 @@
+"""Rust's standard library on scalars: the methods of the integer and float types, as pure
+functions with rustc's answers in its release profile.
+
+One :class:`Int` or :class:`Float` object per Rust scalar type (``i32``, ``usize``, ``f32``...)
+holds that type's methods, named as Rust names them and taking the receiver first, as Rust's
+own path form does (``i32::saturating_sub(a, b)`` is ``i32.saturating_sub(a, b)`` here). Host
+code translated from Rust calls them at run time (through :mod:`rs2triton.runtime.host`), and
+lowering calls the same ones at transpile time to fold calls on literals, so an answer is
+decided in one place.
+
+The profile is rustc's release build, the one the kernels' arithmetic follows too: integer
+overflow wraps (``i32::MAX + 1`` at run time is ``i32::MIN``; ``abs``, ``pow``,
+``next_power_of_two``... wrap likewise), shift amounts are masked to the type's width; and
+where Rust panics in every build (``/`` and ``%`` by zero or ``MIN / -1``, ``clamp`` with
+``min > max``, a logarithm of a non-positive number) the function raises :class:`Panic` with
+Rust's message. Values are Python ints and floats; an ``f32`` is a float that holds an f32
+value, and every f32 result is rounded to f32 once, as the hardware does.
+
+:data:`METHODS` says, per method, how many arguments it takes and what type it returns (the
+receiver's, ``u32``, ``bool``, an ``Option`` or a pair): lowering types calls with it.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from typing import NamedTuple
+
+from rs2triton.rust.semantics import float_to_int, round_float, trunc_div, trunc_rem, wrap_int
+from rs2triton.rust.types import SCALARS
+
+
+class Panic(RuntimeError):
+    """A Rust panic: ``message`` is Rust's; ``location`` (``file.rs:LINE``) is where, once known."""
+
+    def __init__(self, message: str, location: str | None = None):
+        super().__init__(message)
+        self.message = message
+        self.location = location
+
+    def __str__(self) -> str:
+        return f"panicked at {self.location}: {self.message}" if self.location else self.message
+
+
+DIV_ZERO = "attempt to divide by zero"
+REM_ZERO = "attempt to calculate the remainder with a divisor of zero"
+DIV_OVERFLOW = "attempt to divide with overflow"
+REM_OVERFLOW = "attempt to calculate the remainder with overflow"
+
+
+class Int:
+    """One Rust integer type and its methods (receiver first)."""
+
+    __slots__ = ("name", "bits", "signed", "MIN", "MAX", "BITS", "_mask")
+
+    def __init__(self, name: str):
+        s = SCALARS[name]
+        self.name, self.bits, self.signed, self.MIN, self.MAX = name, s.bits, s.signed, s.min, s.max
+        self.BITS = s.bits
+        self._mask = (1 << s.bits) - 1
+
+    def __repr__(self) -> str:
+        return self.name
+
+    # ------------------------------------------------------------ representation
+    def wrap(self, v: int) -> int:
+        """``v`` reduced to the type, two's complement (what wrapping arithmetic and ``as`` give)."""
+        v &= self._mask
+        return v - (1 << self.bits) if self.signed and v > self.MAX else v
+
+    def _bits(self, v: int) -> int:
+        return v & self._mask
+
+    def _fits(self, v: int) -> bool:
+        return self.MIN <= v <= self.MAX
+
+    def _clamp(self, v: int) -> int:
+        return self.MIN if v < self.MIN else self.MAX if v > self.MAX else v
+
+    # ------------------------------------------------------------ operators (release profile)
+    def add(self, a: int, b: int) -> int:
+        return self.wrap(a + b)
+
+    def sub(self, a: int, b: int) -> int:
+        return self.wrap(a - b)
+
+    def mul(self, a: int, b: int) -> int:
+        return self.wrap(a * b)
+
+    def neg(self, a: int) -> int:
+        return self.wrap(-a)
+
+    def div(self, a: int, b: int) -> int:
+        """``a / b``: rounded toward zero; by zero, and ``MIN / -1``, panic in every build."""
+        if b == 0:
+            raise Panic(DIV_ZERO)
+        if self.signed and b == -1 and a == self.MIN:
+            raise Panic(DIV_OVERFLOW)
+        return trunc_div(a, b)
+
+    def rem(self, a: int, b: int) -> int:
+        """``a % b``: the sign of ``a``; by zero, and ``MIN % -1``, panic in every build."""
+        if b == 0:
+            raise Panic(REM_ZERO)
+        if self.signed and b == -1 and a == self.MIN:
+            raise Panic(REM_OVERFLOW)
+        return trunc_rem(a, b)
+
+    def shl(self, a: int, b: int) -> int:
+        """``a << b``: the amount masked to the width (release), the bits shifted out lost."""
+        return self.wrap(a << (b & (self.bits - 1)))
+
+    def shr(self, a: int, b: int) -> int:
+        """``a >> b``: arithmetic for signed types, logical for unsigned; the amount masked."""
+        return self.wrap(a) >> (b & (self.bits - 1))
+
+    # ------------------------------------------------------------ wrapping_*
+    def wrapping_add(self, a: int, b: int) -> int:
+        return self.wrap(a + b)
+
+    def wrapping_sub(self, a: int, b: int) -> int:
+        return self.wrap(a - b)
+
+    def wrapping_mul(self, a: int, b: int) -> int:
+        return self.wrap(a * b)
+
+    def wrapping_neg(self, a: int) -> int:
+        return self.wrap(-a)
+
+    def wrapping_abs(self, a: int) -> int:
+        return self.wrap(abs(a))
+
+    def wrapping_div(self, a: int, b: int) -> int:
+        if b == 0:
+            raise Panic(DIV_ZERO)
+        return self.wrap(trunc_div(a, b))
+
+    def wrapping_rem(self, a: int, b: int) -> int:
+        if b == 0:
+            raise Panic(REM_ZERO)
+        return 0 if self.signed and b == -1 else trunc_rem(a, b)
+
+    def wrapping_shl(self, a: int, b: int) -> int:
+        return self.shl(a, b)
+
+    def wrapping_shr(self, a: int, b: int) -> int:
+        return self.shr(a, b)
+
+    def wrapping_pow(self, a: int, e: int) -> int:
+        return self.wrap(pow(a, e, 1 << self.bits)) if e >= 0 else self.wrap(1)
+
+    # ------------------------------------------------------------ saturating_*
+    def saturating_add(self, a: int, b: int) -> int:
+        return self._clamp(a + b)
+
+    def saturating_sub(self, a: int, b: int) -> int:
+        return self._clamp(a - b)
+
+    def saturating_mul(self, a: int, b: int) -> int:
+        return self._clamp(a * b)
+
+    def saturating_pow(self, a: int, e: int) -> int:
+        return self._clamp(_big_pow(a, e, self.bits))
+
+    def saturating_neg(self, a: int) -> int:
+        return self._clamp(-a)
+
+    def saturating_abs(self, a: int) -> int:
+        return self._clamp(abs(a))
+
+    def saturating_div(self, a: int, b: int) -> int:
+        if b == 0:
+            raise Panic(DIV_ZERO)
+        return self._clamp(trunc_div(a, b))
+
+    # ------------------------------------------------------------ checked_* (None on overflow)
+    def _checked(self, v: int) -> int | None:
+        return v if self._fits(v) else None
+
+    def checked_add(self, a: int, b: int) -> int | None:
+        return self._checked(a + b)
+
+    def checked_sub(self, a: int, b: int) -> int | None:
+        return self._checked(a - b)
+
+    def checked_mul(self, a: int, b: int) -> int | None:
+        return self._checked(a * b)
+
+    def checked_neg(self, a: int) -> int | None:
+        return self._checked(-a)
+
+    def checked_abs(self, a: int) -> int | None:
+        return self._checked(abs(a))
+
+    def checked_div(self, a: int, b: int) -> int | None:
+        return None if b == 0 else self._checked(trunc_div(a, b))
+
+    def checked_rem(self, a: int, b: int) -> int | None:
+        if b == 0 or (self.signed and b == -1 and a == self.MIN):
+            return None
+        return trunc_rem(a, b)
+
+    def checked_div_euclid(self, a: int, b: int) -> int | None:
+        return None if b == 0 else self._checked(_div_euclid(a, b))
+
+    def checked_rem_euclid(self, a: int, b: int) -> int | None:
+        if b == 0 or (self.signed and b == -1 and a == self.MIN):
+            return None
+        return _rem_euclid(a, b)
+
+    def checked_shl(self, a: int, b: int) -> int | None:
+        return self.wrap(a << b) if 0 <= b < self.bits else None
+
+    def checked_shr(self, a: int, b: int) -> int | None:
+        return a >> b if 0 <= b < self.bits else None
+
+    def checked_pow(self, a: int, e: int) -> int | None:
+        return self._checked(_big_pow(a, e, self.bits))
+
+    def checked_next_power_of_two(self, a: int) -> int | None:
+        return self._checked(_next_pow2(a))
+
+    def checked_next_multiple_of(self, a: int, b: int) -> int | None:
+        return None if b == 0 else self._checked(_next_multiple(a, b))
+
+    def checked_ilog2(self, a: int) -> int | None:
+        return a.bit_length() - 1 if a > 0 else None
+
+    # ------------------------------------------------------------ overflowing_* ((wrapped, overflowed))
+    def _overflowing(self, v: int) -> tuple[int, bool]:
+        return self.wrap(v), not self._fits(v)
+
+    def overflowing_add(self, a: int, b: int) -> tuple[int, bool]:
+        return self._overflowing(a + b)
+
+    def overflowing_sub(self, a: int, b: int) -> tuple[int, bool]:
+        return self._overflowing(a - b)
+
+    def overflowing_mul(self, a: int, b: int) -> tuple[int, bool]:
+        return self._overflowing(a * b)
+
+    def overflowing_neg(self, a: int) -> tuple[int, bool]:
+        return self.wrap(-a), (a == self.MIN if self.signed else a != 0)
+
+    def overflowing_abs(self, a: int) -> tuple[int, bool]:
+        return self._overflowing(abs(a))
+
+    def overflowing_pow(self, a: int, e: int) -> tuple[int, bool]:
+        big = _big_pow(a, e, self.bits)
+        return self.wrapping_pow(a, e), not self._fits(big)
+
+    def overflowing_shl(self, a: int, b: int) -> tuple[int, bool]:
+        return self.shl(a, b), not 0 <= b < self.bits
+
+    def overflowing_shr(self, a: int, b: int) -> tuple[int, bool]:
+        return self.shr(a, b), not 0 <= b < self.bits
+
+    # ------------------------------------------------------------ bits
+    def count_ones(self, a: int) -> int:
+        return bin(self._bits(a)).count("1")
+
+    def count_zeros(self, a: int) -> int:
+        return self.bits - self.count_ones(a)
+
+    def leading_zeros(self, a: int) -> int:
+        return self.bits - self._bits(a).bit_length()
+
+    def trailing_zeros(self, a: int) -> int:
+        v = self._bits(a)
+        return self.bits if v == 0 else (v & -v).bit_length() - 1
+
+    def leading_ones(self, a: int) -> int:
+        return self.leading_zeros(~a)
+
+    def trailing_ones(self, a: int) -> int:
+        return self.trailing_zeros(~a)
+
+    def rotate_left(self, a: int, n: int) -> int:
+        v, k = self._bits(a), n % self.bits
+        return self.wrap((v << k) | (v >> (self.bits - k)))
+
+    def rotate_right(self, a: int, n: int) -> int:
+        v, k = self._bits(a), n % self.bits
+        return self.wrap((v >> k) | (v << (self.bits - k)))
+
+    def swap_bytes(self, a: int) -> int:
+        return self.wrap(int.from_bytes(self._bits(a).to_bytes(self.bits // 8, "little"), "big"))
+
+    def reverse_bits(self, a: int) -> int:
+        return self.wrap(int(format(self._bits(a), f"0{self.bits}b")[::-1], 2))
+
+    # ------------------------------------------------------------ arithmetic methods
+    def pow(self, a: int, e: int) -> int:
+        return self.wrapping_pow(a, e)
+
+    def abs(self, a: int) -> int:
+        return self.wrap(abs(a))
+
+    def unsigned_abs(self, a: int) -> int:
+        return abs(a)
+
+    def abs_diff(self, a: int, b: int) -> int:
+        return abs(a - b)
+
+    def signum(self, a: int) -> int:
+        return (a > 0) - (a < 0)
+
+    def is_positive(self, a: int) -> bool:
+        return a > 0
+
+    def is_negative(self, a: int) -> bool:
+        return a < 0
+
+    def div_euclid(self, a: int, b: int) -> int:
+        if b == 0:
+            raise Panic(DIV_ZERO)
+        if self.signed and b == -1 and a == self.MIN:
+            raise Panic(DIV_OVERFLOW)
+        return _div_euclid(a, b)
+
+    def rem_euclid(self, a: int, b: int) -> int:
+        if b == 0:
+            raise Panic(REM_ZERO)
+        if self.signed and b == -1 and a == self.MIN:
+            raise Panic(REM_OVERFLOW)
+        return _rem_euclid(a, b)
+
+    def div_ceil(self, a: int, b: int) -> int:
+        if b == 0:
+            raise Panic(DIV_ZERO)
+        return -(-a // b)
+
+    def div_floor(self, a: int, b: int) -> int:
+        if b == 0:
+            raise Panic(DIV_ZERO)
+        return a // b
+
+    def next_power_of_two(self, a: int) -> int:
+        return self.wrap(_next_pow2(a))  # (release: 0 past the type's range)
+
+    def is_power_of_two(self, a: int) -> bool:
+        return a > 0 and a & (a - 1) == 0
+
+    def next_multiple_of(self, a: int, b: int) -> int:
+        if b == 0:
+            raise Panic(REM_ZERO)
+        return self.wrap(_next_multiple(a, b))
+
+    def is_multiple_of(self, a: int, b: int) -> bool:
+        return a == 0 if b == 0 else a % b == 0
+
+    def ilog2(self, a: int) -> int:
+        if a <= 0:
+            raise Panic("argument of integer logarithm must be positive")
+        return a.bit_length() - 1
+
+    def ilog10(self, a: int) -> int:
+        if a <= 0:
+            raise Panic("argument of integer logarithm must be positive")
+        return len(str(a)) - 1
+
+    def ilog(self, a: int, base: int) -> int:
+        if a <= 0 or base < 2:
+            raise Panic("argument of integer logarithm must be positive" if a <= 0
+                        else "base of integer logarithm must be at least 2")
+        n = 0
+        while a >= base:
+            a //= base
+            n += 1
+        return n
+
+    def isqrt(self, a: int) -> int:
+        if a < 0:
+            raise Panic("argument of integer square root cannot be negative")
+        return math.isqrt(a)
+
+    def min(self, a: int, b: int) -> int:
+        return a if a <= b else b
+
+    def max(self, a: int, b: int) -> int:
+        return b if b >= a else a
+
+    def clamp(self, a: int, lo: int, hi: int) -> int:
+        if lo > hi:
+            raise Panic("assertion failed: min <= max")
+        return lo if a < lo else hi if a > hi else a
+
+
+class Float:
+    """One Rust float type (``f32``, ``f64``) and its methods. Calling it rounds a value to the
+    type (``f32(x)``)."""
+
+    __slots__ = ("name", "MAX", "MIN", "EPSILON")
+
+    def __init__(self, name: str):
+        s = SCALARS[name]
+        self.name = name
+        self.MAX, self.MIN, self.EPSILON = s.max_finite, -s.max_finite, s.epsilon
+
+    def __repr__(self) -> str:
+        return self.name
+
+    def __call__(self, v) -> float:
+        """``v`` rounded to the type (ints exactly: no detour through f64 for f32)."""
+        if isinstance(v, int) and not isinstance(v, bool):
+            return int_to_float(v, self.name)
+        return round_float(float(v), self.name) if self.name != "f64" else float(v)
+
+    def _r(self, v: float) -> float:
+        return round_float(v, self.name) if self.name != "f64" else v
+
+    # ------------------------------------------------------------ operators
+    def add(self, a: float, b: float) -> float:
+        return self._r(a + b)
+
+    def sub(self, a: float, b: float) -> float:
+        return self._r(a - b)
+
+    def mul(self, a: float, b: float) -> float:
+        return self._r(a * b)
+
+    def div(self, a: float, b: float) -> float:
+        """IEEE division: by zero an infinity (or NaN), as Rust gives, where Python raises."""
+        if b == 0.0:
+            if a != a or a == 0.0:
+                return math.nan
+            return math.copysign(math.inf, a) * math.copysign(1.0, b)
+        return self._r(a / b)
+
+    def rem(self, a: float, b: float) -> float:
+        """``a % b``: C's fmod (the sign of ``a``); NaN for a zero divisor or an infinite ``a``."""
+        if b == 0.0 or math.isinf(a) or a != a or b != b:
+            return math.nan
+        return math.fmod(a, b)
+
+    def neg(self, a: float) -> float:
+        return -a
+
+    # ------------------------------------------------------------ comparisons and choice
+    def min(self, a: float, b: float) -> float:
+        """IEEE minNum: a NaN loses to a number."""
+        if a != a:
+            return b
+        if b != b:
+            return a
+        if a == b == 0.0:
+            return a if math.copysign(1.0, a) < 0 else b
+        return a if a < b else b
+
+    def max(self, a: float, b: float) -> float:
+        if a != a:
+            return b
+        if b != b:
+            return a
+        if a == b == 0.0:
+            return a if math.copysign(1.0, a) > 0 else b
+        return a if a > b else b
+
+    def clamp(self, a: float, lo: float, hi: float) -> float:
+        if not lo <= hi:
+            raise Panic(f"min > max, or either was NaN. min = {debug_float(lo, self.name)}, "
+                        f"max = {debug_float(hi, self.name)}")
+        if a < lo:
+            a = lo
+        if a > hi:
+            a = hi
+        return a
+
+    def total_cmp(self, a: float, b: float) -> int:
+        ka, kb = _total_key(a, self.name), _total_key(b, self.name)
+        return (ka > kb) - (ka < kb)
+
+    # ------------------------------------------------------------ rounding
+    def round(self, a: float) -> float:
+        """Half away from zero (Python's ``round`` is half to even)."""
+        if not math.isfinite(a):
+            return a
+        t = float(math.trunc(a))
+        if abs(a - t) >= 0.5:  # (exact: a float minus its integer part)
+            t += math.copysign(1.0, a)
+        return math.copysign(t, a)
+
+    def round_ties_even(self, a: float) -> float:
+        return a if not math.isfinite(a) else math.copysign(float(round(a)), a)
+
+    def trunc(self, a: float) -> float:
+        return a if not math.isfinite(a) else math.copysign(float(math.trunc(a)), a)
+
+    def floor(self, a: float) -> float:
+        return a if not math.isfinite(a) else math.copysign(float(math.floor(a)), a)
+
+    def ceil(self, a: float) -> float:
+        return a if not math.isfinite(a) else math.copysign(float(math.ceil(a)), a)
+
+    def fract(self, a: float) -> float:
+        return a - self.trunc(a) if math.isfinite(a) else math.nan
+
+    # ------------------------------------------------------------ arithmetic functions
+    def abs(self, a: float) -> float:
+        return abs(a)
+
+    def signum(self, a: float) -> float:
+        return a if a != a else math.copysign(1.0, a)
+
+    def copysign(self, a: float, b: float) -> float:
+        return math.copysign(a, b)
+
+    def recip(self, a: float) -> float:
+        return self.div(1.0, a)
+
+    def sqrt(self, a: float) -> float:
+        return math.nan if a < 0 or a != a else self._r(math.sqrt(a))
+
+    def cbrt(self, a: float) -> float:
+        return a if not math.isfinite(a) or a == 0 else self._r(math.copysign(abs(a) ** (1 / 3), a))
+
+    def mul_add(self, a: float, b: float, c: float) -> float:
+        """``a * b + c`` rounded once (a fused multiply-add)."""
+        if not (math.isfinite(a) and math.isfinite(b) and math.isfinite(c)):
+            return self._r(a * b + c)
+        exact = Fraction(a) * Fraction(b) + Fraction(c)
+        if exact == 0:
+            return self._r(a * b + c)  # (the sign of a zero sum, as IEEE gives it)
+        return fraction_to_float(exact, self.name)
+
+    def powi(self, a: float, n: int) -> float:
+        """``a`` to an i32 power by repeated squaring in the type (as compiler-rt's ``__powi``)."""
+        r, base, k = 1.0, a, abs(n)
+        while True:
+            if k & 1:
+                r = self._r(r * base)
+            k >>= 1
+            if k == 0:
+                break
+            base = self._r(base * base)
+        return self.div(1.0, r) if n < 0 else r
+
+    def powf(self, a: float, b: float) -> float:
+        return _c_pow(a, b, self.name)
+
+    def exp(self, a: float) -> float:
+        return self._r(_exp(a))
+
+    def exp2(self, a: float) -> float:
+        return self._r(_c_pow(2.0, a, "f64"))
+
+    def ln(self, a: float) -> float:
+        return self._r(_log(a, math.log))
+
+    def log2(self, a: float) -> float:
+        return self._r(_log(a, math.log2))
+
+    def log10(self, a: float) -> float:
+        return self._r(_log(a, math.log10))
+
+    def hypot(self, a: float, b: float) -> float:
+        return self._r(math.hypot(a, b))
+
+    def to_degrees(self, a: float) -> float:
+        return self._r(a * (180.0 / math.pi)) if self.name == "f64" else self._r(a * 57.2957795130823208767981548141051703)
+
+    def to_radians(self, a: float) -> float:
+        return self._r(a * (math.pi / 180.0))
+
+    # ------------------------------------------------------------ classification
+    def is_nan(self, a: float) -> bool:
+        return a != a
+
+    def is_finite(self, a: float) -> bool:
+        return math.isfinite(a)
+
+    def is_infinite(self, a: float) -> bool:
+        return math.isinf(a)
+
+    def is_sign_negative(self, a: float) -> bool:
+        return math.copysign(1.0, a) < 0
+
+    def is_sign_positive(self, a: float) -> bool:
+        return math.copysign(1.0, a) > 0
+
+    def is_normal(self, a: float) -> bool:
+        return math.isfinite(a) and a != 0 and abs(a) >= SCALARS[self.name].min_positive
+
+
+# ---------------------------------------------------------------- shared pieces
+
+
+def _big_pow(a: int, e: int, bits: int) -> int:
+    """``a ** e`` exactly, capped far past any type's range (so huge exponents stay cheap)."""
+    if a in (0, 1) or e == 0:
+        return a ** e if e >= 0 else 1
+    if a == -1:
+        return -1 if e % 2 else 1
+    if e > 2 * bits:  # |a| >= 2: far out of range; only the sign matters
+        return (1 << (2 * bits)) * (-1 if a < 0 and e % 2 else 1)
+    return a ** e
+
+
+def _next_pow2(a: int) -> int:
+    return 1 if a <= 1 else 1 << (a - 1).bit_length()
+
+
+def _next_multiple(a: int, b: int) -> int:
+    r = a % b
+    return a if r == 0 else a + (b - r)
+
+
+def _div_euclid(a: int, b: int) -> int:
+    q = trunc_div(a, b)
+    if trunc_rem(a, b) < 0:
+        return q - 1 if b > 0 else q + 1
+    return q
+
+
+def _rem_euclid(a: int, b: int) -> int:
+    r = trunc_rem(a, b)
+    return r + abs(b) if r < 0 else r
+
+
+def _exp(a: float) -> float:
+    try:
+        return math.exp(a)
+    except OverflowError:
+        return math.inf
+
+
+def _log(a: float, f) -> float:
+    if a != a or a < 0:
+        return math.nan
+    if a == 0:
+        return -math.inf
+    if math.isinf(a):
+        return math.inf
+    return f(a)
+
+
+def _c_pow(a: float, b: float, elem: str) -> float:
+    """C's ``pow``, which Rust's ``powf`` is: IEEE special cases instead of Python's exceptions."""
+    try:
+        r = math.pow(a, b)
+    except OverflowError:
+        odd = float(b).is_integer() and int(b) % 2 == 1
+        r = -math.inf if a < 0 and odd else math.inf
+    except ValueError:  # a negative base to a non-integer power; 0 to a negative power
+        if a == 0.0:
+            odd = float(b).is_integer() and int(b) % 2 == 1
+            r = math.copysign(math.inf, a) if odd else math.inf
+        else:
+            r = math.nan
+    return round_float(r, elem) if elem != "f64" else r
+
+
+def int_to_float(v: int, elem: str) -> float:
+    """``v as f32`` / ``as f64``: the nearest value, ties to even (exactly, from any int)."""
+    if abs(v) < 1 << 53:
+        return round_float(float(v), elem) if elem != "f64" else float(v)
+    return fraction_to_float(Fraction(v), elem)
+
+
+def fraction_to_float(x: Fraction, elem: str) -> float:
+    """An exact rational rounded once to ``elem`` (nearest, ties to even; too large: infinity)."""
+    s = SCALARS[elem]
+    if x == 0:
+        return 0.0
+    sign = -1.0 if x < 0 else 1.0
+    x = abs(x)
+    e = x.numerator.bit_length() - x.denominator.bit_length()
+    if Fraction(2) ** e > x:
+        e -= 1
+    e = max(e, s.min_exponent)
+    quantum = Fraction(2) ** (e - s.significand + 1)
+    q = x / quantum
+    n = q.numerator // q.denominator
+    rest = q - n
+    if rest > Fraction(1, 2) or (rest == Fraction(1, 2) and n % 2 == 1):
+        n += 1
+    value = n * quantum
+    if value >= Fraction(2) ** (s.max_exponent + 1):
+        return sign * math.inf
+    return sign * float(value)
+
+
+def _total_key(a: float, elem: str) -> int:
+    import struct
+
+    fmt, bits = ("<f", 32) if elem == "f32" else ("<d", 64)
+    raw = int.from_bytes(struct.pack(fmt, a), "little")
+    return raw ^ ((1 << (bits - 1)) - 1) if raw >> (bits - 1) else raw
+
+
+def debug_float(v: float, elem: str = "f64") -> str:
+    """A float as Rust's ``{:?}`` writes it (``1.0``, ``NaN``, ``inf``, ``1e-7``)."""
+    if v != v:
+        return "NaN"
+    if math.isinf(v):
+        return "inf" if v > 0 else "-inf"
+    if elem == "f32":
+        import numpy as np  # (the shortest repr that round-trips in f32)
+
+        text = np.format_float_positional(np.float32(v), unique=True, trim="-")
+        if abs(v) >= 1e16 or (v != 0 and abs(v) < 1e-4):
+            text = np.format_float_scientific(np.float32(v), unique=True, trim="-").replace("+", "")
+    else:
+        text = repr(v)
+        if "e" in text:
+            mantissa, exp = text.split("e")
+            text = f"{mantissa.removesuffix('.0')}e{int(exp)}"
+    return text if any(c in text for c in ".eEn") else text + ".0"
+
+
+def cast(value, target: str):
+    """Rust's ``value as target`` between scalars (bools, ints and floats)."""
+    s = SCALARS[target]
+    if s.is_float:
+        return FLOATS[target](value)
+    if target == "bool":
+        return bool(value)
+    if isinstance(value, float):
+        return float_to_int(value, target)
+    return wrap_int(int(value), target)
+
+
+INTS: dict[str, Int] = {n: Int(n) for n in ("i8", "i16", "i32", "i64", "isize", "u8", "u16", "u32", "u64", "usize")}
+FLOATS: dict[str, Float] = {n: Float(n) for n in ("f32", "f64")}
+
+
+# ---------------------------------------------------------------- the methods' signatures
+
+
+class Method(NamedTuple):
+    """A scalar method: its arguments after the receiver, and what it returns: ``"Self"`` (the
+    receiver's type), a Rust scalar type, ``"Unsigned"`` (the unsigned type of the receiver's
+    width), ``"Option<Self>"``, ``"(Self, bool)"``, or ``"Ordering"``."""
+
+    arity: int
+    returns: str = "Self"
+    arg: str = "Self"  # the arguments' type: the receiver's, or a scalar type (`u32` for shifts and powers)
+
+
+INT_METHODS: dict[str, Method] = {
+    **{f"wrapping_{m}": Method(1) for m in ("add", "sub", "mul", "div", "rem")},
+    "wrapping_neg": Method(0), "wrapping_abs": Method(0),
+    "wrapping_shl": Method(1, arg="u32"), "wrapping_shr": Method(1, arg="u32"), "wrapping_pow": Method(1, arg="u32"),
+    **{f"saturating_{m}": Method(1) for m in ("add", "sub", "mul", "div")},
+    "saturating_neg": Method(0), "saturating_abs": Method(0), "saturating_pow": Method(1, arg="u32"),
+    **{f"checked_{m}": Method(1, "Option<Self>") for m in ("add", "sub", "mul", "div", "rem", "div_euclid",
+                                                            "rem_euclid", "next_multiple_of")},
+    "checked_neg": Method(0, "Option<Self>"), "checked_abs": Method(0, "Option<Self>"),
+    "checked_shl": Method(1, "Option<Self>", "u32"), "checked_shr": Method(1, "Option<Self>", "u32"),
+    "checked_pow": Method(1, "Option<Self>", "u32"), "checked_next_power_of_two": Method(0, "Option<Self>"),
+    "checked_ilog2": Method(0, "Option<u32>"),
+    **{f"overflowing_{m}": Method(1, "(Self, bool)") for m in ("add", "sub", "mul")},
+    "overflowing_neg": Method(0, "(Self, bool)"), "overflowing_abs": Method(0, "(Self, bool)"),
+    "overflowing_pow": Method(1, "(Self, bool)", "u32"), "overflowing_shl": Method(1, "(Self, bool)", "u32"),
+    "overflowing_shr": Method(1, "(Self, bool)", "u32"),
+    **{m: Method(0, "u32") for m in ("count_ones", "count_zeros", "leading_zeros", "trailing_zeros", "leading_ones",
+                                     "trailing_ones", "ilog2", "ilog10")},
+    "ilog": Method(1, "u32"),
+    "rotate_left": Method(1, arg="u32"), "rotate_right": Method(1, arg="u32"), "swap_bytes": Method(0),
+    "reverse_bits": Method(0), "pow": Method(1, arg="u32"), "abs": Method(0), "signum": Method(0),
+    "unsigned_abs": Method(0, "Unsigned"), "abs_diff": Method(1, "Unsigned"),
+    "is_positive": Method(0, "bool"), "is_negative": Method(0, "bool"),
+    "div_euclid": Method(1), "rem_euclid": Method(1), "div_ceil": Method(1), "next_power_of_two": Method(0),
+    "is_power_of_two": Method(0, "bool"), "next_multiple_of": Method(1), "is_multiple_of": Method(1, "bool"),
+    "isqrt": Method(0), "min": Method(1), "max": Method(1), "clamp": Method(2),
+}
+# Methods only unsigned types have (rustc: "no method named `div_ceil` found for type `i32`").
+UNSIGNED_ONLY = frozenset({"div_ceil", "next_power_of_two", "is_power_of_two", "next_multiple_of",
+                           "checked_next_power_of_two", "checked_next_multiple_of", "is_multiple_of"})
+SIGNED_ONLY = frozenset({"abs", "signum", "unsigned_abs", "is_positive", "is_negative", "wrapping_abs",
+                         "saturating_neg", "saturating_abs", "checked_abs", "overflowing_abs"})
+
+FLOAT_METHODS: dict[str, Method] = {
+    **{m: Method(0) for m in ("round", "round_ties_even", "trunc", "floor", "ceil", "fract", "abs", "signum", "recip",
+                              "sqrt", "cbrt", "exp", "exp2", "ln", "log2", "log10", "to_degrees", "to_radians")},
+    **{m: Method(1) for m in ("min", "max", "copysign", "powf", "hypot")},
+    "powi": Method(1, arg="i32"), "mul_add": Method(2), "clamp": Method(2),
+    **{m: Method(0, "bool") for m in ("is_nan", "is_finite", "is_infinite", "is_sign_negative", "is_sign_positive",
+                                      "is_normal")},
+    "total_cmp": Method(1, "Ordering"),
+}
