@@ -232,7 +232,8 @@ def kernels(srcs: tuple[str, ...]) -> None:
     """List the kernels of SRCS with their launchers: const generics, parameters, dtypes, backward."""
     from rs2triton.transpiler.driver.files import discover_sources
     from rs2triton.transpiler.driver.pipeline import transpile_file
-    from rs2triton.transpiler.emit.launchers import describe, launcher_name
+    from rs2triton.transpiler.emit.launchers import describe
+    from rs2triton.transpiler.pyast import launcher_name
 
     errors = []
     for src, _ in discover_sources(list(srcs)):

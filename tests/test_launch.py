@@ -11,7 +11,7 @@ import torch
 import triton
 
 import rs2triton
-from rs2triton.transpiler.emit.launchers import launcher_name
+from rs2triton.transpiler.pyast import launcher_name
 from tests.cases import CASES
 from tests.conftest import DEVICE, ROOT
 from tests.numerics import assert_matches

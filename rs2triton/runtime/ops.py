@@ -22,40 +22,49 @@ an op runs.
 from __future__ import annotations
 
 import copy
-import math
 from typing import Any, NoReturn
 
 from rs2triton.runtime.values import _torch, check_field
 from rs2triton.rust.types import TORCH_DTYPES
 
-TRAIT = "teeny_core::model::RuntimeOp"
-
-# The trait's methods: their Python parameters (after self), in order, and what a Rust
-# parameter of each is in Python. The transpiler reads this table (host/trait.py).
-METHODS: dict[str, tuple[str, ...]] = {
-    "n_activation_inputs": (),
-    "param_shapes": ("input_shapes", "output_shape"),
-    "param_names": (),
-    "forward_output_row_stride": ("output_shape",),
-    "forward_output_row_elems": ("output_shape",),
-    "param_init_data": ("param_idx",),
-    "compute_concrete_output_shape": ("input_shapes", "resolved"),
-    "pack_args": ("inputs", "params", "output", "output_shape", "output_row_stride"),
-    "grid": ("output_shape",),
-    "n_launches": (),
-    "pack_args_for_launch": ("launch_idx", "inputs", "params", "output", "output_shape", "output_row_stride"),
-    "grid_for_launch": ("launch_idx", "input_shapes", "output_shape"),
-    "has_backward": (),
-    "backward_grad_output_row_stride": ("output_shape",),
-    "pack_backward_args": ("inputs", "params", "output", "output_shape", "grad_output", "grad_output_row_stride",
-                           "grad_inputs", "grad_params"),
-    "backward_grid": ("input_shapes", "output_shape"),
-    "n_backward_launches": (),
-    "pack_backward_args_for_launch": ("launch_idx", "inputs", "params", "output", "output_shape", "grad_output",
-                                      "grad_output_row_stride", "grad_inputs", "grad_params"),
-    "backward_grid_for_launch": ("launch_idx", "input_shapes", "output_shape"),
+# teenygrad's trait, stated once, in Rust (``core/teeny-core/src/model/mod.rs``): the transpiler
+# reads the parameters and their types from it (``transpiler/lowering/host/classes.TRAIT``), and
+# :class:`RuntimeOp` below has the same methods with the same parameters (a test holds them equal).
+# A Rust parameter takes the trait's name in Python whatever an impl calls it (``_``,
+# ``_output_row_stride``), so every op's methods can be called alike; the visitor is no Python
+# parameter: the ``pack_*`` methods return what they visit.
+TRAIT_RUST = """
+pub trait RuntimeOp {
+    fn n_activation_inputs(&self) -> usize;
+    fn param_shapes(&self, input_shapes: &[&[usize]], output_shape: &[usize]) -> Vec<Vec<usize>>;
+    fn param_names(&self) -> &'static [&'static str];
+    fn forward_output_row_stride(&self, output_shape: &[usize]) -> usize;
+    fn forward_output_row_elems(&self, output_shape: &[usize]) -> usize;
+    fn param_init_data(&self, param_idx: usize) -> Option<Vec<u8>>;
+    fn compute_concrete_output_shape(&self, input_shapes: &[&[usize]], resolved: &[usize]) -> Vec<usize>;
+    fn pack_args(&self, inputs: &[(RawPtr, &[usize])], params: &[RawPtr], output: RawPtr, output_shape: &[usize],
+                 output_row_stride: i32, visitor: &mut dyn ArgVisitor);
+    fn grid(&self, output_shape: &[usize]) -> [u32; 3];
+    fn n_launches(&self) -> usize;
+    fn pack_args_for_launch(&self, launch_idx: usize, inputs: &[(RawPtr, &[usize])], params: &[RawPtr],
+                            output: RawPtr, output_shape: &[usize], output_row_stride: i32,
+                            visitor: &mut dyn ArgVisitor);
+    fn grid_for_launch(&self, launch_idx: usize, input_shapes: &[&[usize]], output_shape: &[usize]) -> [u32; 3];
+    fn has_backward(&self) -> bool;
+    fn backward_grad_output_row_stride(&self, output_shape: &[usize]) -> usize;
+    fn pack_backward_args(&self, inputs: &[(RawPtr, &[usize])], params: &[RawPtr], output: RawPtr,
+                          output_shape: &[usize], grad_output: RawPtr, grad_output_row_stride: i32,
+                          grad_inputs: &[RawPtr], grad_params: &[RawPtr], visitor: &mut dyn ArgVisitor);
+    fn backward_grid(&self, input_shapes: &[&[usize]], output_shape: &[usize]) -> [u32; 3];
+    fn n_backward_launches(&self) -> usize;
+    fn pack_backward_args_for_launch(&self, launch_idx: usize, inputs: &[(RawPtr, &[usize])], params: &[RawPtr],
+                                     output: RawPtr, output_shape: &[usize], grad_output: RawPtr,
+                                     grad_output_row_stride: i32, grad_inputs: &[RawPtr], grad_params: &[RawPtr],
+                                     visitor: &mut dyn ArgVisitor);
+    fn backward_grid_for_launch(&self, launch_idx: usize, input_shapes: &[&[usize]],
+                                output_shape: &[usize]) -> [u32; 3];
 }
-REQUIRED = ("n_activation_inputs", "param_shapes", "pack_args", "grid")
+"""
 
 
 class ArgVisitor(list):
@@ -151,7 +160,17 @@ class RuntimeOp:
     # a field named as one of the class's methods (Rust keeps them apart) -> the attribute holding it
     FIELD_ATTRS: dict[str, str] = {}
     TYPE_PARAMS: tuple[str, ...] = ()
-    IMPL: str | None = None  # where the impl is, for messages ("relu.rs:119")
+
+    def __init_subclass__(cls, **kwargs) -> None:
+        """A generated class's methods report Rust's panics at the Rust line (runtime/host.py)."""
+        super().__init_subclass__(**kwargs)
+        from rs2triton.runtime.host import rust_panics
+
+        for key, value in list(vars(cls).items()):
+            if isinstance(value, classmethod):
+                setattr(cls, key, classmethod(rust_panics(value.__func__)))
+            elif callable(value) and getattr(value, "__code__", None) is not None and not key.startswith("__"):
+                setattr(cls, key, rust_panics(value))
 
     def __init__(self, **fields) -> None:
         dtypes = {k: fields.pop(k) for k in list(fields) if k in self.TYPE_PARAMS}
@@ -295,8 +314,3 @@ def _dtype_of(value, what: str) -> Any:
     if isinstance(value, str) and value in TORCH_DTYPES:
         return getattr(torch, TORCH_DTYPES[value])
     raise TypeError(f"{what} must be a torch dtype or a Rust type name such as \"f32\", got {value!r}")
-
-
-def prod(shape) -> int:
-    """``shape.iter().product()``."""
-    return math.prod(shape)

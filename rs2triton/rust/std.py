@@ -436,6 +436,19 @@ class Float:
     def neg(self, a: float) -> float:
         return -a
 
+    def sum(self, items) -> float:
+        """``iter.sum::<f32>()``: added in order, each sum rounded to the type."""
+        total = -0.0  # (Rust's float sums start from -0.0: an empty sum is -0.0)
+        for x in items:
+            total = self._r(total + x)
+        return total
+
+    def product(self, items) -> float:
+        total = 1.0
+        for x in items:
+            total = self._r(total * x)
+        return total
+
     # ------------------------------------------------------------ comparisons and choice
     def min(self, a: float, b: float) -> float:
         """IEEE minNum: a NaN loses to a number."""

@@ -104,7 +104,7 @@ def tune(path: str, kernel_name: str, grid: str, consts: dict[str, str], specs: 
          sweeps: dict[str, list[str]], dtype: str | None = None, seed: int = 0,
          interpret: bool | None = None) -> TuneReport:
     from rs2triton.loading.loader import require_run_extra
-    from rs2triton.transpiler.emit.launchers import launcher_name
+    from rs2triton.transpiler.pyast import launcher_name
 
     require_run_extra("rs2triton tune")
     backend = detect_backend(interpret)

@@ -73,6 +73,18 @@ def python_name(rust: str) -> str:
     return base + "_" if base in PY_RESERVED else base
 
 
+def launcher_name(kernel_name: str) -> str:
+    """teenygrad's struct name for a kernel fn: PascalCase (``conv2d_bn_silu`` -> ``Conv2dBnSilu``).
+
+    A raw identifier loses its ``r#``; ``none`` -> ``NoneKernel`` (``None``, ``True`` and ``False``
+    are Python keywords, and a kernel fn ``None`` is already ``None_``); ``__`` -> ``Kernel``.
+    """
+    name = "".join(part[:1].upper() + part[1:] for part in kernel_name.removeprefix("r#").split("_") if part)
+    if not name.isascii():  # a name Python would fold together with another (NFKC): see python_name
+        name = python_name(name)
+    return name + "Kernel" if name in ("None", "True", "False", "") else name
+
+
 # The helpers below build nodes with positional fields (`ast.Name(id, ctx)`): lowering makes
 # many of them, and keyword construction costs about twice as much.
 

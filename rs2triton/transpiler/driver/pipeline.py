@@ -138,12 +138,12 @@ def _lower_source(source: bytes, smap: SourceMap, line_comments: bool, launchers
     taken = set(ctx.helpers) | set(ctx.used_consts)
     host = None
     if launchers:
-        from rs2triton.transpiler.emit.launchers import launcher_name
-        from rs2triton.transpiler.host.classes import translate
+        from rs2triton.transpiler.lowering.host.classes import translate
+        from rs2triton.transpiler.pyast import launcher_name
 
         with smap.guard(None, "translating the host logic of"):
             names = taken | {f.name for f in kernel_defs} | {launcher_name(k.name) for k in items.kernels}
-            host = translate(items, items.kernels, source, smap, features, names)
+            host = translate(items, items.kernels, ctx, features, names)
         if line_comments:
             import ast
 
@@ -189,7 +189,7 @@ def _launchers(kernels: list[Kernel], defs: list[ast.FunctionDef], taken: set[st
     for k, d in zip(kernels, defs, strict=True):
         tuning = tuning_for(k, where, text, tune[k.name]) if where is not None and k.name in tune else None
         assert k.node is not None
-        from rs2triton.transpiler.emit.launchers import launcher_name
+        from rs2triton.transpiler.pyast import launcher_name
 
         op = host.op_of(launcher_name(k.name)) if host is not None else None
         out.append((launcher_source(k, d.name, [a.arg for a in d.args.args], tuning, op), k.node.start_point[0] + 1))

@@ -99,7 +99,8 @@ def tables(pyproject: Path | None) -> tuple[Path | None, str, dict]:
 def tuning_for(kernel: Kernel, pyproject: Path, text: str, raw) -> dict:
     """The checked, normalised tuning literal for ``kernel`` (configs expanded from a sweep)."""
     from rs2triton.runtime.launcher import Launcher, sweep
-    from rs2triton.transpiler.emit.launchers import launcher_name, signature_literal
+    from rs2triton.transpiler.emit.launchers import signature_literal
+    from rs2triton.transpiler.pyast import launcher_name
 
     def fail(message: str, key: str | None = None, hint: str | None = None) -> TranspileError:
         return _error(pyproject, text, kernel.name, key, message, hint)

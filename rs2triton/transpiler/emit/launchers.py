@@ -11,26 +11,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from rs2triton.diagnostics import TranspileError
+from rs2triton.transpiler.pyast import launcher_name
 
 if TYPE_CHECKING:
     from rs2triton.transpiler.frontend.items import Kernel
     from rs2triton.transpiler.frontend.source import SourceMap
 
 RESERVED = frozenset({"Launcher", "triton", "tl"})
-
-
-def launcher_name(kernel_name: str) -> str:
-    """teenygrad's struct name for a kernel fn: PascalCase (``conv2d_bn_silu`` -> ``Conv2dBnSilu``).
-
-    A raw identifier loses its ``r#``; ``none`` -> ``NoneKernel`` (``None``, ``True`` and ``False``
-    are Python keywords, and a kernel fn ``None`` is already ``None_``); ``__`` -> ``Kernel``.
-    """
-    name = "".join(part[:1].upper() + part[1:] for part in kernel_name.removeprefix("r#").split("_") if part)
-    if not name.isascii():  # a name Python would fold together with another (NFKC): see python_name
-        from rs2triton.transpiler.pyast import python_name
-
-        name = python_name(name)
-    return name + "Kernel" if name in ("None", "True", "False", "") else name
 
 
 def _bare(name: str) -> str:

@@ -31,7 +31,7 @@ def nested_fn(lw: Lowerer, node: Node) -> None:
     return None
 
 
-@statement("expression_statement")
+@statement("expression_statement", target=KERNEL)
 def expression_statement(lw: Lowerer, node: Node) -> None:
     lw.as_statement(named_children(node)[0])
 

@@ -18,21 +18,28 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from tree_sitter import Node
 
-from rs2triton.diagnostics import Diagnostic
-from rs2triton.runtime.ops import RuntimeOp
+from rs2triton.diagnostics import Diagnostic, TranspileError
+from rs2triton.runtime.ops import TRAIT_RUST, RuntimeOp
 from rs2triton.rust.cfg import CfgError, evaluate
-from rs2triton.transpiler.frontend.items import HostItem, Kernel, ModuleItems, collect
+from rs2triton.transpiler.frontend.items import HostItem, Kernel, ModuleItems, collect, doc_of
 from rs2triton.transpiler.frontend.macros import MacroError, expand
-from rs2triton.transpiler.frontend.parse import named_children, text
+from rs2triton.transpiler.frontend.parse import named_children, parser, text
 from rs2triton.transpiler.frontend.source import SourceMap
-from rs2triton.transpiler.host.context import HostModule, HostUnsupported, discard, returning
-from rs2triton.transpiler.host.lower import HostLowerer
-from rs2triton.transpiler.host.trait import METHODS
-from rs2triton.transpiler.host.types import STR, UNKNOWN, HTy, scalar
-from rs2triton.transpiler.pyast import LOAD, STORE, call, const, name, python_name
+from rs2triton.transpiler.lowering.context import ModuleContext
+from rs2triton.transpiler.lowering.host.lowerer import (
+    UNTRANSLATED,
+    HostLowerer,
+    HostModule,
+    discard,
+    returning,
+    rust_type,
+)
+from rs2triton.transpiler.lowering.values import NONE_TY, STR, UNKNOWN, Kind, Ty
+from rs2triton.transpiler.pyast import LOAD, STORE, call, const, launcher_name, name, python_name
 
 W_HOST = "W0010"  # host logic not translated
 
@@ -117,14 +124,41 @@ class _Items:
             self.consts.update(inner.consts)
 
 
-def translate(items: ModuleItems, kernels: list[Kernel], source: bytes, smap: SourceMap,
-              features: frozenset[str], taken: set[str]) -> HostSide:
-    """The host side of a file: a class per ``impl RuntimeOp``."""
-    from rs2triton.transpiler.emit.launchers import launcher_name
+def _trait() -> dict[str, TraitMethod]:
+    """teenygrad's ``RuntimeOp`` trait, read from its Rust (``runtime/ops.TRAIT_RUST``): each
+    method's Python parameters (the trait's names) with their types, what it returns, and whether
+    it takes the visitor last."""
+    tree = parser().parse(TRAIT_RUST.encode())
+    trait = next(c for c in tree.root_node.named_children if c.type == "trait_item")
+    out: dict[str, TraitMethod] = {}
+    for fn in named_children(trait.child_by_field_name("body")):  # type: ignore[arg-type]
+        if fn.type != "function_signature_item":
+            continue
+        params = [p for p in named_children(fn.child_by_field_name("parameters")) if p.type == "parameter"]  # type: ignore[arg-type]
+        typed = [(text(p.child_by_field_name("pattern")), rust_type(p.child_by_field_name("type"))) for p in params]
+        visitor = bool(typed) and typed[-1][1].kind is Kind.VISITOR
+        ret = fn.child_by_field_name("return_type")
+        out[text(fn.child_by_field_name("name"))] = TraitMethod(  # type: ignore[arg-type]
+            tuple(typed[:-1] if visitor else typed), rust_type(ret) if ret is not None else NONE_TY, visitor)
+    return out
 
+
+class TraitMethod(NamedTuple):
+    params: tuple[tuple[str, Ty], ...]
+    returns: Ty
+    visitor: bool = False
+
+
+TRAIT: dict[str, TraitMethod] = _trait()
+
+
+def translate(items: ModuleItems, kernels: list[Kernel], ctx: ModuleContext, features: frozenset[str],
+              taken: set[str]) -> HostSide:
+    """The host side of a file: a class per ``impl RuntimeOp``."""
+    smap, source = ctx.smap, ctx.smap.source
     side = HostSide()
     found = _Items(items, source, smap, features, side.warnings)
-    module = HostModule(taken=set(taken), features=features)
+    module = HostModule(ctx, taken=set(taken), consts=dict(found.consts))
     for k in kernels:
         lname = launcher_name(k.name)
         module.kernels[lname] = {c.name: c.rust_type for c in k.consts}
@@ -142,10 +176,22 @@ def translate(items: ModuleItems, kernels: list[Kernel], source: bytes, smap: So
             inherent.setdefault(struct, []).append((item, anchor))
         elif _type_name(trait) == "RuntimeOp":
             trait_impls.append((item, anchor, struct))
+    for struct in found.structs:
+        if struct not in module.kernels:
+            module.structs[struct] = {}
     for struct, (s, _anchor) in found.structs.items():
         if struct not in module.kernels:
             module.structs[struct] = _struct_fields(s.node, module)
-    _module_consts(found.consts, module, side)
+    for struct, impls in inherent.items():
+        for inh, _anchor in impls:
+            for fn, attrs, _doc in _methods(inh):
+                if _cfg_ok(attrs, features, smap, []):
+                    params_node = fn.child_by_field_name("parameters")
+                    ps = named_children(params_node) if params_node is not None else []
+                    module.inherent.setdefault(struct, {})[_fn_name(fn)] = (
+                        any(p.type == "self_parameter" for p in ps),
+                        [p.child_by_field_name("type") for p in ps if p.type == "parameter"],
+                        fn.child_by_field_name("return_type"))
     for item, anchor, struct in trait_impls:
         where = anchor or item.node
         if struct in module.kernels:
@@ -161,54 +207,20 @@ def translate(items: ModuleItems, kernels: list[Kernel], source: bytes, smap: So
         side.ops.append(op)
     side.helpers = module.helpers
     side.modules = module.modules
-    side.consts = [c for n, c in _const_stmts(found.consts, module).items() if n in module.used_consts]
+    side.consts = [stmt for stmt, _ty in module.const_defs.values()]
     return side
 
 
-def _struct_fields(node: Node, module: HostModule) -> dict[str, HTy]:
+def _struct_fields(node: Node, module: HostModule) -> dict[str, Ty]:
     body = node.child_by_field_name("body")
-    fields: dict[str, HTy] = {}
+    fields: dict[str, Ty] = {}
     if body is None or body.type != "field_declaration_list":
         return fields
     for f in named_children(body):
-        if f.type != "field_declaration":
-            continue
-        fname = f.child_by_field_name("name")
-        ftype = f.child_by_field_name("type")
-        if fname is None or ftype is None:
-            continue
-        base = _type_name(ftype) or ""
-        if base == "PhantomData":
-            fields[text(fname)] = HTy("phantom")
-            continue
-        if base in module.kernels:
-            fields[text(fname)] = HTy("kernel", base)
-            continue
-        s = scalar(text(ftype))
-        fields[text(fname)] = s if s is not None else (STR if "str" in text(ftype) else HTy("named", base))
+        fname, ftype = f.child_by_field_name("name"), f.child_by_field_name("type")
+        if f.type == "field_declaration" and fname is not None and ftype is not None:
+            fields[text(fname)] = rust_type(ftype, module)
     return fields
-
-
-def _module_consts(consts: dict[str, Node], module: HostModule, side: HostSide) -> None:
-    for cname, node in consts.items():
-        ty_node, value = node.child_by_field_name("type"), node.child_by_field_name("value")
-        ty = scalar(text(ty_node)) if ty_node is not None else None
-        if ty is None or value is None:
-            continue
-        lw = HostLowerer(module, {}, (), "")
-        try:
-            expr, _ = lw.x.expr(value, ty)
-        except HostUnsupported:
-            continue
-        module.consts[cname] = (expr, ty)
-
-
-def _const_stmts(consts: dict[str, Node], module: HostModule) -> dict[str, ast.stmt]:
-    out: dict[str, ast.stmt] = {}
-    for cname, (expr, _ty) in module.consts.items():
-        node = consts[cname]
-        out[cname] = ast.Assign(targets=[ast.Name(cname, STORE)], value=expr, lineno=node.start_point[0] + 1)
-    return out
 
 
 # --------------------------------------------------------------------- building classes
@@ -220,7 +232,6 @@ def _methods(item: HostItem) -> list[tuple[Node, list[Node], str | None]]:
     out = []
     attrs: list[Node] = []
     docs: list[Node] = []
-    from rs2triton.transpiler.frontend.items import doc_of
 
     for c in body.named_children if body is not None else []:
         if c.type == "attribute_item":
@@ -237,66 +248,70 @@ def _methods(item: HostItem) -> list[tuple[Node, list[Node], str | None]]:
 
 def _lower_method(fn: Node, doc: str | None, lw: HostLowerer, py_name: str, smap: SourceMap, side: HostSide,
                   anchor: Node | None, op_name: str, classmethod: bool = False) -> ast.stmt:
-    """One Rust method as a Python ``def`` (or, outside the subset, an ``Unsupported`` attribute)."""
-    spec = METHODS.get(py_name)
+    """One Rust method as a Python ``def``; outside the translated subset, an ``Unsupported``
+    attribute saying why (with a located warning). What rustc rejects is the file's error."""
+    spec = TRAIT.get(py_name)
     params_node = fn.child_by_field_name("parameters")
-    rust_params = [p for p in named_children(params_node) if p.type != "attribute_item"] if params_node else []
+    rust_params = [p for p in named_children(params_node) if p.type not in ("attribute_item", "line_comment",
+                                                                             "block_comment", "self_parameter")] \
+        if params_node is not None else []
     args: list[ast.arg] = [ast.arg(arg="cls" if classmethod else "self")]
-    prologue: list[ast.stmt] = []
+    body: list[ast.stmt] = []
     try:
-        rust_params = [p for p in rust_params if p.type != "self_parameter"]
-        if spec is not None:
-            lw.returns = spec.returns
-            names = [n for n, _ in spec.params]
-            if len(rust_params) != len(spec.params) + (1 if spec.visitor else 0):
-                raise HostUnsupported(fn, f"`{py_name}` has {len(rust_params)} parameters; the trait's has "
-                                          f"{len(spec.params) + (1 if spec.visitor else 0)}")
-            for p, (py, ty) in zip(rust_params, spec.params, strict=False):
-                rust = _param_name(p)
-                lw.param(rust, py, ty)
-                args.append(ast.arg(arg=py))
-            if spec.visitor:
-                lw.visitor = _param_name(rust_params[-1])
-            del names
-        else:
-            for p in rust_params:
-                rust = _param_name(p)
-                ty_node = p.child_by_field_name("type")
-                ty = lw.rust_type(ty_node) if ty_node is not None else UNKNOWN
-                py = lw.fresh(rust)
-                lw.param(rust, py, ty)
-                args.append(ast.arg(arg=py))
-                if ty.kind == "float" and ty.elem == "f32":  # a Rust f32 argument holds an f32
-                    prologue.append(ast.Assign(targets=[ast.Name(py, STORE)], value=call(lw.helper("f32"), [name(py)])))
-            ret = fn.child_by_field_name("return_type")
-            lw.returns = lw.rust_type(ret) if ret is not None else UNKNOWN
-        body_node = fn.child_by_field_name("body")
-        if body_node is None:
-            raise HostUnsupported(fn, "a method without a body")
-        if lw.visitor is not None:
-            stmts: list[ast.stmt] = [ast.Assign(targets=[ast.Name("visitor", STORE)], value=call("ArgVisitor"))]
-            stmts += lw.block(body_node, discard)
-            if not stmts or not isinstance(stmts[-1], ast.Return | ast.Raise):
-                stmts.append(ast.Return(value=name("visitor")))
-            delegated = _delegation(stmts)
-            if delegated is not None:  # the whole body hands the visitor on: return what that visits
-                stmts = [ast.Return(value=delegated)]
-        else:
-            stmts = prologue + lw.block(body_node, returning)
-    except HostUnsupported as e:
-        at = anchor or e.node or fn
+        with lw.into(body):
+            if spec is not None:
+                lw.returns = spec.returns
+                if len(rust_params) != len(spec.params) + (1 if spec.visitor else 0):
+                    raise lw.err(fn, "E0050", f"`{py_name}` has {len(rust_params)} parameters but the trait's has "
+                                 f"{len(spec.params) + spec.visitor}", "rustc: E0050")
+                for p, (py, ty) in zip(rust_params, spec.params, strict=False):
+                    lw.names.bind(_param_name(p), py, ty)
+                    _param_mutability(lw, p)
+                    args.append(ast.arg(arg=py))
+                if spec.visitor:
+                    lw.visitor = _param_name(rust_params[-1])
+            else:
+                for p in rust_params:
+                    ty = lw.rust_type(p.child_by_field_name("type"))
+                    py = lw.names.declare(_param_name(p), ty)
+                    _param_mutability(lw, p)
+                    args.append(ast.arg(arg=py))
+                    if ty.kind is Kind.SCALAR and ty.elem == "f32":  # a Rust f32 argument holds an f32
+                        lw.emit(ast.Assign(targets=[ast.Name(py, STORE)], value=call(lw.helper("f32"), [name(py)])),
+                                fn)
+                lw.returns = lw.rust_type(fn.child_by_field_name("return_type"))
+            body_node = fn.child_by_field_name("body")
+            if body_node is None:
+                raise lw.err(fn, "E0002", "a method without a body")
+            for tp in lw.type_params if classmethod else ():
+                lw.names.bind(tp, tp, UNKNOWN)
+            if lw.visitor is not None:
+                lw.emit(ast.Assign(targets=[ast.Name("visitor", STORE)], value=call(lw.helper("ArgVisitor"))), fn)
+                lw.value_into(body_node, discard)
+            else:
+                lw.hint(body_node, lw.returns)
+                lw.value_into(body_node, returning)
+    except TranspileError as e:
+        if any(d.code not in UNTRANSLATED for d in e.diagnostics):
+            raise
+        what = e.diagnostics[0].message
         line = (anchor or fn).start_point[0] + 1
-        side.warnings.append(smap.diag(at, W_HOST, f"`{op_name}::{_fn_name(fn)}` is not translated: {e.what}",
-                                       "the method raises NotImplementedError; the kernel's launcher still works",
-                                       severity="warning"))
-        value = call("Unsupported", [ast.Constant(op_name), ast.Constant(py_name),
-                                     ast.Constant(f"not translated from Rust ({e.what}; {smap.shown}:{line})")])
+        d = e.diagnostics[0]
+        side.warnings.append(Diagnostic(W_HOST, f"`{op_name}::{_fn_name(fn)}` is not translated: {what}", d.path,
+                                        d.line, d.col, d.length,
+                                        "the method raises NotImplementedError; the kernel's launcher still works",
+                                        d.source_line, "warning"))
+        value = call(lw.helper("Unsupported"), [ast.Constant(op_name), ast.Constant(py_name),
+                                                ast.Constant(f"not translated from Rust ({what}; {smap.shown}:{line})")])
         return ast.Assign(targets=[ast.Name(py_name, STORE)], value=value, lineno=line)
+    stmts = body
+    if lw.visitor is not None:
+        if not stmts or not isinstance(stmts[-1], ast.Return | ast.Raise):
+            stmts.append(ast.Return(value=name("visitor")))
+        delegated = _delegation(stmts)
+        if delegated is not None:  # the whole body hands the visitor on: return what that visits
+            stmts = [ast.Return(value=delegated)]
     line = (anchor or fn).start_point[0] + 1
-    if anchor is not None:  # written by a macro: every line of it is the invocation's
-        for n in ast.walk(ast.Module(body=stmts, type_ignores=[])):
-            if isinstance(n, ast.stmt):
-                n.lineno = line
     if doc:
         stmts.insert(0, ast.Expr(value=ast.Constant(doc)))
     if not stmts:
@@ -307,11 +322,17 @@ def _lower_method(fn: Node, doc: str | None, lw: HostLowerer, py_name: str, smap
         for tp in lw.type_params:
             kwonly.append(ast.arg(arg=tp))
             defaults.append(const(None))
-    fdef = ast.FunctionDef(name=py_name, args=ast.arguments(posonlyargs=[], args=args, kwonlyargs=kwonly,
+    return ast.FunctionDef(name=py_name, args=ast.arguments(posonlyargs=[], args=args, kwonlyargs=kwonly,
                                                             kw_defaults=defaults, defaults=[]),
                            body=stmts, decorator_list=[name("classmethod")] if classmethod else [],
                            returns=None, lineno=line)
-    return fdef
+
+
+def _param_mutability(lw: HostLowerer, p: Node) -> None:
+    pattern = p.child_by_field_name("pattern")
+    b = lw.names.lookup(_param_name(p))
+    if b is not None:
+        b.mutable = pattern is not None and pattern.type == "mut_pattern"
 
 
 def _delegation(stmts: list[ast.stmt]) -> ast.expr | None:
@@ -361,7 +382,7 @@ def _summary(item: HostItem, module: HostModule, smap: SourceMap) -> dict:
     methods its ``#[cfg]`` keeps."""
     out: dict = {}
     for fn, attrs, _doc in _methods(item):
-        if not _cfg_ok(attrs, module.features, smap, []):  # (its warnings are the translation's to give)
+        if not _cfg_ok(attrs, module.ctx.features, smap, []):  # (its warnings are the translation's to give)
             continue
         n = _fn_name(fn)
         body = fn.child_by_field_name("body")
@@ -376,7 +397,7 @@ def _summary(item: HostItem, module: HostModule, smap: SourceMap) -> dict:
 def _kernel_op(item: HostItem, anchor: Node | None, struct: str, module: HostModule, smap: SourceMap,
                side: HostSide, inherent: list[tuple[HostItem, Node | None]]) -> HostOp:
     consts = module.kernels[struct]
-    fields = {c.lower(): scalar(t) or UNKNOWN for c, t in consts.items()}
+    fields = {c.lower(): Ty(Kind.SCALAR, t) for c, t in consts.items()}
     fields.update({"name": STR, "id": STR})
     class_name = _fresh_class(f"{struct}Op", module)
     type_params = module.kernel_dtypes.get(struct, ())
@@ -386,7 +407,7 @@ def _kernel_op(item: HostItem, anchor: Node | None, struct: str, module: HostMod
     return HostOp(struct, class_name, struct, node, line, {"line": line, **_summary(item, module, smap)})
 
 
-def _trait_methods(item: HostItem, anchor: Node | None, struct: str, fields: dict[str, HTy],
+def _trait_methods(item: HostItem, anchor: Node | None, struct: str, fields: dict[str, Ty],
                    type_params: tuple[str, ...], inherent: set[str], module: HostModule, smap: SourceMap,
                    side: HostSide) -> list[ast.stmt]:
     """The methods of an ``impl RuntimeOp`` block (those its ``#[cfg]`` keeps), lowered."""
@@ -394,15 +415,10 @@ def _trait_methods(item: HostItem, anchor: Node | None, struct: str, fields: dic
     own = inherent | {_fn_name(f) for f, _, _ in methods}
     out: list[ast.stmt] = []
     for fn, attrs, doc in methods:
-        if _cfg_ok(attrs, module.features, smap, side.warnings):
-            lw = HostLowerer(module, fields, type_params, struct)
-            lw.methods = own
+        if _cfg_ok(attrs, module.ctx.features, smap, side.warnings):
+            lw = HostLowerer(module, fn, struct, fields, type_params, methods=frozenset(own), anchor=anchor)
             out.append(_lower_method(fn, doc, lw, _fn_name(fn), smap, side, anchor, struct))
     return out
-
-
-def _features_of(module: HostModule) -> frozenset[str]:
-    return module.features
 
 
 def _fresh_class(base: str, module: HostModule) -> str:
@@ -415,11 +431,11 @@ def _fresh_class(base: str, module: HostModule) -> str:
 
 def _wrapper_op(item: HostItem, anchor: Node | None, struct: str, struct_item: HostItem, module: HostModule,
                 smap: SourceMap, side: HostSide, inherent: list[tuple[HostItem, Node | None]]) -> HostOp:
-    fields = {k: v for k, v in module.structs[struct].items() if v.kind != "phantom"}
+    fields = {k: v for k, v in module.structs[struct].items() if v.kind is not Kind.PHANTOM}
     tparams_node = struct_item.node.child_by_field_name("type_parameters")
     type_params = tuple(text(tp.child_by_field_name("name") or tp) for tp in named_children(tparams_node)
                         if tp.type == "type_parameter") if tparams_node is not None else ()
-    field_types = {k: (f"kernel:{v.elem}" if v.kind == "kernel" else v.elem or v.kind) for k, v in fields.items()}
+    field_types = {k: _field_type(v) for k, v in fields.items()}
     body: list[ast.stmt] = [_assign("RUST_NAME", ast.Constant(struct))]  # (FIELDS once `new` is lowered)
     if type_params:
         body.append(_assign("TYPE_PARAMS", ast.Tuple(elts=[ast.Constant(t) for t in type_params], ctx=LOAD)))
@@ -427,7 +443,7 @@ def _wrapper_op(item: HostItem, anchor: Node | None, struct: str, struct_item: H
     inherent_methods = []
     for inh, inh_anchor in inherent:
         for fn, attrs, doc in _methods(inh):
-            if _cfg_ok(attrs, _features_of(module), smap, side.warnings):
+            if _cfg_ok(attrs, module.ctx.features, smap, side.warnings):
                 inherent_methods.append((fn, doc, inh_anchor))
                 own.add(_fn_name(fn))
     # A field named as a method of the class (Rust keeps fields and methods apart: a
@@ -451,8 +467,8 @@ def _wrapper_op(item: HostItem, anchor: Node | None, struct: str, struct_item: H
         n = _fn_name(fn)
         params_node = fn.child_by_field_name("parameters")
         has_self = params_node is not None and any(p.type == "self_parameter" for p in named_children(params_node))
-        lw = HostLowerer(module, fields, type_params, struct, in_classmethod=not has_self)
-        lw.methods = own
+        lw = HostLowerer(module, fn, struct, fields, type_params, classmethod=not has_self, methods=frozenset(own),
+                         anchor=inh_anchor)
         if n in ("forward_source", "backward_source"):
             py = "forward_kernel" if n == "forward_source" else "backward_kernel"
             has_forward |= n == "forward_source"
@@ -465,7 +481,7 @@ def _wrapper_op(item: HostItem, anchor: Node | None, struct: str, struct_item: H
     for k, kernel in module.source_fields.get(struct, {}).items():  # (known once `new` is lowered)
         field_types[k] = f"kernel:{kernel}"
     body.insert(1, _dict_assign("FIELDS", field_types))
-    kernel_fields = [(k, v.elem) for k, v in fields.items() if v.kind == "kernel"]
+    kernel_fields = [(k, v.elem) for k, v in fields.items() if v.kind is Kind.KERNEL]
     fwd = None
     if not has_forward and kernel_fields:
         fwd = _pick(kernel_fields, ("fwd", "forward", "kernel", "fwd_kernel", "forward_kernel"),
@@ -501,6 +517,16 @@ def _wrapper_op(item: HostItem, anchor: Node | None, struct: str, struct_item: H
     return HostOp(struct, node.name, None, node, line, summary)
 
 
+def _field_type(t: Ty) -> str:
+    """How a class's FIELDS names a field's Rust type (runtime/values.check_field reads it)."""
+    if t.kind is Kind.KERNEL:
+        return f"kernel:{t.elem}"
+    if t.kind in (Kind.SCALAR, Kind.CONST, Kind.STRUCT, Kind.UNKNOWN) and t.elem:
+        return t.elem
+    return {Kind.STR: "str", Kind.SEQ: "Vec", Kind.ARRAY: "array", Kind.OPTION: "Option", Kind.PTR: "RawPtr",
+            Kind.TUPLE: "tuple"}.get(t.kind, "unknown")
+
+
 def _pick(kernel_fields: list[tuple[str, str | None]], names: tuple[str, ...], exclude: frozenset[str] = frozenset(),
           prefix: tuple[str, ...] = ()) -> str | None:
     for f, _k in kernel_fields:
@@ -533,7 +559,7 @@ def _method(py_name: str, value: ast.expr) -> ast.stmt:
                            body=[ast.Return(value=value)], decorator_list=[], returns=None)
 
 
-def _by_name(kernel: str, fields: dict[str, HTy], module: HostModule, struct: str) -> ast.expr | None:
+def _by_name(kernel: str, fields: dict[str, Ty], module: HostModule, struct: str) -> ast.expr | None:
     """``XForward(BLOCK_N=self.block_n)`` for a wrapper ``XRuntimeOp`` that holds no kernel: the
     kernel teenygrad's graph pairs it with by name, its const generics from the fields of the same
     (lowercased) names; None unless the file has that kernel and the wrapper every such field."""

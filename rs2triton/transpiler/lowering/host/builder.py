@@ -1,0 +1,294 @@
+"""The host target's builder: the Python that computes what the shared rules decided, with Rust's
+meaning (rustc's release profile, as for kernels).
+
+:mod:`..operators` decides, for both targets, the result's type, what is folded now and what
+rustc rejects; this builder writes the rest as Python over ints and floats:
+
+- **integers wrap where they are observed.** ``+``, ``-``, ``*``, ``<<``, ``-x`` and bit
+  operations give Python ints congruent to Rust's result (``Ty.wide``: not yet wrapped); the
+  value is wrapped to its type (``as_usize(a * b)``) where it is compared, divided, shifted
+  right, passed, stored in a ``let mut``, returned or printed, and an ``as`` cast to a type no
+  wider wraps it anyway (``as_i32(a * b)``), so most host code reads as it did;
+- ``/`` and ``%`` of signed types are Rust's (``i32.div(a, b)``: truncating, panicking on a
+  zero divisor or ``MIN / -1``); of unsigned ones Python's (``a // b``: the same on values in
+  range; a zero divisor is Rust's panic through :func:`rs2triton.runtime.host.rust_panics`);
+  shift amounts are masked to the width;
+- f32 arithmetic is rounded to f32 after each operation (``f32(a * b)``), and an unsuffixed
+  float literal that is an f32 is the f32 value; float ``/`` and ``%`` follow IEEE
+  (``f64.div(a, b)`` where the divisor may be zero);
+- ``as`` casts wrap, truncate and saturate (``as_u8(x)``), and are left out where they cannot
+  change the value (``u32 as usize``).
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import TYPE_CHECKING
+
+from tree_sitter import Node
+
+from rs2triton.rust import semantics
+from rs2triton.rust.types import FLOAT_TYPES, INT_TYPES, SCALARS
+from rs2triton.transpiler.frontend.parse import text
+from rs2triton.transpiler.lowering.operators import ARITHMETIC
+from rs2triton.transpiler.lowering.values import PTR, SHAPE, STR, UNKNOWN, Kind, Ty, Val, container
+from rs2triton.transpiler.pyast import LOAD, call, const, float_const, literal_value, name, python_name
+
+if TYPE_CHECKING:
+    from rs2triton.transpiler.lowering.host.lowerer import HostLowerer
+
+RING = frozenset({"+", "-", "*", "&", "|", "^", "<<"})  # results congruent mod 2^bits to Rust's
+
+
+def is_int(elem: str | None) -> bool:
+    return elem in INT_TYPES
+
+
+def fits_in(src: str | None, dst: str | None) -> bool:
+    """Whether every value of integer type ``src`` is one of ``dst`` (a cast that changes nothing)."""
+    a, b = SCALARS.get(src or ""), SCALARS.get(dst or "")
+    if a is None or b is None or not a.is_int or not b.is_int:
+        return False
+    return b.min <= a.min and a.max <= b.max
+
+
+def _f32_literal(v: Val, elem: str | None) -> Val:
+    """An unsuffixed float literal that Rust types as f32: its f32 value."""
+    lit = literal_value(v.expr)
+    if elem == "f32" and v.weak and isinstance(lit, float):
+        return Val(float_const(semantics.round_float(lit, "f32")), Ty(v.ty.kind, "f32"))
+    return v
+
+
+class HostBuilder:
+    """Python with Rust's meaning for the shared rules' decisions (see the module's docstring)."""
+
+    def bool_kind(self, kind: Kind) -> Kind:
+        return Kind.CONST if kind is Kind.CONST else Kind.SCALAR
+
+    # ------------------------------------------------------------------ operators
+    def pointer_arith(self, lw: HostLowerer, op: str, left: Val, right: Val, node: Node) -> Val:
+        raise lw.err(node, "E0002", f"`{op}` on a pointer", "offset a pointer with `.add(n)`")
+
+    def arith(self, lw: HostLowerer, op: str, left: Val, right: Val, ty: Ty, node: Node) -> Val:
+        elem = ty.elem
+        kind = Kind.CONST if ty.kind is Kind.CONST else Kind.SCALAR
+        if elem in FLOAT_TYPES or (elem is None and (isinstance(literal_value(left.expr), float)
+                                                     or isinstance(literal_value(right.expr), float))):
+            return self._float_arith(lw, op, _f32_literal(left, elem), _f32_literal(right, elem), elem, kind, node)
+        if elem == "bool":
+            if op not in ("&", "|", "^"):
+                raise lw.err(node, "E0012", f"cannot apply `{op}` to `bool`", "rustc: no implementation (E0369)")
+            return Val(ast.BinOp(left=left.expr, op=ARITHMETIC[op](), right=right.expr), Ty(kind, "bool"))
+        if not is_int(elem):
+            pyop = ast.FloorDiv() if op == "/" else ARITHMETIC[op]()
+            return Val(ast.BinOp(left=left.expr, op=pyop, right=right.expr), Ty(kind, elem))
+        assert elem is not None
+        s = SCALARS[elem]
+        if op in ("/", "%"):
+            a, b = lw.narrow(left, node), lw.narrow(right, node)
+            if s.signed:
+                return Val(call(ast.Attribute(lw.helper(elem), "div" if op == "/" else "rem", LOAD), [a.expr, b.expr]),
+                           Ty(kind, elem))
+            return Val(ast.BinOp(left=a.expr, op=ast.FloorDiv() if op == "/" else ast.Mod(), right=b.expr),
+                       Ty(kind, elem))
+        if op in ("<<", ">>"):
+            amount = lw.narrow(right, node).expr
+            lit = literal_value(amount)
+            if not (type(lit) is int and 0 <= lit < s.bits):
+                amount = ast.BinOp(left=amount, op=ast.BitAnd(), right=const(s.bits - 1))
+            if op == ">>":
+                base = lw.narrow(left, node)
+                return Val(ast.BinOp(left=base.expr, op=ast.RShift(), right=amount), Ty(kind, elem))
+            return Val(ast.BinOp(left=left.expr, op=ast.LShift(), right=amount), Ty(kind, elem, wide=True))
+        out = ast.BinOp(left=left.expr, op=ARITHMETIC[op](), right=right.expr)
+        if op in ("&", "|", "^") and not (left.ty.wide or right.ty.wide):
+            return Val(out, Ty(kind, elem))  # (in range already: Python's bit operations are two's complement)
+        return Val(out, Ty(kind, elem, wide=kind is not Kind.CONST))
+
+    def _float_arith(self, lw: HostLowerer, op: str, left: Val, right: Val, elem: str | None, kind: Kind,
+                     node: Node) -> Val:
+        ty = Ty(kind, elem)
+        f = elem if elem in ("f32", "f64") else "f64"
+        if op in ("&", "|", "^", "<<", ">>"):
+            raise lw.err(node, "E0012", f"cannot apply `{op}` to `{f}`", "rustc: no implementation (E0369)")
+        if op == "%" or (op == "/" and not _nonzero(right.expr)):
+            method = "rem" if op == "%" else "div"
+            return Val(call(ast.Attribute(lw.helper(f), method, LOAD), [left.expr, right.expr]), ty)
+        pyop = ast.Div() if op == "/" else ARITHMETIC[op]()
+        out: ast.expr = ast.BinOp(left=left.expr, op=pyop, right=right.expr)
+        if f == "f32":
+            out = call(lw.helper("f32"), [out])
+        return Val(out, ty)
+
+    def negate(self, lw: HostLowerer, v: Val, node: Node) -> Val:
+        out = ast.UnaryOp(op=ast.USub(), operand=v.expr)
+        return Val(out, Ty(v.ty.kind, v.ty.elem, wide=is_int(v.ty.elem) and v.ty.kind is not Kind.CONST), weak=v.weak)
+
+    def invert(self, lw: HostLowerer, v: Val, node: Node) -> Val:
+        if v.ty.elem == "bool" or v.ty.elem is None and v.ty.kind is not Kind.SCALAR:
+            return Val(ast.UnaryOp(op=ast.Not(), operand=v.expr), Ty(v.ty.kind, "bool"))
+        if v.ty.elem in FLOAT_TYPES:
+            raise lw.err(node, "E0012", f"cannot apply unary operator `!` to type `{v.ty.elem}`", "rustc: E0600")
+        unsigned = is_int(v.ty.elem) and not SCALARS[v.ty.elem or ""].signed
+        return Val(ast.UnaryOp(op=ast.Invert(), operand=v.expr), Ty(v.ty.kind, v.ty.elem, wide=v.ty.wide or unsigned))
+
+    def deref(self, lw: HostLowerer, v: Val, node: Node) -> Val:
+        return v  # a dereference: the same value in Python
+
+    def narrow(self, lw: HostLowerer, v: Val, node: Node) -> Val:
+        """An integer not yet wrapped (``Ty.wide``), wrapped to its type: ``as_usize(a * b)``."""
+        if not v.ty.wide or not is_int(v.ty.elem):
+            return v
+        return Val(call(lw.helper(f"as_{v.ty.elem}"), [v.expr]), Ty(v.ty.kind, v.ty.elem, v.ty.items))
+
+    def cast(self, lw: HostLowerer, v: Val, target: str, node: Node) -> Val:
+        src = v.ty.elem
+        kind = Kind.CONST if v.ty.compile_time else Kind.SCALAR
+        out = Ty(kind, target)
+        if target == "bool":
+            raise lw.err(node, "E0012", f"cannot cast `{src or 'this value'}` as `bool`",
+                         "rustc rejects it (E0054): compare with zero instead (`x != 0`)")
+        if src == "bool":
+            if target in FLOAT_TYPES:
+                raise lw.err(node, "E0012", f"casting `bool` as `{target}` is invalid",
+                             "rustc rejects it (E0606): cast through an integer (`b as u8 as f32`)")
+            return Val(call("int", [v.expr]), out)
+        if target in FLOAT_TYPES:
+            if src in FLOAT_TYPES:
+                if target == "f64" or src == "f32":
+                    return Val(v.expr, out)
+                return Val(call(lw.helper("f32"), [v.expr]), out)
+            v = lw.narrow(v, node)
+            if target == "f64" and src in INT_TYPES and fits_in(src, "i64") and SCALARS[src].bits <= 32:
+                return Val(call("float", [v.expr]), out)
+            return Val(call(lw.helper(f"as_{target}"), [v.expr]), out)
+        if src in INT_TYPES:
+            if v.ty.wide:
+                if SCALARS[target].bits <= SCALARS[src].bits:
+                    return Val(call(lw.helper(f"as_{target}"), [v.expr]), out)  # wraps it, whatever it held
+                v = lw.narrow(v, node)
+            if fits_in(src, target):
+                return Val(v.expr, out)
+            return Val(call(lw.helper(f"as_{target}"), [v.expr]), out)
+        if src in FLOAT_TYPES or src is None:
+            return Val(call(lw.helper(f"as_{target}"), [v.expr]), out)
+        raise lw.err(node, "E0012", f"non-primitive cast: `{src}` as `{target}`", "rustc rejects it (E0605)")
+
+    def settle(self, lw: HostLowerer, v: Val, ty: Ty | None, node: Node) -> Val:
+        lit = literal_value(v.expr)
+        want = ty.elem if ty is not None and ty.kind in (Kind.SCALAR, Kind.CONST) else None
+        if v.weak and type(lit) is int:
+            elem = want if want in SCALARS else "i32"
+            if elem in FLOAT_TYPES:
+                raise lw.err(node, "E0012", f"mismatched types: expected `{elem}`, found integer",
+                             f"write a float literal (`{lit}.0`) (rustc: E0308)")
+            with lw.rust_rules(node):
+                semantics.check_int_literal(lit, elem)
+            return Val(v.expr, Ty(Kind.CONST, elem))
+        if v.weak and isinstance(lit, float):
+            elem = want if want in FLOAT_TYPES else "f64"
+            if want in INT_TYPES:
+                raise lw.err(node, "E0012", f"mismatched types: expected `{want}`, found floating-point number",
+                             "rustc: E0308")
+            return _f32_literal(Val(v.expr, Ty(Kind.CONST, elem), weak=True), elem) if elem == "f32" else \
+                Val(v.expr, Ty(Kind.CONST, elem))
+        v = self.narrow(lw, v, node)
+        if ty is not None and ty.kind in (Kind.SCALAR, Kind.CONST) and ty.elem in SCALARS and v.ty.elem is None:
+            return Val(v.expr, Ty(v.ty.kind, ty.elem))
+        return v
+
+    # ------------------------------------------------------------------ names, paths, fields
+    def free_name(self, lw: HostLowerer, ident: str, node: Node) -> Val:
+        if ident == "None":
+            return Val(const(None), container(Kind.OPTION, UNKNOWN))
+        if ident in lw.module.consts:
+            return host_const(lw, ident, node)
+        raise lw.err(node, "E0006", f"cannot find value `{ident}` in this scope",
+                     "host code can use its parameters, its `let`s, `self` and the file's `const`s")
+
+    def path_value(self, lw: HostLowerer, head: str, rest: str, node: Node) -> Val:
+        if (head, rest) in (("Option", "None"),):
+            return Val(const(None), container(Kind.OPTION, UNKNOWN))
+        if head in ("Self", "self", "crate", "super") and rest in lw.module.consts:
+            return host_const(lw, rest, node)
+        if head in FLOAT_TYPES and rest in ("MIN_POSITIVE", "EPSILON", "MAX", "MIN"):
+            raise lw.err(node, "E0006", f"unknown path `{head}::{rest}`")  # (the shared rules know f32/f64's)
+        raise lw.err(node, "E0006", f"unknown path `{text(node)}`",
+                     "paths in host code are scalar constants (`usize::MAX`, `f32::EPSILON`), `Option::None` and "
+                     "the file's constants")
+
+    def field_value(self, lw: HostLowerer, base: Val, field_node: Node, node: Node) -> Val:
+        field = text(field_node)
+        kind = base.ty.kind
+        if kind is Kind.INPUT and field in ("0", "1"):
+            if field == "0":
+                return Val(base.expr, PTR)
+            return Val(ast.Attribute(value=base.expr, attr="shape", ctx=LOAD), SHAPE)
+        if kind is Kind.STRUCT and base.ty.elem == lw.struct:
+            fty = lw.fields.get(field)
+            if fty is None:
+                raise lw.err(node, "E0006", f"no field `{field}` on type `{lw.struct}`",
+                             f"`{lw.struct}` has the fields {', '.join(lw.fields) or '(none)'}")
+            return Val(ast.Attribute(value=base.expr, attr=lw.module.field_attr(lw.struct, field), ctx=LOAD), fty)
+        if kind is Kind.KERNEL:
+            consts = lw.module.kernels.get(base.ty.elem or "", {})
+            if field in ("source", "kernel_source"):
+                return base  # a kernel's source stands for the kernel it compiles to
+            if field == "name":
+                return Val(ast.Attribute(value=base.expr, attr="name", ctx=LOAD), STR)
+            const_name = next((c for c in consts if c.lower() == field), None)
+            if const_name is not None:
+                return Val(ast.Attribute(value=base.expr, attr=field, ctx=LOAD), Ty(Kind.SCALAR, consts[const_name]))
+            raise lw.err(node, "E0006", f"no field `{field}` on kernel struct `{base.ty.elem}`",
+                         "a kernel struct has its const generics (lowercased), `name` and `source`")
+        raise lw.err(node, "E0002", f"field `{field}` of a value rs2triton does not know the type of",
+                     "host code reads fields of `self`, of kernel structs and of `(pointer, shape)` pairs")
+
+
+def _nonzero(e: ast.expr) -> bool:
+    lit = literal_value(e)
+    return lit is not None and lit != 0
+
+
+def host_const(lw: HostLowerer, ident: str, node: Node) -> Val:
+    """A module-level `const` read by host code: a module variable of the generated module, lowered
+    (once) by the same rules; a const a kernel uses too is the kernel's ``tl.constexpr``
+    (``.value`` here)."""
+    from rs2triton.transpiler.lowering.host.lowerer import HostLowerer
+
+    module = lw.module
+    py = python_name(ident)
+    known = module.const_defs.get(py)
+    if known is not None:
+        return Val(name(py), known[1])
+    if ident in lw.ctx.used_consts:  # the kernel's tl.constexpr
+        item = lw.ctx.consts.get(ident)
+        ty_node = item.child_by_field_name("type") if item is not None else None
+        elem = text(ty_node) if ty_node is not None and text(ty_node) in SCALARS else None
+        return Val(ast.Attribute(value=name(py), attr="value", ctx=LOAD), Ty(Kind.CONST, elem))
+    item = module.consts[ident]
+    value = item.child_by_field_name("value")
+    if value is None:
+        raise lw.err(item, "E0002", f"module constant `{ident}` has no value", "give it one: `const NAME: usize = 4;`")
+    if ident in module.evaluating:  # rustc's E0391
+        raise lw.err(node, "E0002", f"cycle detected when evaluating module constant `{ident}`",
+                     "a constant cannot be defined in terms of itself")
+    sub = HostLowerer(module, item, "", {})
+    declared = sub.rust_type(item.child_by_field_name("type"))
+    sub.hint(value, declared)
+    module.evaluating.add(ident)
+    try:
+        v = sub.settle(sub.expr(value), declared, value)
+    finally:
+        module.evaluating.discard(ident)
+    if sub.bodies[0]:
+        raise lw.err(item, "E0002", f"module constant `{ident}` needs statements of its own",
+                     "host code's constants are expressions")
+    ty = Ty(Kind.CONST, declared.elem) if declared.elem in SCALARS else v.ty
+    stmt = ast.Assign(targets=[ast.Name(py, ast.Store())], value=v.expr, lineno=item.start_point[0] + 1)
+    module.const_defs[py] = (stmt, ty)
+    return Val(name(py), ty)
+
+
+HOST_BUILDER = HostBuilder()

@@ -1,0 +1,323 @@
+"""Host expressions beyond the shared ones: ``self``, ``()``, indexing and slicing, references,
+arrays, struct literals, ``if``/``match``/blocks/``loop`` used as values, and the value macros
+(``vec![..]``, ``format!``, ``concat!``, ``stringify!``). Literals, names, paths, operators,
+casts, tuples and fields are the shared rules' (:mod:`rs2triton.transpiler.lowering.expressions`)."""
+
+from __future__ import annotations
+
+import ast
+import re
+
+from tree_sitter import Node
+
+from rs2triton.transpiler.frontend.parse import named_children, parser, part, text
+from rs2triton.transpiler.lowering.expressions import rust_string
+from rs2triton.transpiler.lowering.host.lowerer import HostLowerer, assign_to
+from rs2triton.transpiler.lowering.lowerer import COMMENTS
+from rs2triton.transpiler.lowering.registry import HOST, expression
+from rs2triton.transpiler.lowering.values import NONE_TY, STR, UNKNOWN, USIZE, Kind, Ty, Val, container
+from rs2triton.transpiler.pyast import LOAD, STORE, call, const, name, python_name
+
+
+@expression("self", target=HOST)
+def self_(lw: HostLowerer, node: Node) -> Val:
+    if lw.in_classmethod:
+        raise lw.err(node, "E0424", "`self` is not available here", "this function has no `self` parameter (rustc: E0424)")
+    return Val(name("self"), Ty(Kind.STRUCT, lw.struct))
+
+
+@expression("unit_expression", target=HOST)
+def unit(lw: HostLowerer, node: Node) -> Val:
+    return Val(const(None), NONE_TY)
+
+
+@expression("char_literal", target=HOST)
+def char_literal(lw: HostLowerer, node: Node) -> Val:
+    try:
+        value = rust_string('"' + text(node)[1:-1].replace('"', '\\"') + '"')
+    except ValueError as e:
+        raise lw.err(node, "E0001", f"invalid character literal: {e}") from None
+    if len(value) != 1:
+        raise lw.err(node, "E0001", "character literal may only contain one codepoint", "use a string: `\"..\"`")
+    return Val(ast.Constant(value), Ty(Kind.STR, "char"))
+
+
+@expression("reference_expression", target=HOST)
+def reference(lw: HostLowerer, node: Node) -> Val:
+    return lw.expr(part(node, "value"))  # `&x`, `&mut x`: the same value in Python
+
+
+@expression("index_expression", target=HOST)
+def index(lw: HostLowerer, node: Node) -> Val:
+    value_node, index_node = [c for c in named_children(node) if c.type not in COMMENTS][:2]
+    base = lw.expr(value_node)
+    if base.ty.kind not in (Kind.SEQ, Kind.ARRAY, Kind.UNKNOWN):
+        raise lw.err(node, "E0608", f"cannot index into a value of type {base.ty.kind.value}", "rustc: E0608")
+    if index_node.type == "range_expression":
+        lo, hi = range_bounds(lw, index_node)
+        return Val(ast.Subscript(value=base.expr, slice=ast.Slice(lower=lo, upper=hi, step=None), ctx=LOAD),
+                   container(Kind.SEQ, base.ty.inner))
+    lw.hint(index_node, USIZE)
+    i = lw.settle(lw.expr(index_node), USIZE, index_node)
+    if i.ty.elem not in ("usize", None):
+        raise lw.err(index_node, "E0277", f"the type `[T]` cannot be indexed by `{i.ty.elem}`",
+                     "slices are indexed by `usize` (rustc: E0277)")
+    return Val(ast.Subscript(value=base.expr, slice=i.expr, ctx=LOAD), base.ty.inner)
+
+
+def range_bounds(lw: HostLowerer, node: Node) -> tuple[ast.expr | None, ast.expr | None]:
+    """The Python bounds of a Rust range `a..b` / `a..=b` / `..b` / `a..`."""
+    start, end = node.child_by_field_name("start"), node.child_by_field_name("end")
+    parts = [c for c in named_children(node) if c.type not in COMMENTS]
+    if start is None and end is None and parts:  # (older grammars: positional children)
+        op_at = next(c for c in node.children if c.type in ("..", "..="))
+        for p in parts:
+            if p.end_byte <= op_at.start_byte:
+                start = p
+            else:
+                end = p
+    inclusive = any(c.type == "..=" for c in node.children)
+    lo = hi = None
+    if start is not None:
+        lw.hint(start, USIZE)
+        lo = lw.settle(lw.expr(start), USIZE, start).expr
+    if end is not None:
+        lw.hint(end, USIZE)
+        hi = lw.settle(lw.expr(end), USIZE, end).expr
+        if inclusive:
+            hi = ast.BinOp(left=hi, op=ast.Add(), right=const(1))
+    return lo, hi
+
+
+@expression("array_expression", target=HOST)
+def array(lw: HostLowerer, node: Node) -> Val:
+    length = node.child_by_field_name("length")
+    items = [c for c in named_children(node) if c.type not in COMMENTS]
+    if length is not None:
+        item = lw.settle(lw.expr(items[0]), None, items[0])
+        lw.hint(length, USIZE)
+        n = lw.settle(lw.expr(length), USIZE, length)
+        return Val(repeat(item, n.expr), container(Kind.SEQ, item.ty))
+    vals = [lw.expr(c) for c in items]
+    typed = next((v.ty for v in vals if not v.weak), None)
+    vals = [lw.settle(v, typed, c) for v, c in zip(vals, items, strict=True)]
+    return Val(ast.Tuple(elts=[v.expr for v in vals], ctx=LOAD), container(Kind.ARRAY, vals[0].ty if vals else UNKNOWN))
+
+
+def repeat(item: Val, n: ast.expr) -> ast.expr:
+    """``[item; n]``: a list of n items (each its own copy when it is a list, as Rust clones it)."""
+    if item.ty.kind in (Kind.SEQ, Kind.ARRAY):
+        return ast.ListComp(elt=item.expr, generators=[ast.comprehension(target=ast.Name("_", STORE),
+                                                                         iter=call("range", [n]), ifs=[], is_async=0)])
+    return ast.BinOp(left=ast.List(elts=[item.expr], ctx=LOAD), op=ast.Mult(), right=n)
+
+
+@expression("struct_expression", target=HOST)
+def struct_literal(lw: HostLowerer, node: Node) -> Val:
+    """``Self { a, b: x }``: the op's own struct, built by keyword (``cls(a=a, b=x)``)."""
+    struct = text(part(node, "name")).split("::")[-1].split("<")[0].strip()
+    if struct == "Self":
+        struct = lw.struct
+    if struct != lw.struct or struct not in lw.module.structs:
+        raise lw.err(node, "E0002", f"a `{struct} {{ .. }}` value", "host code builds the op's own struct only")
+    fields = lw.module.structs[struct]
+    keywords: list[ast.keyword] = []
+    for init in named_children(part(node, "body")):
+        if init.type in COMMENTS:
+            continue
+        if init.type == "shorthand_field_initializer":
+            field = text(init)
+            value_node = init.named_children[0] if init.named_children else init
+        elif init.type == "field_initializer":
+            field, value_node = text(part(init, "field")), part(init, "value")
+        else:
+            raise lw.err(init, "E0002", "`..` in a struct expression", "give every field")
+        fty = fields.get(field)
+        if fty is None:
+            raise lw.err(init, "E0560", f"struct `{struct}` has no field named `{field}`", "rustc: E0560")
+        if fty.kind is Kind.PHANTOM:
+            continue
+        lw.hint(value_node, fty)
+        v = lw.settle(lw.expr(value_node), fty, value_node)
+        if v.ty.kind is Kind.KERNEL and fty.kind is not Kind.KERNEL:
+            # a `String` field given a kernel's `source` holds that kernel (as its source stands for it)
+            lw.module.source_fields.setdefault(struct, {})[field] = v.ty.elem or ""
+        keywords.append(ast.keyword(arg=python_name(field), value=v.expr))
+    if lw.in_classmethod:  # `new(..., *, D=None)` hands its type parameters on
+        keywords += [ast.keyword(arg=tp, value=name(tp)) for tp in lw.type_params]
+    owner = name("cls") if lw.in_classmethod else call("type", [name("self")])
+    return Val(ast.Call(func=owner, args=[], keywords=keywords), Ty(Kind.STRUCT, struct))
+
+
+# ------------------------------------------------------------------ statements as values
+
+
+def hoisted(lw: HostLowerer, node: Node) -> Val:
+    """A block, ``if``, ``match`` or ``loop`` in the middle of an expression: lowered into a
+    variable of its own before the statement that uses it."""
+    py = lw.names.fresh("value")
+    bound: list[Ty] = []
+    lw.value_into(node, assign_to(py, None, bound))
+    return Val(name(py), bound[0] if bound else UNKNOWN)
+
+
+@expression("if_expression", target=HOST)
+def if_value(lw: HostLowerer, node: Node) -> Val:
+    """``if c { a } else { b }`` inside an expression: ``a if c else b`` where both branches are
+    plain values, else a variable assigned in each branch."""
+    from rs2triton.transpiler.lowering.host.statements import condition
+
+    alt = node.child_by_field_name("alternative")
+    cons = part(node, "consequence")
+    other = alt.named_children[-1] if alt is not None and alt.named_children else None
+    if other is not None and _single(cons) is not None and (other.type != "block" or _single(other) is not None):
+        body: list[ast.stmt] = []
+        with lw.into(body):
+            test = condition(lw, part(node, "condition"))
+            a = lw.expr(_single(cons))  # type: ignore[arg-type]
+            b = lw.expr(_single(other) if other.type == "block" else other)  # type: ignore[arg-type]
+        if not body:
+            typed = a.ty if not a.weak else b.ty
+            a, b = lw.settle(a, typed, node), lw.settle(b, typed, node)
+            return Val(ast.IfExp(test=test, body=a.expr, orelse=b.expr), a.ty)
+    return hoisted(lw, node)
+
+
+def _single(block: Node) -> Node | None:
+    real = [c for c in named_children(block) if c.type not in COMMENTS]
+    if len(real) == 1 and real[0].type not in ("let_declaration", "expression_statement", "macro_invocation"):
+        return real[0]
+    return None
+
+
+@expression("block", "unsafe_block", "match_expression", "loop_expression", target=HOST)
+def statement_value(lw: HostLowerer, node: Node) -> Val:
+    return hoisted(lw, node)
+
+
+@expression("closure_expression", target=HOST)
+def closure(lw: HostLowerer, node: Node) -> Val:
+    raise lw.err(node, "E0002", "a closure outside an iterator or `Option` method",
+                 "closures are translated as the argument of `.map`, `.filter`, `.all`, `.any`, `.and_then`...")
+
+
+# ------------------------------------------------------------------ macros
+
+
+def reparse(lw: HostLowerer, source: str, wrap: str, node: Node) -> Node:
+    """Tokens of a macro's arguments parsed as Rust: ``wrap`` puts them where an expression list
+    is expected (``f({})``, ``[{}]``); the node of that expression."""
+    tree = parser().parse(("fn __rs2triton() { " + wrap.format(source) + "; }").encode())
+    if tree.root_node.has_error:
+        raise lw.err(node, "E0002", "macro arguments that do not parse as expressions")
+    fn_body = tree.root_node.named_children[0].child_by_field_name("body")
+    assert fn_body is not None
+    stmt = fn_body.named_children[0]
+    return stmt.named_children[0] if stmt.type == "expression_statement" else stmt
+
+
+def macro_args(lw: HostLowerer, node: Node) -> list[Node]:
+    tree = next((c for c in node.children if c.type == "token_tree"), None)
+    if tree is None:
+        return []
+    inner = text(tree)[1:-1]
+    if not inner.strip():
+        return []
+    call_node = reparse(lw, inner, "__f({})", node)
+    args = call_node.child_by_field_name("arguments")
+    return [a for a in named_children(args) if a.type not in COMMENTS] if args is not None else []
+
+
+def const_string(lw: HostLowerer, node: Node) -> str | None:
+    """A string known now: a literal, ``concat!(...)`` of such, ``stringify!(tokens)``."""
+    if node.type in ("string_literal", "raw_string_literal"):
+        v = lw.expr(node)
+        return v.expr.value if isinstance(v.expr, ast.Constant) and isinstance(v.expr.value, str) else None
+    if node.type == "macro_invocation":
+        macro = text(node.child_by_field_name("macro") or node).split("::")[-1]
+        tree = next((c for c in node.children if c.type == "token_tree"), None)
+        if macro == "stringify" and tree is not None:
+            return " ".join(text(tree)[1:-1].split())
+        if macro == "concat":
+            with lw.anchored(node):
+                parts = [const_string(lw, a) for a in macro_args(lw, node)]
+            if all(p is not None for p in parts):
+                return "".join(p for p in parts if p is not None)
+    return None
+
+
+_PLACEHOLDER = re.compile(r"\{\{|\}\}|\{([^{}]*)\}|[{}]")
+
+
+def format_message(lw: HostLowerer, args: list[Node], node: Node) -> ast.expr:
+    """A ``format!``-style message: the template (a literal, ``concat!``...) with its ``{}``,
+    ``{:?}``, ``{0}`` and ``{name}`` placeholders filled by ``str.format`` at run time (the Rust
+    text stays data; inline names are the arguments they name)."""
+    with lw.anchored(node):
+        template = const_string(lw, args[0]) if args else None
+        if template is None:
+            raise lw.err(args[0] if args else node, "E0002", "a format string that is not a string literal",
+                         "rustc: format argument must be a string literal")
+        values = [lw.narrow(lw.expr(a), a).expr for a in args[1:]]
+        out: list[str] = []
+        used: list[ast.expr] = []
+        implicit = 0
+        pos = 0
+        for m in _PLACEHOLDER.finditer(template):
+            out.append(template[pos:m.start()].replace("{", "{{").replace("}", "}}"))
+            pos = m.end()
+            tok = m.group(0)
+            if tok in ("{{", "}}"):
+                out.append(tok)
+                continue
+            if m.group(1) is None:
+                raise lw.err(node, "E0002", f"invalid format string: unmatched `{tok}`", "escape it as `{{` or `}}`")
+            arg, _, spec = m.group(1).partition(":")
+            arg = arg.strip()
+            if arg == "":
+                if implicit >= len(values):
+                    raise lw.err(node, "E0002", "format string has more `{}` than arguments")
+                value = values[implicit]
+                implicit += 1
+            elif arg.isdigit():
+                if int(arg) >= len(values):
+                    raise lw.err(node, "E0002", f"invalid reference to positional argument {arg}")
+                value = values[int(arg)]
+            else:
+                b = lw.names.lookup(arg)
+                if b is None:
+                    raise lw.err(node, "E0425", f"cannot find value `{arg}` in this scope", "rustc: E0425")
+                value = b.expr if b.expr is not None else name(b.py)
+            used.append(value)
+            conv = "!r" if spec.endswith("?") else ""
+            spec = spec.removesuffix("?").removesuffix("#")
+            out.append("{" + conv + (":" + spec if spec else "") + "}")
+        out.append(template[pos:].replace("{", "{{").replace("}", "}}"))
+    py_template = "".join(out)
+    if not used:
+        return ast.Constant(py_template.replace("{{", "{").replace("}}", "}"))
+    return call(ast.Attribute(value=ast.Constant(py_template), attr="format", ctx=LOAD), used)
+
+
+@expression("macro_invocation", target=HOST)
+def macro_value(lw: HostLowerer, node: Node) -> Val:
+    macro = text(node.child_by_field_name("macro") or node).split("::")[-1]
+    if macro == "vec":
+        tree = next((c for c in node.children if c.type == "token_tree"), None)
+        inner = text(tree)[1:-1] if tree is not None else ""
+        if not inner.strip():
+            return Val(ast.List(elts=[], ctx=LOAD), container(Kind.SEQ, UNKNOWN))
+        with lw.anchored(node):
+            v = lw.expr(reparse(lw, inner, "[{}]", node))
+        if isinstance(v.expr, ast.Tuple):
+            return Val(ast.List(elts=v.expr.elts, ctx=LOAD), container(Kind.SEQ, v.ty.inner))
+        return Val(v.expr, container(Kind.SEQ, v.ty.inner))
+    if macro == "format":
+        return Val(format_message(lw, macro_args(lw, node), node), STR)
+    s = const_string(lw, node)
+    if s is not None:
+        return Val(ast.Constant(s), STR)
+    if macro in ("panic", "unreachable", "unimplemented", "todo", "assert", "assert_eq", "assert_ne"):
+        raise lw.err(node, "E0002", f"`{macro}!` inside an expression", "make it a statement of its own")
+    raise lw.err(node, "E0002", f"the macro `{macro}!` in host code",
+                 "host code's macros are vec!, format!, concat!, stringify!, panic!-style and assert!-style ones")

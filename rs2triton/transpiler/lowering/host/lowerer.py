@@ -1,0 +1,310 @@
+"""The host lowerer: the state of one host method's lowering, and the sinks its control flow
+lowers into.
+
+A :class:`HostLowerer` is a :class:`~rs2triton.transpiler.lowering.lowerer.Lowerer` for the
+host target: the same dispatch (with its safety net), names and scopes, bodies and
+diagnostics, the host's rules and builder. Rust is expression-oriented: a block, ``if``,
+``match`` or ``loop`` whose value is used is lowered *into* a sink — a ``return``, an
+assignment, nothing — that each of its branches ends with (:meth:`HostLowerer.value_into`), so
+the Python is statements as one would write them.
+
+:class:`HostModule` is what a file's host code can refer to: its kernels, its structs and
+their fields, its module constants; and what the generated module must import for it.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import keyword
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, nullcontext
+from dataclasses import dataclass, field
+
+from tree_sitter import Node
+
+from rs2triton.diagnostics import TranspileError
+from rs2triton.rust.types import SCALARS
+from rs2triton.transpiler.frontend.parse import named_children, text
+from rs2triton.transpiler.lowering.context import ModuleContext
+from rs2triton.transpiler.lowering.lowerer import Lowerer
+from rs2triton.transpiler.lowering.names import Names
+from rs2triton.transpiler.lowering.registry import HOST, STATEMENTS, Target
+from rs2triton.transpiler.lowering.values import (
+    NONE_TY,
+    PTR,
+    SHAPE,
+    STR,
+    UNKNOWN,
+    Kind,
+    Ty,
+    Val,
+    container,
+)
+from rs2triton.transpiler.pyast import python_name
+
+# What generated host code imports by name (rs2triton.runtime.host, the runtime's classes, the
+# standard library): a host local never takes one of these names.
+RUNTIME_NAMES = frozenset({
+    "Panic", "and_then", "as_bool", "as_f32", "as_f64", "as_i8", "as_i16", "as_i32", "as_i64", "as_isize", "as_u8",
+    "as_u16", "as_u32", "as_u64", "as_usize", "f32", "f64", "first", "get", "i8", "i16", "i32", "i64", "isize",
+    "last", "map_option", "panic", "ptr_add", "u8", "u16", "u32", "u64", "unwrap", "unwrap_or", "usize",
+    "ArgVisitor", "RuntimeOp", "Unsupported", "Launcher", "math", "triton", "tl"})
+RESERVED = frozenset(keyword.kwlist) | frozenset(keyword.softkwlist) | frozenset(dir(builtins)) | RUNTIME_NAMES | {
+    "self", "cls", "visitor"}
+
+# Diagnostics that mean "outside the translated subset" in host code: the method raises
+# NotImplementedError saying so (a warning), and the rest of the file is translated. Any other
+# error (what rustc rejects: a bad literal, overflow in a constant) is an error of the file.
+UNTRANSLATED = frozenset({"E0002", "E0003", "E0004", "E0005", "E0006", "E0008"})
+
+
+@dataclass
+class HostModule:
+    """What the host code of one file can refer to, and what its module must import for it."""
+
+    ctx: ModuleContext
+    kernels: dict[str, dict[str, str]] = field(default_factory=dict)  # launcher name -> const generics' types
+    kernel_dtypes: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    kernel_backward: dict[str, str] = field(default_factory=dict)
+    structs: dict[str, dict[str, Ty]] = field(default_factory=dict)  # struct -> field -> type
+    consts: dict[str, Node] = field(default_factory=dict)  # module consts (and macro-written ones)
+    const_defs: dict[str, tuple[ast.stmt, Ty]] = field(default_factory=dict)  # those lowered, by Python name
+    evaluating: set[str] = field(default_factory=set)
+    helpers: set[str] = field(default_factory=set)  # names imported from rs2triton.runtime.host
+    modules: set[str] = field(default_factory=set)  # `math`
+    taken: set[str] = field(default_factory=set)  # module-level names (launchers, classes, jit fns)
+    # A wrapper struct's fields whose names its class's methods have (`backward_kernel`): struct
+    # -> field -> the attribute that holds it instead
+    field_attrs: dict[str, dict[str, str]] = field(default_factory=dict)
+    # A wrapper struct's `String` fields that its `new` gives a kernel's source: struct -> field -> kernel
+    source_fields: dict[str, dict[str, str]] = field(default_factory=dict)
+    # struct -> inherent method -> (has self, its parameters' type nodes, its return type node)
+    inherent: dict[str, dict[str, tuple[bool, list[Node | None], Node | None]]] = field(default_factory=dict)
+
+    def field_attr(self, struct: str, field_name: str) -> str:
+        """The attribute of ``struct``'s class that holds the Rust field ``field_name``."""
+        return self.field_attrs.get(struct, {}).get(field_name) or python_name(field_name)
+
+
+Sink = Callable[["HostLowerer", Val, Node], None]
+
+
+def discard(lw: HostLowerer, v: Val, node: Node) -> None:
+    """A value not used: a call stays (for what it does), anything else goes."""
+    if isinstance(v.expr, ast.Call):
+        lw.emit(ast.Expr(v.expr), node)
+
+
+def returning(lw: HostLowerer, v: Val, node: Node) -> None:
+    if lw.visitor is not None:  # a `pack_*` method returns what it visited
+        discard(lw, v, node)
+        lw.emit(ast.Return(value=ast.Name("visitor", ast.Load())), node)
+        return
+    lw.emit(ast.Return(value=lw.settle(v, lw.returns, node).expr if v.ty.kind is not Kind.NONE else None), node)
+
+
+def assign_to(py: str, declared: Ty | None, bound: list[Ty]) -> Sink:
+    """A sink assigning the value to ``py`` (the type each branch gives is appended to ``bound``)."""
+
+    def assign(lw: HostLowerer, v: Val, node: Node) -> None:
+        v = lw.settle(v, declared, node) if declared is not None else lw.settle(v, None, node)
+        bound.append(v.ty)
+        lw.emit(ast.Assign(targets=[ast.Name(py, ast.Store())], value=v.expr), node)
+
+    return assign
+
+
+class HostLowerer(Lowerer):
+    """Lowers one host function. ``struct``: the struct whose method it is; ``fields``: the types
+    of ``self``'s fields; ``classmethod``: a function without ``self`` (``new``)."""
+
+    target: Target = HOST
+
+    def __init__(self, module: HostModule, fn: Node, struct: str, fields: dict[str, Ty],
+                 type_params: tuple[str, ...] = (), classmethod: bool = False, methods: frozenset[str] = frozenset(),
+                 anchor: Node | None = None):
+        from rs2triton.transpiler.lowering.host.builder import HOST_BUILDER
+
+        super().__init__(module.ctx, None, fn, "T")
+        self.build = HOST_BUILDER  # type: ignore[assignment]
+        self.module = module
+        self.struct = struct
+        self.fields = fields
+        self.type_params = type_params
+        self.in_classmethod = classmethod
+        self.methods = methods  # the struct's own methods (`self.helper(..)`)
+        self.anchor = anchor  # the macro invocation that wrote this method, if one did
+        self.names = Names(RESERVED | module.taken)
+        self.visitor: str | None = None  # the Rust name of a `pack_*` method's visitor parameter
+        self.returns: Ty = UNKNOWN
+        self.sink: Sink = discard
+        self.hints: dict[int, str] = {}  # node id -> the scalar type its context gives it
+        self.loop_sinks: list[Sink | None] = []  # the sinks of the enclosing `loop`s (`break value`)
+
+    # ------------------------------------------------------------------ diagnostics
+    def err(self, node: Node, code: str, msg: str, hint: str | None = None) -> TranspileError:
+        """A diagnostic at ``node`` (at the macro invocation, for a method a macro wrote)."""
+        return self.smap.error(self.anchor if self.anchor is not None else node, code, msg, hint)
+
+    def emit(self, stmt: ast.stmt, node: Node | None = None) -> None:
+        if node is not None:
+            stmt.lineno = (self.anchor or node).start_point[0] + 1
+        self.bodies[-1].append(stmt)
+
+    @contextmanager
+    def anchored(self, node: Node) -> Iterator[None]:
+        """Nodes parsed from a macro's tokens have no place in the file: inside, diagnostics and
+        lines are the invocation's (``node``)."""
+        saved = self.anchor
+        self.anchor = saved or node
+        try:
+            yield
+        finally:
+            self.anchor = saved
+
+    def emit_comment(self, node: Node, trailing: bool = False) -> None:
+        return None  # (host classes carry the Rust's doc comments, not its line comments)
+
+    def emit_inner_comments(self, node: Node) -> None:
+        return None
+
+    # ------------------------------------------------------------------ imports
+    def helper(self, fn: str) -> ast.expr:
+        """A name of ``rs2triton.runtime.host``, imported by the module."""
+        self.module.helpers.add(fn)
+        return ast.Name(fn, ast.Load())
+
+    def use(self, module: str) -> ast.expr:
+        self.module.modules.add(module)
+        return ast.Name(module, ast.Load())
+
+    # ------------------------------------------------------------------ types from context
+    def hint(self, node: Node, ty: Ty | None) -> None:
+        """``node``'s context gives it the scalar type ``ty`` (a `let` annotation, a parameter, a
+        return type): an unsuffixed literal in it takes that type, as Rust's inference does."""
+        if ty is not None and ty.elem in SCALARS and ty.kind in (Kind.SCALAR, Kind.CONST):
+            self.hints[node.id] = ty.elem
+
+    def literal_type(self, node: Node) -> str | None:
+        at = node
+        while True:
+            if at.id in self.hints:
+                return self.hints[at.id]
+            parent = at.parent
+            if parent is None:
+                return None
+            if parent.type == "binary_expression":
+                op = text(parent.child_by_field_name("operator") or parent)
+                if op not in ("+", "-", "*", "/", "%", "&", "|", "^", "<<", ">>") or (
+                        op in ("<<", ">>") and parent.child_by_field_name("right") == at):
+                    return None
+            elif parent.type not in ("unary_expression", "parenthesized_expression"):
+                return None
+            at = parent
+
+    def settle(self, v: Val, ty: Ty | None, node: Node) -> Val:
+        """``v`` where a value of type ``ty`` (None: its own) is stored, passed or returned:
+        wrapped to its type, an unsuffixed literal given the type (and held to its range), an
+        f32 literal rounded; a literal with no type from anywhere is an i32 or an f64, as Rust's
+        fallback has it."""
+        return self.build.settle(self, v, ty, node)
+
+    # ------------------------------------------------------------------ values into sinks
+    def value_into(self, node: Node, sink: Sink) -> None:
+        """``node`` evaluated, its value given to ``sink``; a block, ``if``, ``match``, ``loop`` or
+        ``return`` lowered to statements whose branches each end in the sink."""
+        saved, self.sink = self.sink, sink
+        try:
+            rule = STATEMENTS[HOST].get(node.type) if node.type in _SINKING else None
+            if rule is not None:
+                self.dispatch(rule, node)
+            else:
+                sink(self, self.expr(node), node)
+        finally:
+            self.sink = saved
+
+    def as_statement(self, node: Node) -> None:
+        saved, self.sink = self.sink, discard
+        try:
+            super().as_statement(node)
+        finally:
+            self.sink = saved
+
+    def body_of(self, node: Node, sink: Sink, scope: bool = True) -> list[ast.stmt]:
+        """The statements of ``node`` (a block or an expression) into ``sink``, as a Python block of
+        their own."""
+        body: list[ast.stmt] = []
+        with self.names.scope() if scope else nullcontext(), self.into(body):
+            self.value_into(node, sink)
+        return body or [ast.Pass()]
+
+    # ------------------------------------------------------------------ types
+    def rust_type(self, node: Node | None) -> Ty:
+        """The type a Rust type node names, as host code holds it."""
+        return rust_type(node, self.module, self.struct)
+
+
+# Node kinds lowered as statements even where their value is used (into the sink).
+_SINKING = frozenset({"block", "unsafe_block", "if_expression", "match_expression", "return_expression",
+                      "loop_expression", "parenthesized_expression", "macro_invocation", "expression_statement",
+                      "break_expression", "continue_expression"})
+
+
+def rust_type(node: Node | None, module: HostModule | None = None, struct: str = "") -> Ty:
+    """The host type a Rust type node names: scalars, ``&[T]``/``Vec<T>`` (a sequence), ``[T; N]``
+    (a tuple), ``Option<T>``, tuples (a ``(RawPtr, &[usize])`` pair is the tensor), ``RawPtr``,
+    ``String``/``&str``, a kernel struct, a struct of the file, ``Self``."""
+    if node is None:
+        return UNKNOWN
+    kind = node.type
+    if kind == "primitive_type":
+        t = text(node)
+        if t in SCALARS:
+            return Ty(Kind.SCALAR, t)
+        return STR if t in ("str", "char") else UNKNOWN
+    if kind == "pointer_type":
+        return PTR
+    if kind == "reference_type":
+        return rust_type(node.child_by_field_name("type"), module, struct)
+    if kind == "array_type":
+        inner = rust_type(node.child_by_field_name("element"), module, struct)
+        return container(Kind.ARRAY if node.child_by_field_name("length") is not None else Kind.SEQ, inner)
+    if kind == "tuple_type":
+        items = tuple(rust_type(c, module, struct) for c in named_children(node))
+        if len(items) == 2 and items[0].kind is Kind.PTR and items[1] == SHAPE:
+            return Ty(Kind.INPUT)
+        return Ty(Kind.TUPLE, None, items)
+    if kind == "unit_type":
+        return NONE_TY
+    if kind == "dynamic_type" or kind == "abstract_type":
+        return Ty(Kind.VISITOR) if "ArgVisitor" in text(node) else UNKNOWN
+    if kind in ("generic_type", "type_identifier", "scoped_type_identifier"):
+        base_node = node.child_by_field_name("type") if kind == "generic_type" else node
+        base = text(base_node or node).split("::")[-1].strip()
+        args = node.child_by_field_name("type_arguments") if kind == "generic_type" else None
+        inner_nodes = [c for c in named_children(args) if c.type != "lifetime"] if args is not None else []
+        inner = rust_type(inner_nodes[0], module, struct) if inner_nodes else UNKNOWN
+        if base == "Vec":
+            return container(Kind.SEQ, inner)
+        if base == "Option":
+            return container(Kind.OPTION, inner)
+        if base == "Box":
+            return inner
+        if base == "RawPtr":
+            return PTR
+        if base in ("String", "str"):
+            return STR
+        if base == "PhantomData":
+            return Ty(Kind.PHANTOM)
+        if base in SCALARS:
+            return Ty(Kind.SCALAR, base)
+        if module is not None and base in module.kernels:
+            return Ty(Kind.KERNEL, base)
+        if base == "Self":
+            return Ty(Kind.STRUCT, struct)
+        if module is not None and base in module.structs:
+            return Ty(Kind.STRUCT, base)
+        return Ty(Kind.UNKNOWN, base)
+    return UNKNOWN
+

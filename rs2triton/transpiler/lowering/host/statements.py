@@ -1,0 +1,487 @@
+"""Host statements and control flow: ``let`` with patterns, assignments, blocks, ``if``, ``match``,
+``for``/``while``/``loop`` (``break`` with a value), ``return``, panics and assertions.
+
+Each rule lowers its node into the lowerer's current sink (:mod:`.lowerer`): in statement
+position the sink discards the value, in value position each branch ends by giving its value
+to it (a ``return``, an assignment).
+"""
+
+from __future__ import annotations
+
+import ast
+
+from tree_sitter import Node
+
+from rs2triton.transpiler.frontend.parse import named_children, part, text
+from rs2triton.transpiler.lowering.host.lowerer import HostLowerer, assign_to, discard, returning
+from rs2triton.transpiler.lowering.lowerer import COMMENTS
+from rs2triton.transpiler.lowering.operators import binop
+from rs2triton.transpiler.lowering.registry import HOST, statement
+from rs2triton.transpiler.lowering.values import BOOL, NONE_TY, PTR, SHAPE, UNKNOWN, Kind, Ty, Val
+from rs2triton.transpiler.pyast import LOAD, STORE, call, const, name
+
+_STATEMENT_KINDS = ("let_declaration", "expression_statement", "empty_statement", "function_item", "const_item",
+                    "use_declaration", "attribute_item", "struct_item", "impl_item", "macro_definition", *COMMENTS)
+_BLOCK_LIKE = ("if_expression", "match_expression", "block", "unsafe_block", "loop_expression", "while_expression",
+               "for_expression")
+
+
+# ------------------------------------------------------------------ blocks
+
+
+def _tail(children: list[Node]) -> tuple[Node | None, Node | None]:
+    """(the node the statements stop at, the block's value expression), or (None, None)."""
+    real = [c for c in children if c.type not in COMMENTS]
+    if not real:
+        return None, None
+    last = real[-1]
+    if last.type == "expression_statement":
+        if any(c.type == ";" for c in last.children) or not last.named_children:
+            return None, None
+        inner = last.named_children[0]
+        return (last, inner) if inner.type in _BLOCK_LIKE else (None, None)
+    if last.type in _STATEMENT_KINDS or last.type.endswith("_item"):
+        return None, None
+    return last, last
+
+
+@statement("block", target=HOST)
+def block(lw: HostLowerer, node: Node) -> None:
+    """`{ stmts; tail }`: the statements, then the tail into the sink (a block without one is `()`)."""
+    sink = lw.sink
+    children = list(node.named_children)
+    stop, tail = _tail(children)
+    with lw.names.scope(python_block=False):
+        lw.stmts(children, node, stop=stop)
+        if tail is not None:
+            lw.value_into(tail, sink)
+        elif sink is not discard and not _diverges(children):
+            sink(lw, Val(const(None), NONE_TY), node)
+
+
+@statement("unsafe_block", target=HOST)
+def unsafe_block(lw: HostLowerer, node: Node) -> None:
+    inner = next((c for c in named_children(node) if c.type == "block"), None)
+    if inner is not None:
+        lw.value_into(inner, lw.sink)
+
+
+def _diverges(children: list[Node]) -> bool:
+    """A block ending in `return`/`panic!`/`break`: it gives no value to a sink."""
+    real = [c for c in children if c.type not in COMMENTS]
+    if not real:
+        return False
+    last = real[-1]
+    inner = last.named_children[0] if last.type == "expression_statement" and last.named_children else last
+    if inner.type in ("return_expression", "break_expression", "continue_expression"):
+        return True
+    return inner.type == "macro_invocation" and _macro_name(inner) in _PANICS
+
+
+@statement("expression_statement", target=HOST)
+def expression_statement(lw: HostLowerer, node: Node) -> None:
+    inner = node.named_children[0] if node.named_children else None
+    if inner is None:
+        return
+    if any(c.type == ";" for c in node.children):
+        lw.as_statement(inner)
+    else:
+        lw.value_into(inner, lw.sink)
+
+
+@statement("parenthesized_expression", target=HOST)
+def parenthesized(lw: HostLowerer, node: Node) -> None:
+    lw.value_into(named_children(node)[0], lw.sink)
+
+
+@statement("function_item", "struct_item", "impl_item", "macro_definition", "enum_item", "trait_item",
+           target=HOST)
+def nested_item(lw: HostLowerer, node: Node) -> None:
+    raise lw.err(node, "E0002", f"a nested `{node.type.removesuffix('_item').replace('_', ' ')}` item in host code",
+                 "define it at module level")
+
+
+# ------------------------------------------------------------------ let and assignments
+
+
+@statement("let_declaration", target=HOST)
+def let(lw: HostLowerer, node: Node) -> None:
+    pattern = part(node, "pattern")
+    value = node.child_by_field_name("value")
+    if node.child_by_field_name("alternative") is not None:
+        raise lw.err(node, "E0002", "`let ... else` in host code", "use `match` or `if let` is not translated either")
+    if value is None:
+        raise lw.err(node, "E0002", "a `let` without a value", "initialize the variable where it is declared")
+    declared = lw.rust_type(node.child_by_field_name("type")) if node.child_by_field_name("type") else None
+    mutable = any(c.type == "mutable_specifier" for c in node.children) or pattern.type == "mut_pattern"
+    if text(pattern) == "_":
+        lw.value_into(value, discard)  # `let _ = expr;`: evaluated for what it does
+        return
+    if pattern.type in ("identifier", "mut_pattern"):
+        rust = text(pattern.named_children[-1] if pattern.type == "mut_pattern" else pattern)
+        bind_value(lw, rust, value, declared, mutable, node)
+        return
+    if pattern.type == "tuple_pattern":
+        lw.hint(value, declared)
+        v = lw.expr(value)
+        target = pattern_target(lw, pattern, declared or v.ty, mutable)
+        lw.emit(ast.Assign(targets=[target], value=v.expr), node)
+        return
+    raise lw.err(pattern, "E0002", f"this `let` pattern (`{text(pattern)}`)", "bind a name or a tuple of names")
+
+
+def bind_value(lw: HostLowerer, rust: str, value: Node, declared: Ty | None, mutable: bool, node: Node) -> None:
+    """`let rust = value;` (shadowing any binding of the name before it)."""
+    py = lw.names.declare_pending(rust)
+    lw.hint(value, declared)
+    bound: list[Ty] = []
+    lw.value_into(value, assign_to(py, declared, bound))
+    ty = declared if declared is not None and declared.kind is not Kind.UNKNOWN else (bound[0] if bound else UNKNOWN)
+    if ty.wide and mutable:
+        ty = Ty(ty.kind, ty.elem, ty.items)
+    lw.names.bind(rust, py, Ty(Kind.SCALAR, ty.elem) if ty.kind is Kind.CONST and mutable else ty)
+    b = lw.names.lookup(rust)
+    assert b is not None
+    b.mutable = mutable
+
+
+def pattern_target(lw: HostLowerer, pattern: Node, ty: Ty, mutable: bool = False) -> ast.expr:
+    """The Python target of a Rust pattern over a value of type ``ty``, binding its names. A
+    `(ptr, shape)` pair is one tensor in Python: its names stand for the tensor and its shape."""
+    kind = pattern.type
+    if kind in ("reference_pattern", "ref_pattern"):
+        return pattern_target(lw, pattern.named_children[-1], ty, mutable)
+    if kind == "mut_pattern":
+        return pattern_target(lw, pattern.named_children[-1], ty, True)
+    if text(pattern) == "_":
+        return ast.Name("_", STORE)
+    if kind == "identifier":
+        py = lw.names.declare(text(pattern), ty)
+        b = lw.names.lookup(text(pattern))
+        assert b is not None
+        b.mutable = mutable
+        return ast.Name(py, STORE)
+    if kind == "tuple_pattern":
+        subs = [c for c in pattern.named_children if c.type not in COMMENTS]
+        if ty.kind is Kind.INPUT and len(subs) == 2:
+            py = lw.names.fresh("t")
+            for i, sub in enumerate(subs):
+                inner = sub.named_children[-1] if sub.type in ("reference_pattern", "mut_pattern", "ref_pattern") \
+                    and sub.named_children else sub
+                if text(inner) == "_":
+                    continue
+                if inner.type != "identifier":
+                    raise lw.err(sub, "E0002", "a nested pattern in a (pointer, shape) pair", "bind two names")
+                expr = name(py) if i == 0 else ast.Attribute(value=name(py), attr="shape", ctx=LOAD)
+                lw.names.declare(text(inner), PTR if i == 0 else SHAPE)
+                b = lw.names.lookup(text(inner))
+                assert b is not None
+                b.expr = expr
+            return ast.Name(py, STORE)
+        items = ty.items if ty.kind is Kind.TUPLE and len(ty.items) == len(subs) else (UNKNOWN,) * len(subs)
+        return ast.Tuple(elts=[pattern_target(lw, s, t, mutable) for s, t in zip(subs, items, strict=True)], ctx=STORE)
+    raise lw.err(pattern, "E0002", f"this pattern (`{text(pattern)}`)", "bind names, tuples of names or `_`")
+
+
+def _assign_target(lw: HostLowerer, left: Node, node: Node) -> tuple[ast.expr, Val]:
+    """The Python target of an assignment (a name, an element, a field) and its current value."""
+    if left.type == "identifier":
+        b = lw.names.lookup(text(left))
+        if b is None:
+            raise lw.err(left, "E0006", f"cannot find value `{text(left)}` in this scope")
+        if not b.mutable:
+            raise lw.err(node, "E0384", f"cannot assign twice to immutable variable `{text(left)}`",
+                         f"make the binding mutable: `let mut {text(left)}` (rustc: E0384)")
+        return ast.Name(b.py, STORE), Val(name(b.py), b.ty)
+    current = lw.expr(left)
+    target = current.expr
+    if isinstance(target, ast.Subscript):
+        return ast.Subscript(value=target.value, slice=target.slice, ctx=STORE), current
+    if isinstance(target, ast.Attribute):
+        return ast.Attribute(value=target.value, attr=target.attr, ctx=STORE), current
+    raise lw.err(left, "E0002", "this assignment target", "assign to a variable, an element or a field")
+
+
+@statement("assignment_expression", target=HOST)
+def assignment(lw: HostLowerer, node: Node) -> None:
+    left, right = part(node, "left"), part(node, "right")
+    target, current = _assign_target(lw, left, node)
+    lw.hint(right, current.ty)
+    v = lw.settle(lw.expr(right), current.ty, right)
+    lw.emit(ast.Assign(targets=[target], value=v.expr), node)
+
+
+@statement("compound_assignment_expr", target=HOST)
+def compound_assignment(lw: HostLowerer, node: Node) -> None:
+    left, right = part(node, "left"), part(node, "right")
+    op = text(part(node, "operator")).removesuffix("=")
+    target, current = _assign_target(lw, left, node)
+    lw.hint(right, current.ty)
+    rhs = lw.expr(right)
+    v = lw.settle(binop(lw, op, current, rhs, node), current.ty, node)
+    e = v.expr
+    if isinstance(e, ast.BinOp) and e.left is current.expr and e.right is rhs.expr:
+        lw.emit(ast.AugAssign(target=target, op=e.op, value=e.right), node)  # Python's operator means Rust's here
+        return
+    lw.emit(ast.Assign(targets=[target], value=e), node)
+
+
+@statement("const_item", target=HOST)
+def local_const(lw: HostLowerer, node: Node) -> None:
+    declared = lw.rust_type(node.child_by_field_name("type"))
+    bind_value(lw, text(part(node, "name")), part(node, "value"), declared, False, node)
+
+
+# ------------------------------------------------------------------ if and match
+
+
+def condition(lw: HostLowerer, node: Node) -> ast.expr:
+    if node.type in ("let_condition", "let_chain"):
+        raise lw.err(node, "E0002", "`if let` / `while let` in host code", "compare with `is_some()` and `unwrap()`")
+    v = lw.narrow(lw.expr(node), node)
+    if v.ty.elem not in ("bool", None) or v.ty.kind in (Kind.SEQ, Kind.ARRAY, Kind.PTR, Kind.STR, Kind.OPTION):
+        raise lw.err(node, "E0308", f"mismatched types: expected `bool`, found `{v.ty.elem or v.ty.kind.value}`",
+                     "Rust has no truthiness: compare explicitly (`x != 0`) (rustc: E0308)")
+    return v.expr
+
+
+@statement("if_expression", target=HOST)
+def if_(lw: HostLowerer, node: Node) -> None:
+    sink = lw.sink
+    test = condition(lw, part(node, "condition"))
+    body = lw.body_of(part(node, "consequence"), sink)
+    alt = node.child_by_field_name("alternative")
+    orelse: list[ast.stmt] = []
+    if alt is not None:
+        inner = alt.named_children[-1] if alt.type == "else_clause" else alt
+        orelse = lw.body_of(inner, sink)
+    lw.emit(ast.If(test=test, body=body, orelse=orelse), node)
+
+
+@statement("match_expression", target=HOST)
+def match(lw: HostLowerer, node: Node) -> None:
+    """An integer, bool or char ``match`` as an ``if``/``elif`` chain: literal and range patterns,
+    ``|`` alternatives, guards, ``_`` and a bound name."""
+    sink = lw.sink
+    value, body = part(node, "value"), part(node, "body")
+    subject = lw.narrow(lw.expr(value), value)
+    if not isinstance(subject.expr, ast.Name | ast.Constant):
+        tmp = lw.names.fresh("value")
+        lw.emit(ast.Assign(targets=[ast.Name(tmp, STORE)], value=subject.expr), node)
+        subject = Val(name(tmp), subject.ty)
+    chain: list[tuple[ast.expr | None, list[ast.stmt]]] = []
+    for arm in [a for a in named_children(body) if a.type == "match_arm"]:
+        pattern, arm_value = part(arm, "pattern"), part(arm, "value")
+        with lw.names.scope():
+            guard = pattern.child_by_field_name("condition")
+            inner = next((c for c in pattern.named_children if c.id != (guard.id if guard else -1)), pattern)
+            test = pattern_test(lw, inner, subject)
+            if guard is not None:
+                g = condition(lw, guard)
+                test = g if test is None else ast.BoolOp(op=ast.And(), values=[test, g])
+            arm_body: list[ast.stmt] = []
+            with lw.into(arm_body):
+                lw.value_into(arm_value, sink)
+        chain.append((test, arm_body or [ast.Pass()]))
+        if test is None:
+            break  # (arms after a catch-all are never reached)
+    if not chain or chain[-1][0] is not None:
+        raise lw.err(node, "E0004", "non-exhaustive patterns: this `match` has no catch-all arm",
+                     "add a `_ => ...` arm (rustc: E0004)")
+    out: list[ast.stmt] = chain[-1][1]
+    for test, arm_body in reversed(chain[:-1]):
+        assert test is not None
+        out = [ast.If(test=test, body=arm_body, orelse=out)]
+    for s in out:
+        lw.emit(s, node)
+
+
+def pattern_test(lw: HostLowerer, pattern: Node, subject: Val) -> ast.expr | None:
+    """The test of a match arm's pattern against ``subject``; None for a catch-all."""
+    kind = pattern.type
+    if text(pattern) == "_":
+        return None
+    if kind == "identifier":
+        lw.names.declare(text(pattern), subject.ty)
+        b = lw.names.lookup(text(pattern))
+        assert b is not None
+        b.expr, b.mutable = subject.expr, False
+        return None
+    if kind == "or_pattern":
+        tests = [pattern_test(lw, p, subject) for p in named_children(pattern)]
+        if any(t is None for t in tests):
+            return None
+        return ast.BoolOp(op=ast.Or(), values=[t for t in tests if t is not None])
+    if kind == "range_pattern":
+        bounds = named_children(pattern)
+        inclusive = any(c.type == "..=" for c in pattern.children)
+        lo = _literal(lw, bounds[0], subject)
+        if len(bounds) == 1:
+            return ast.Compare(left=subject.expr, ops=[ast.GtE()], comparators=[lo])
+        hi = _literal(lw, bounds[1], subject)
+        return ast.Compare(left=lo, ops=[ast.LtE(), ast.LtE() if inclusive else ast.Lt()],
+                           comparators=[subject.expr, hi])
+    if kind in ("integer_literal", "boolean_literal", "negative_literal", "string_literal", "char_literal",
+                "float_literal", "scoped_identifier"):
+        return ast.Compare(left=subject.expr, ops=[ast.Eq()], comparators=[_literal(lw, pattern, subject)])
+    raise lw.err(pattern, "E0002", f"this match pattern (`{text(pattern)}`)",
+                 "host code matches literals, ranges, `|`, `_` and names")
+
+
+def _literal(lw: HostLowerer, node: Node, subject: Val) -> ast.expr:
+    lw.hint(node, subject.ty)
+    if node.type == "negative_literal":
+        v = lw.expr(node.named_children[0])
+        return lw.settle(Val(const(-v.expr.value), v.ty, weak=v.weak), subject.ty, node).expr \
+            if isinstance(v.expr, ast.Constant) else v.expr
+    return lw.settle(lw.expr(node), subject.ty, node).expr
+
+
+# ------------------------------------------------------------------ loops
+
+
+@statement("for_expression", target=HOST)
+def for_(lw: HostLowerer, node: Node) -> None:
+    from rs2triton.transpiler.lowering.host.calls import iterable
+
+    pattern, value, body = part(node, "pattern"), part(node, "value"), part(node, "body")
+    it = iterable(lw, value)
+    stmts: list[ast.stmt] = []
+    with lw.names.scope(), lw.into(stmts):
+        target = pattern_target(lw, pattern, it.ty.inner)
+        lw.loop_sinks.append(None)
+        try:
+            lw.value_into(body, discard)
+        finally:
+            lw.loop_sinks.pop()
+    lw.emit(ast.For(target=target, iter=it.expr, body=stmts or [ast.Pass()], orelse=[]), node)
+
+
+@statement("while_expression", target=HOST)
+def while_(lw: HostLowerer, node: Node) -> None:
+    test = condition(lw, part(node, "condition"))
+    lw.loop_sinks.append(None)
+    try:
+        body = lw.body_of(part(node, "body"), discard)
+    finally:
+        lw.loop_sinks.pop()
+    lw.emit(ast.While(test=test, body=body, orelse=[]), node)
+
+
+@statement("loop_expression", target=HOST)
+def loop(lw: HostLowerer, node: Node) -> None:
+    """`loop { .. }` is `while True:`; its value, given by `break value`, goes to the sink."""
+    sink = lw.sink
+    py = lw.names.fresh("value") if sink is not discard else None
+    bound: list[Ty] = []
+    lw.loop_sinks.append(assign_to(py, None, bound) if py is not None else None)
+    try:
+        body = lw.body_of(part(node, "body"), discard)
+    finally:
+        lw.loop_sinks.pop()
+    lw.emit(ast.While(test=const(True), body=body, orelse=[]), node)
+    if py is not None:
+        sink(lw, Val(name(py), bound[0] if bound else UNKNOWN), node)
+
+
+@statement("break_expression", "continue_expression", target=HOST)
+def break_(lw: HostLowerer, node: Node) -> None:
+    if any(c.type in ("label", "loop_label") for c in node.children):
+        raise lw.err(node, "E0002", f"a labelled `{node.type.split('_')[0]}`", "restructure the loops")
+    if not lw.loop_sinks:
+        raise lw.err(node, "E0268", f"`{node.type.split('_')[0]}` outside of a loop", "rustc: E0268")
+    value = next((c for c in node.named_children if c.type not in COMMENTS), None)
+    if node.type == "break_expression" and value is not None:
+        loop_sink = lw.loop_sinks[-1]
+        if loop_sink is None:
+            raise lw.err(node, "E0571", "`break` with value from a `for` or `while` loop", "rustc: E0571")
+        lw.value_into(value, loop_sink)
+    lw.emit(ast.Break() if node.type == "break_expression" else ast.Continue(), node)
+
+
+@statement("return_expression", target=HOST)
+def return_(lw: HostLowerer, node: Node) -> None:
+    value = next((c for c in node.named_children if c.type not in COMMENTS), None)
+    if value is None:
+        lw.emit(ast.Return(value=name("visitor") if lw.visitor is not None else None), node)
+        return
+    lw.hint(value, lw.returns)
+    lw.value_into(value, returning)
+
+
+# ------------------------------------------------------------------ macros as statements
+
+_PANICS = {"panic": "explicit panic", "unreachable": "internal error: entered unreachable code",
+           "unimplemented": "not implemented", "todo": "not yet implemented"}
+_ASSERTS = ("assert", "assert_eq", "assert_ne", "debug_assert", "debug_assert_eq", "debug_assert_ne")
+
+
+def _macro_name(node: Node) -> str:
+    return text(node.child_by_field_name("macro") or node).split("::")[-1]
+
+
+@statement("macro_invocation", target=HOST)
+def macro_statement(lw: HostLowerer, node: Node) -> None:
+    """``panic!``-style macros raise Rust's panic (``unimplemented!``/``todo!``:
+    ``NotImplementedError``, with Rust's message); ``assert!``-style ones test and panic; the
+    ``debug_`` ones are gone in a release build; any other macro is a value (``vec![..]``)."""
+    from rs2triton.transpiler.lowering.host.expressions import format_message, macro_args
+
+    with lw.anchored(node):
+        _macro_statement(lw, node, _macro_name(node), format_message, macro_args)
+
+
+def _macro_statement(lw: HostLowerer, node: Node, macro: str, format_message, macro_args) -> None:
+    if macro in _PANICS:
+        args = macro_args(lw, node)
+        message = format_message(lw, args, node) if args else ast.Constant(_PANICS[macro])
+        if macro in ("unimplemented", "todo") and args:
+            message = _prefixed(f"{_PANICS[macro]}: ", message)
+        exc = "NotImplementedError" if macro in ("unimplemented", "todo") else None
+        lw.emit(ast.Raise(exc=call(exc or lw.helper("Panic"), [message]), cause=None), node)
+        return
+    if macro in _ASSERTS:
+        args = macro_args(lw, node)
+        if macro.startswith("debug_"):
+            return  # (release: debug assertions are not compiled)
+        pair = macro.endswith(("_eq", "_ne"))
+        if len(args) < (2 if pair else 1):
+            raise lw.err(node, "E0002", f"`{macro}!` with too few arguments")
+        if pair:
+            a, b = lw.narrow(lw.expr(args[0]), args[0]), lw.narrow(lw.expr(args[1]), args[1])
+            fails: ast.expr = ast.Compare(left=a.expr, ops=[ast.NotEq() if macro == "assert_eq" else ast.Eq()],
+                                          comparators=[b.expr])
+            message = format_message(lw, args[2:], node) if args[2:] else ast.Constant(
+                f"assertion `left {'==' if macro == 'assert_eq' else '!='} right` failed")
+        else:
+            fails = _negate(condition(lw, args[0]))
+            message = format_message(lw, args[1:], node) if args[1:] else ast.Constant(
+                f"assertion failed: {' '.join(text(args[0]).split())}")
+        lw.emit(ast.If(test=fails, body=[ast.Raise(exc=call(lw.helper("Panic"), [message]), cause=None)],
+                       orelse=[]), node)
+        return
+    lw.sink(lw, lw.expr(node), node)
+
+
+def _prefixed(prefix: str, message: ast.expr) -> ast.expr:
+    if isinstance(message, ast.Constant) and isinstance(message.value, str):
+        return ast.Constant(prefix + message.value)
+    if isinstance(message, ast.Call) and isinstance(message.func, ast.Attribute) and \
+            isinstance(message.func.value, ast.Constant):
+        return call(ast.Attribute(value=ast.Constant(prefix + message.func.value.value), attr="format", ctx=LOAD),
+                    message.args)
+    return ast.BinOp(left=ast.Constant(prefix), op=ast.Add(), right=message)
+
+
+# (`not a < b` is no `a >= b` for a NaN: orderings keep their `not`)
+_OPPOSITE = {ast.Eq: ast.NotEq, ast.NotEq: ast.Eq, ast.Is: ast.IsNot, ast.IsNot: ast.Is, ast.In: ast.NotIn,
+             ast.NotIn: ast.In}
+
+
+def _negate(test: ast.expr) -> ast.expr:
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and type(test.ops[0]) in _OPPOSITE:
+        return ast.Compare(left=test.left, ops=[_OPPOSITE[type(test.ops[0])]()], comparators=test.comparators)
+    return ast.UnaryOp(op=ast.Not(), operand=test)
+
+
+__all__ = ["BOOL", "bind_value", "condition", "pattern_target", "returning"]
