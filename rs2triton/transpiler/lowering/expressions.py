@@ -134,7 +134,7 @@ def identifier(lw: Lowerer, node: Node) -> Val:
         return Val(name(b.py), b.ty, block_ptr=lw.block_ptrs.get(b.py), tile=lw.tiles.get(b.py))
     if ident in lw.ctx.consts:
         return module_const(lw, ident, node)
-    if ident in lw.ctx.functions:
+    if ident in lw.local_fns or ident in lw.ctx.functions:
         return helper_ref(lw, ident, node)
     raise lw.err(node, "E0006", f"cannot find value `{ident}` in this scope",
                  "kernels can use their parameters, const generics, local `let`s and module `const`s")
@@ -209,18 +209,19 @@ def dtype_const(lw: Lowerer, dtype: str, what: str, node: Node) -> Val:
 def generic_function(lw: Lowerer, node: Node) -> Val:
     """A combine function passed by name: `add_combine::<T, D>`."""
     f = part(node, "function")
-    if f.type == "identifier" and text(f) in lw.ctx.functions:
+    if f.type == "identifier" and (text(f) in lw.local_fns or text(f) in lw.ctx.functions):
         return helper_ref(lw, text(f), f)
     raise lw.err(node, "E0002", "generic paths are only valid as DSL calls or combine functions")
 
 
 def helper_ref(lw: Lowerer, fn_name: str, node: Node) -> Val:
-    """A plain fn of the file, lowered (once) to a ``@triton.jit`` helper."""
+    """A plain fn of the file (or one nested in the body, which shadows it as Rust's block items
+    do), lowered (once) to a ``@triton.jit`` helper."""
     from rs2triton.transpiler.lowering.helpers import lower_helper
 
     bounds = dict(lw.dtype_bounds) if lw.kernel is None else {d.name: d.bound for d in lw.kernel.dtype_params}
-    lower_helper(lw.ctx, fn_name, lw.T, bounds)
-    return Val(name(python_name(fn_name)), Ty(Kind.FN))
+    py = lower_helper(lw.ctx, fn_name, lw.T, bounds, lw.local_fns.get(fn_name), lw.local_fns)
+    return Val(name(py), Ty(Kind.FN))
 
 
 # ------------------------------------------------------------------------ operators

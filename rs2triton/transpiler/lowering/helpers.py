@@ -94,15 +94,32 @@ def own_type_params(fn: Node, triton: str, bounds: dict[str, str]) -> str:
     return helper_triton
 
 
-def lower_helper(ctx: ModuleContext, fn_name: str, triton: str, dtype_bounds: dict[str, str]) -> None:
-    """Lower the plain fn ``fn_name`` to a ``@triton.jit`` helper of the module (once)."""
-    if fn_name in ctx.helpers or fn_name in ctx.lowering_helpers:
-        return
-    fn = ctx.functions[fn_name]
-    ctx.lowering_helpers.add(fn_name)
+def lower_helper(ctx: ModuleContext, fn_name: str, triton: str, dtype_bounds: dict[str, str],
+                 local: Node | None = None, outer_fns: dict[str, Node] | None = None) -> str:
+    """Lower the plain fn ``fn_name`` to a ``@triton.jit`` helper of the module (once); its Python
+    name. ``local``: the fn item nested in a body that ``fn_name`` names there (it shadows a
+    module fn of that name); ``outer_fns``: the fn items of that body, which it sees too."""
+    key = fn_name if local is None else f"{local.start_byte}:{fn_name}:combine"
+    if key in ctx.helpers:
+        return ctx.helpers[key].name
+    if local is None:
+        py_name = python_name(fn_name)
+    else:  # one per fn item: clear of every other helper, kernel and module fn
+        taken = ({f.name for f in ctx.helpers.values()} | {h[0] for h in ctx.helper_calls.values()}
+                 | ctx.kernel_names | {python_name(f) for f in ctx.functions})
+        py_name = base = python_name(fn_name)
+        i = 1
+        while py_name in taken:
+            i += 1
+            py_name = f"{base}_{i}"
+    if key in ctx.lowering_helpers:
+        return py_name
+    fn = ctx.functions[fn_name] if local is None else local
+    ctx.lowering_helpers.add(key)
     bounds = dict(dtype_bounds)
     helper_triton = own_type_params(fn, triton, bounds)
     lw = Lowerer(ctx, None, fn, helper_triton, bounds)
+    lw.local_fns = {**(outer_fns or {}), **lw.local_fns}
     args = []
     for p in named_children(part(fn, "parameters")):
         if p.type != "parameter":
@@ -127,11 +144,12 @@ def lower_helper(ctx: ModuleContext, fn_name: str, triton: str, dtype_bounds: di
             lw.stmt(c)
         value = lw.narrow(lw.expr(real[-1]), real[-1])
     body.append(ast.Return(value=value.expr))
-    ctx.helpers[fn_name] = ast.FunctionDef(
-        name=python_name(fn_name), args=ast.arguments(posonlyargs=[], args=args, kwonlyargs=[], kw_defaults=[],
-                                                      defaults=[]),
+    ctx.helpers[key] = ast.FunctionDef(
+        name=py_name, args=ast.arguments(posonlyargs=[], args=args, kwonlyargs=[], kw_defaults=[],
+                                         defaults=[]),
         body=body, decorator_list=[attr_path("triton.jit")], returns=None)
-    ctx.lowering_helpers.discard(fn_name)
+    ctx.lowering_helpers.discard(key)
+    return py_name
 
 
 # ---------------------------------------------------------------------- helpers called from kernels
