@@ -130,6 +130,7 @@ def lower_helper(ctx: ModuleContext, fn_name: str, triton: str, dtype_bounds: di
                                  "than once in this parameter list", "rename one of the parameters")
         elem = annotation_elem(lw, part(p, "type"))
         args.append(ast.arg(arg=lw.names.declare(rust, Ty(Kind.TENSOR, elem))))
+        _dtype_from(lw, part(p, "type"), name(args[-1].arg))  # `DD` is the dtype of `a: TT::Tensor<DD>`
     body_node = part(fn, "body")
     real = [c for c in body_node.named_children if c.type not in COMMENTS]
     if not real or real[-1].type in ("let_declaration", "expression_statement"):
@@ -193,7 +194,7 @@ def call_helper(lw: Lowerer, fn_name: str, fn: Node, arg_nodes: list[Node], node
     helper = lw.ctx.helper_calls.get(key)
     if helper is None:
         helper = _lower_called_helper(lw, fn_name, fn, params, vals, key)
-    py_name, returns = helper
+    py_name, returns, dtype_args = helper
     flat: list[ast.expr] = []
     for v in vals:
         if v.tile is not None:
@@ -202,6 +203,13 @@ def call_helper(lw: Lowerer, fn_name: str, fn: Node, arg_nodes: list[Node], node
                 flat.append(v.tile.mask.expr)
         else:
             flat.append(v.expr)
+    if dtype_args:  # the helper's own dtype parameters no argument carries, as this call binds them
+        bound = _dtype_bindings(fn, node, params, vals)
+        for dtype in dtype_args:
+            if bound.get(dtype) is None:
+                raise lw.err(node, "E0005", f"cannot infer the dtype parameter `{dtype}` of `{fn_name}`",
+                             f"name it: `{fn_name}::<..>(..)` (rustc's E0282, type annotations needed)")
+            flat.append(lw.dtype_expr(bound[dtype], node))
     result = call(py_name, flat)
     if returns[0] != "tile":
         return Val(result, returns[1])
@@ -244,12 +252,17 @@ def _lower_called_helper(lw: Lowerer, fn_name: str, fn: Node, params: list[Node]
     helper_triton = own_type_params(fn, lw.T, bounds)
     hl = Lowerer(ctx, None, fn, helper_triton, bounds)
     hl.local_fns = {**lw.local_fns, **hl.local_fns}  # the items of the block it is declared in, too
+    own = own_dtype_params(fn)
+    hl.dtype_args = dict.fromkeys(own)
     args: list[ast.arg] = []
     for p, v in zip(params, vals, strict=True):
         rust = param_name(part(p, "pattern"), ctx.smap)
         ty_node = p.child_by_field_name("type")
+        named = _named_dtype(ty_node)  # `DD` of `k: DD`, `TT::Tensor<DD>`, `Tile<TT, DD>`: the helper's own
+        named = named if named in own else None
         if v.tile is not None:
-            py = hl.names.declare(rust, Ty(Kind.TILE, v.tile.tensor.ty.elem))
+            elem = named or v.tile.tensor.ty.elem
+            py = hl.names.declare(rust, Ty(Kind.TILE, elem))
             tensor_py = hl.names.fresh(f"{py}_tensor")
             args.append(ast.arg(arg=tensor_py))
             mask = None
@@ -257,10 +270,10 @@ def _lower_called_helper(lw: Lowerer, fn_name: str, fn: Node, params: list[Node]
                 mask_py = hl.names.fresh(f"{py}_mask")
                 args.append(ast.arg(arg=mask_py))
                 mask = Val(name(mask_py), v.tile.mask.ty)
-            hl.tiles[py] = TileParts(Val(name(tensor_py), Ty(Kind.TENSOR, v.tile.tensor.ty.elem)), mask)
+            hl.tiles[py] = TileParts(Val(name(tensor_py), Ty(Kind.TENSOR, elem)), mask)
             _dtype_from(hl, ty_node, name(tensor_py))
         else:
-            elem = annotation_elem(hl, ty_node) or v.ty.elem
+            elem = named or annotation_elem(hl, ty_node) or v.ty.elem
             kind = Kind.TENSOR if v.ty.kind in (Kind.TENSOR, Kind.PTRS) else v.ty.kind
             py = hl.names.declare(rust, Ty(kind if kind is not Kind.UNKNOWN else Kind.TENSOR, elem))
             args.append(ast.arg(arg=py))
@@ -286,6 +299,9 @@ def _lower_called_helper(lw: Lowerer, fn_name: str, fn: Node, params: list[Node]
                 value = hl.narrow(value, tail)
                 body.append(ast.Return(value=value.expr))
                 returns = ("value", value.ty)
+    dtype_args = tuple(d for d, py in hl.dtype_args.items() if py is not None)
+    for d in dtype_args:  # `tl.full([1], k, dtype=DD)` where no argument's dtype is DD: the caller's
+        args.append(ast.arg(arg=hl.dtype_args[d], annotation=attr_path("tl.constexpr")))
     doc = _doc_above(fn)
     if doc is not None:  # the helper's `///` lines are its docstring, as a kernel's are
         body.insert(0, ast.Expr(ast.Constant(docstring(doc))))
@@ -299,9 +315,50 @@ def _lower_called_helper(lw: Lowerer, fn_name: str, fn: Node, params: list[Node]
         name=py_name, args=ast.arguments(posonlyargs=[], args=args, kwonlyargs=[], kw_defaults=[], defaults=[]),
         body=body or [ast.Pass()], decorator_list=[attr_path("triton.jit")], returns=None,
         lineno=part(fn, "name").start_point[0] + 1)
-    ctx.helper_calls[key] = (py_name, returns)
+    ctx.helper_calls[key] = (py_name, returns, dtype_args)
     ctx.lowering_helpers.discard(key)
     return ctx.helper_calls[key]
+
+
+def own_dtype_params(fn: Node) -> list[str]:
+    """The names of a fn's own type parameters but the one bounded by `Triton`, in order."""
+    tparams = fn.child_by_field_name("type_parameters")
+    out = []
+    for tp in named_children(tparams) if tparams is not None else []:
+        b = tp.child_by_field_name("bounds")
+        bound = text(named_children(b)[0]).split("::")[-1] if b is not None and named_children(b) else ""
+        if tp.type == "type_parameter" and bound != "Triton":
+            out.append(text(part(tp, "name")))
+    return out
+
+
+def _named_dtype(ty_node: Node | None) -> str | None:
+    """The type parameter a parameter's type names as its element type: `D` of `D`,
+    `TT::Tensor<D>` or `Tile<TT, D>` (None for any other type)."""
+    if ty_node is None:
+        return None
+    m = re.fullmatch(r"(\w+)|\w+::Tensor<(\w+)>|(?:\w+::)*Tile<\w+,(\w+)>", text(ty_node).replace(" ", ""))
+    return next((g for g in m.groups() if g is not None), None) if m else None
+
+
+def _dtype_bindings(fn: Node, call_node: Node, params: list[Node], vals: list[Val]) -> dict[str, str | None]:
+    """What a call binds a helper's type parameters to: its turbofish (`helper::<T, f32>`, in the
+    order they are declared), else the element types of the arguments whose parameter types name them."""
+    func = call_node.child_by_field_name("function")
+    targs = func.child_by_field_name("type_arguments") if func is not None and func.type == "generic_function" else None
+    out: dict[str, str | None] = {}
+    if targs is not None:
+        tparams = fn.child_by_field_name("type_parameters")
+        decl = [tp for tp in named_children(tparams) if tp.type in ("type_parameter", "const_parameter")] \
+            if tparams is not None else []
+        for tp, ta in zip(decl, named_children(targs), strict=False):
+            out[text(part(tp, "name"))] = text(ta).replace(" ", "")
+        return out
+    for p, v in zip(params, vals, strict=True):
+        named = _named_dtype(p.child_by_field_name("type"))
+        if named is not None and out.get(named) is None:
+            out[named] = v.tile.tensor.ty.elem if v.tile is not None else v.ty.elem
+    return out
 
 
 def _doc_above(fn: Node) -> str | None:

@@ -126,6 +126,9 @@ class Lowerer:
         self.local_fns: dict[str, Node] = _nested_fns(fn)
         # a helper's dtype parameters -> where their Triton dtype comes from (`t_tensor.dtype`)
         self.dtype_sources: dict[str, ast.expr] = {}
+        # a called helper's own dtype parameters that no argument's dtype gives: the caller passes
+        # them, as trailing `tl.constexpr` arguments (None: not needed so far)
+        self.dtype_args: dict[str, str | None] = {}
         # Counted `while` loops lowered as `for` (see loops.py): by `while` node id, and
         # the statements they absorb (the counter's `let`, the step) by node id.
         self.counted: dict[int, CountedLoop] = {}
@@ -235,6 +238,10 @@ class Lowerer:
             return attr_path(TRITON_DTYPES[rust_ty])
         if rust_ty in self.dtype_sources:
             return self.dtype_sources[rust_ty]
+        if rust_ty in self.dtype_args:
+            py = self.dtype_args[rust_ty] or self.names.fresh(rust_ty)
+            self.dtype_args[rust_ty] = py
+            return name(py)
         if self.kernel is not None and self.kernel.dtype_param(rust_ty) is not None:
             if self.kernel.pointer_for(rust_ty) is None:
                 raise self.err(node, "E0005", f"cannot resolve dtype parameter `{rust_ty}`",
