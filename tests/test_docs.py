@@ -89,3 +89,15 @@ def test_docs_list_no_translated_op_as_unsupported():
     unsupported = trans[trans.index("## Not in the DSL"):]
     named = set(re.findall(r"`(?:T::)?(\w+)`", e0002 + unsupported))
     assert not named & translated, sorted(named & translated)
+
+
+def test_generic_parameter_counts_are_the_traits():
+    from rs2triton.transpiler.dsl.ops import GENERIC_PARAMS
+
+    counts = {}
+    for line in TRAIT.read_text().splitlines():
+        if line.strip() and not line.startswith("#"):
+            name = re.split(r"[<(]", line)[0]
+            generics = re.match(r"\w+<([^()]*?)>\(", line)
+            counts[name] = len(generics.group(1).split(",")) if generics else 0
+    assert {n: GENERIC_PARAMS.get(n, 0) for n in OPS} == counts

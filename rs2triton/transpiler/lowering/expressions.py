@@ -13,6 +13,7 @@ from rs2triton.rust import semantics
 from rs2triton.rust.types import FLOAT_CONSTANTS, FLOAT_TYPES, INT_BITS, SCALARS, float_limit
 from rs2triton.transpiler.dsl.ops import ENUMS
 from rs2triton.transpiler.frontend.parse import named_children, part, text
+from rs2triton.transpiler.lowering import rustc
 from rs2triton.transpiler.lowering.control import if_value, simple_if
 from rs2triton.transpiler.lowering.lowerer import Lowerer
 from rs2triton.transpiler.lowering.operators import binop, cast_value, min_max, unary
@@ -131,6 +132,8 @@ def identifier(lw: Lowerer, node: Node) -> Val:
                      "it stands for an argument left at its default: `T::load(ptr, None, ...)`")
     b = lw.names.lookup(ident)
     if b is not None:
+        if b.ty.kind is Kind.TILE:
+            rustc.tile_use(lw, b, node)  # (not after it was moved)
         return Val(name(b.py), b.ty, block_ptr=lw.block_ptrs.get(b.py), tile=lw.tiles.get(b.py))
     if ident in lw.ctx.consts:
         return module_const(lw, ident, node)
@@ -210,6 +213,7 @@ def generic_function(lw: Lowerer, node: Node) -> Val:
     """A combine function passed by name: `add_combine::<T, D>`."""
     f = part(node, "function")
     if f.type == "identifier" and (text(f) in lw.local_fns or text(f) in lw.ctx.functions):
+        rustc.check_fn_generics(lw, lw.local_fns.get(text(f)) or lw.ctx.functions[text(f)], node)
         return helper_ref(lw, text(f), f)
     raise lw.err(node, "E0002", "generic paths are only valid as DSL calls or combine functions")
 
@@ -358,6 +362,7 @@ def if_expression(lw: Lowerer, node: Node) -> Val:
     if other.type == "block":
         lw.emit_inner_comments(other)
     cond = lw.expr(part(node, "condition"))
+    rustc.check_condition(lw, part(node, "condition"), cond)
     body = lw.narrow(lw.branch_value(named_children(part(node, "consequence"))[0], "a conditional expression"), node)
     orelse = lw.narrow(lw.branch_value(other if other.type == "if_expression" else named_children(other)[0],
                                        "a conditional expression"), node)

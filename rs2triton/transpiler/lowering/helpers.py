@@ -15,6 +15,7 @@ from tree_sitter import Node
 
 from rs2triton.transpiler.frontend.items import doc_of, param_name
 from rs2triton.transpiler.frontend.parse import named_children, part, text
+from rs2triton.transpiler.lowering import rustc
 from rs2triton.transpiler.lowering.context import ModuleContext
 from rs2triton.transpiler.lowering.kernel import docstring
 from rs2triton.transpiler.lowering.lowerer import COMMENTS, Lowerer
@@ -120,6 +121,7 @@ def lower_helper(ctx: ModuleContext, fn_name: str, triton: str, dtype_bounds: di
     helper_triton = own_type_params(fn, triton, bounds)
     lw = Lowerer(ctx, None, fn, helper_triton, bounds)
     lw.local_fns = {**(outer_fns or {}), **lw.local_fns}
+    rustc.check_signature(lw, fn)
     args = []
     for p in named_children(part(fn, "parameters")):
         if p.type != "parameter":
@@ -130,6 +132,7 @@ def lower_helper(ctx: ModuleContext, fn_name: str, triton: str, dtype_bounds: di
                                  "than once in this parameter list", "rename one of the parameters")
         elem = annotation_elem(lw, part(p, "type"))
         args.append(ast.arg(arg=lw.names.declare(rust, Ty(Kind.TENSOR, elem))))
+        rustc.declared(lw, rust, "mut" if rustc.is_mut(p) else "param")
         _dtype_from(lw, part(p, "type"), name(args[-1].arg))  # `DD` is the dtype of `a: TT::Tensor<DD>`
     body_node = part(fn, "body")
     real = [c for c in body_node.named_children if c.type not in COMMENTS]
@@ -172,12 +175,17 @@ def call_helper(lw: Lowerer, fn_name: str, fn: Node, arg_nodes: list[Node], node
     if len(params) != len(arg_nodes):
         raise lw.err(node, "E0004", f"`{fn_name}` takes {len(params)} argument{'s' if len(params) != 1 else ''} "
                      f"but {len(arg_nodes)} {'were' if len(arg_nodes) != 1 else 'was'} supplied")
+    func = part(node, "function")
+    if func.type == "generic_function":
+        rustc.check_fn_generics(lw, fn, func)
     vals = []
     for p, a in zip(params, arg_nodes, strict=True):
         v = lw.expr(a)
         if _is_tile_type(p.child_by_field_name("type")) != (v.tile is not None):
             want = "a `Tile`" if v.tile is None else "a tensor or scalar"
             raise lw.err(a, "E0008", f"`{fn_name}` takes {want} here", "pass what its parameter's type says")
+        if v.tile is not None:
+            rustc.moved(lw, a)  # passed by value: moved into the helper
         vals.append(v if v.tile is not None else lw.narrow(v, a))
     if diverges(fn):
         # `fn dummy() -> D { loop {} }`: the call never returns (Rust's `!`). It is the loop it
@@ -206,10 +214,11 @@ def call_helper(lw: Lowerer, fn_name: str, fn: Node, arg_nodes: list[Node], node
     if dtype_args:  # the helper's own dtype parameters no argument carries, as this call binds them
         bound = _dtype_bindings(fn, node, params, vals)
         for dtype in dtype_args:
-            if bound.get(dtype) is None:
+            elem = bound.get(dtype)
+            if elem is None:
                 raise lw.err(node, "E0005", f"cannot infer the dtype parameter `{dtype}` of `{fn_name}`",
                              f"name it: `{fn_name}::<..>(..)` (rustc's E0282, type annotations needed)")
-            flat.append(lw.dtype_expr(bound[dtype], node))
+            flat.append(lw.dtype_expr(elem, node))
     result = call(py_name, flat)
     if returns[0] != "tile":
         return Val(result, returns[1])
@@ -254,15 +263,19 @@ def _lower_called_helper(lw: Lowerer, fn_name: str, fn: Node, params: list[Node]
     hl.local_fns = {**lw.local_fns, **hl.local_fns}  # the items of the block it is declared in, too
     own = own_dtype_params(fn)
     hl.dtype_args = dict.fromkeys(own)
+    rustc.check_signature(hl, fn)
     args: list[ast.arg] = []
     for p, v in zip(params, vals, strict=True):
         rust = param_name(part(p, "pattern"), ctx.smap)
+        decl = "mut" if rustc.is_mut(p) else "param"
         ty_node = p.child_by_field_name("type")
         named = _named_dtype(ty_node)  # `DD` of `k: DD`, `TT::Tensor<DD>`, `Tile<TT, DD>`: the helper's own
         named = named if named in own else None
         if v.tile is not None:
             elem = named or v.tile.tensor.ty.elem
             py = hl.names.declare(rust, Ty(Kind.TILE, elem))
+            rustc.declared(hl, rust, decl)
+            rustc.tile_bound(hl, rust)
             tensor_py = hl.names.fresh(f"{py}_tensor")
             args.append(ast.arg(arg=tensor_py))
             mask = None
@@ -276,6 +289,7 @@ def _lower_called_helper(lw: Lowerer, fn_name: str, fn: Node, params: list[Node]
             elem = named or annotation_elem(hl, ty_node) or v.ty.elem
             kind = Kind.TENSOR if v.ty.kind in (Kind.TENSOR, Kind.PTRS) else v.ty.kind
             py = hl.names.declare(rust, Ty(kind if kind is not Kind.UNKNOWN else Kind.TENSOR, elem))
+            rustc.declared(hl, rust, decl)
             args.append(ast.arg(arg=py))
             if v.ty.kind is Kind.TENSOR:
                 _dtype_from(hl, ty_node, name(py))
@@ -299,9 +313,10 @@ def _lower_called_helper(lw: Lowerer, fn_name: str, fn: Node, params: list[Node]
                 value = hl.narrow(value, tail)
                 body.append(ast.Return(value=value.expr))
                 returns = ("value", value.ty)
-    dtype_args = tuple(d for d, py in hl.dtype_args.items() if py is not None)
-    for d in dtype_args:  # `tl.full([1], k, dtype=DD)` where no argument's dtype is DD: the caller's
-        args.append(ast.arg(arg=hl.dtype_args[d], annotation=attr_path("tl.constexpr")))
+    passed = [(d, py) for d, py in hl.dtype_args.items() if py is not None]
+    dtype_args = tuple(d for d, _ in passed)
+    for _, py in passed:  # `tl.full([1], k, dtype=DD)` where no argument's dtype is DD: the caller's
+        args.append(ast.arg(arg=py, annotation=attr_path("tl.constexpr")))
     doc = _doc_above(fn)
     if doc is not None:  # the helper's `///` lines are its docstring, as a kernel's are
         body.insert(0, ast.Expr(ast.Constant(docstring(doc))))

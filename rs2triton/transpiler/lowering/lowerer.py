@@ -129,6 +129,9 @@ class Lowerer:
         # a called helper's own dtype parameters that no argument's dtype gives: the caller passes
         # them, as trailing `tl.constexpr` arguments (None: not needed so far)
         self.dtype_args: dict[str, str | None] = {}
+        # the Tiles bound, by id of their Binding: (it, the node that moved it or None, the loop
+        # depth it was bound at), for rustc's use-after-move check (rustc.py)
+        self.tile_moves: dict[int, tuple] = {}
         # Counted `while` loops lowered as `for` (see loops.py): by `while` node id, and
         # the statements they absorb (the counter's `let`, the step) by node id.
         self.counted: dict[int, CountedLoop] = {}
