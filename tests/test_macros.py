@@ -147,3 +147,30 @@ def test_macro_written_kernels_compile_for_sm90_and_gfx942(compiled):
     failures = [f"{r['kernel']} {r['target']} {r['dtypes']}: {r.get('error')}" for r in compiled if not r["ok"]]
     assert not failures, "\n".join(failures)
     assert len(compiled) == 12 and all(r["entry"] for r in compiled)
+
+
+TILED_MACRO = """use teeny_triton::triton::*;
+
+macro_rules! tiled {
+    ($name:ident) => {
+        #[tiled_kernel]
+        pub fn $name<T: Triton, D: Float, const BLOCK_SIZE: i32>(x: In<Tile<T, D>>, y: Out<Tile<T, D>>, n_elements: i32) {
+            let z = x.tensor + x.tensor;
+            T::store(y.tensor, z, y.mask, &[], None, None);
+        }
+    };
+}
+
+tiled!(doubled);
+"""
+
+
+def test_a_macro_written_tiled_kernel_is_expanded_and_still_located():
+    res = transpile_source(TILED_MACRO, "kernels/t.rs")
+    src = jit_sources(res.text)["doubled"]
+    assert "    x_tensor = tl.load(x + offsets, mask=in_bounds)\n" in src and "z = x_tensor + x_tensor" in src
+    lines = res.text.splitlines()
+    z = next(g for g, line in enumerate(lines, 1) if line.strip().startswith("z = "))
+    assert res.line_map[z] == 7
+    [d] = _error(TILED_MACRO.replace("let z = x.tensor + x.tensor;", "let z = x.tensor + missing;"))
+    assert (d.code, d.line, d.col) == ("E0006", 7, 32) and d.notes, d.render()
