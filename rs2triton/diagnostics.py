@@ -26,6 +26,8 @@ CODES = {
     "E0011": "Triton rejected the generated kernel",
     "E0012": "Rust rejects this constant",
     "E0013": "invalid tuning table",
+    "E0014": "Rust's type rules reject this",
+    "E0015": "Rust's borrow checker rejects this",
     "E0999": "internal error in rs2triton",
 }
 # An unexpected exception inside rs2triton (rustc's ICE): always a bug, never the user's.

@@ -18,7 +18,7 @@ from rs2triton import TranspileError, transpile_source
 from rs2triton.cli import main
 from rs2triton.diagnostics import ICE_CODE
 from rs2triton.transpiler.emit import module as render
-from rs2triton.transpiler.lowering.registry import EXPRESSIONS
+from rs2triton.transpiler.lowering.registry import EXPRESSIONS, KERNEL
 from tests import fuzz
 from tests.conftest import ROOT
 from tests.numerics import assert_matches
@@ -59,7 +59,7 @@ def test_every_mutation_kind_is_used():
 def test_the_fuzzer_catches_and_saves_a_crash(tmp_path, monkeypatch):
     def boom(lw, node):
         raise ZeroDivisionError("planted")
-    monkeypatch.setitem(EXPRESSIONS, "binary_expression", boom)
+    monkeypatch.setitem(EXPRESSIONS[KERNEL], "binary_expression", boom)
     report = fuzz.fuzz(3, 30, tmp_path)
     assert report.crashes
     saved = report.crashes[0][3]
@@ -219,7 +219,7 @@ def test_float_boundary_check_is_a_diagnostic():
 def broken_binop(monkeypatch):
     def boom(lw, node):
         raise KeyError("planted")
-    monkeypatch.setitem(EXPRESSIONS, "binary_expression", boom)
+    monkeypatch.setitem(EXPRESSIONS[KERNEL], "binary_expression", boom)
 
 
 def test_an_exception_while_lowering_is_an_internal_error_at_that_node(broken_binop, monkeypatch):

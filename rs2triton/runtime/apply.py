@@ -54,15 +54,17 @@ def host_code(op, input_shapes, output_shape=None) -> Iterator[None]:
     """Runs teenygrad's host logic of ``op``: where it panics, as its Rust would (an index out of
     bounds: the input has fewer dimensions than the op reads; a division by zero; an overflow),
     a ``ValueError`` naming the op and the shapes it was given."""
+    from rs2triton.runtime.host import Panic
+
     try:
         yield
-    except (IndexError, KeyError, ArithmeticError) as e:
+    except (Panic, IndexError, KeyError, ArithmeticError) as e:
         given = f"input shapes {[list(s) for s in input_shapes]}"
         if output_shape is not None:
             given += f" and output shape {list(output_shape)}"
+        what = f"Rust's panic: {e}" if isinstance(e, Panic) else f"{type(e).__name__}: {e}; Rust would panic here too"
         raise ValueError(f"{_name(op)}.apply: teenygrad's host code for {_name(op)} fails on {given} "
-                         f"({type(e).__name__}: {e}; Rust would panic here too): the shapes do not fit the op"
-                         ) from e
+                         f"({what}): the shapes do not fit the op") from e
 
 
 def _check_out_shape(op, out_shape) -> None:

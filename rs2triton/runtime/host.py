@@ -108,11 +108,11 @@ def _rust_location(exc: BaseException, code) -> str | None:
         if tb.tb_frame.f_code.co_filename == code.co_filename:
             line, globals_ = tb.tb_lineno, tb.tb_frame.f_globals
         tb = tb.tb_next
-    if line is None:
+    if line is None or globals_ is None:
         return None
     lines = rust_lines(module_of(SimpleNamespace(__globals__=globals_, __module__=globals_.get("__name__"))))
     rust = lines.mapping.get(line) if lines is not None else None
-    if rust is None:
+    if lines is None or rust is None:
         return f"{code.co_filename}:{line}"
     return f"{lines.path}:{rust}"
 

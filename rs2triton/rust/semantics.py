@@ -34,6 +34,18 @@ class ConstError(Exception):
         self.hint = hint
 
 
+class Panic(RuntimeError):
+    """A Rust panic: ``message`` is Rust's; ``location`` (``file.rs:LINE``) is where, once known."""
+
+    def __init__(self, message: str, location: str | None = None):
+        super().__init__(message)
+        self.message = message
+        self.location = location
+
+    def __str__(self) -> str:
+        return f"panicked at {self.location}: {self.message}" if self.location else self.message
+
+
 # ------------------------------------------------------------------- integers
 
 

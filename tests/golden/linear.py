@@ -11,7 +11,7 @@ import triton
 import triton.language as tl
 
 from rs2triton.runtime import ArgVisitor, Launcher, RuntimeOp
-from rs2triton.runtime.host import as_i32, as_u32, as_usize, last, sub, unwrap
+from rs2triton.runtime.host import Panic, as_i32, as_u32, as_usize, last, unwrap, usize
 
 
 @triton.jit
@@ -69,7 +69,7 @@ class LinearForwardOp(RuntimeOp):
 
     def param_shapes(self, input_shapes, output_shape):
         k = unwrap(last(input_shapes[0]))
-        n = output_shape[sub(len(output_shape), 1)]
+        n = output_shape[as_usize(len(output_shape) - 1)]
         return [[n, k], [n]]
 
     def param_names(self):
@@ -79,7 +79,7 @@ class LinearForwardOp(RuntimeOp):
         visitor = ArgVisitor()
         t = inputs[0]
         if len(t.shape) != 2:
-            raise AssertionError("linear_forward takes a matrix")
+            raise Panic("linear_forward takes a matrix")
         visitor.visit_ptr(t)
         visitor.visit_ptr(params[0])
         visitor.visit_ptr(params[1])
@@ -90,8 +90,8 @@ class LinearForwardOp(RuntimeOp):
         return visitor
 
     def grid(self, output_shape):
-        rows = triton.cdiv(output_shape[0], as_usize(self.block_m))
-        cols = triton.cdiv(output_shape[1], as_usize(self.block_n))
+        rows = usize.div_ceil(output_shape[0], as_usize(self.block_m))
+        cols = usize.div_ceil(output_shape[1], as_usize(self.block_n))
         return (as_u32(rows), as_u32(cols), 1)
 
 

@@ -11,7 +11,7 @@ import triton
 import triton.language as tl
 
 from rs2triton.runtime import ArgVisitor, Launcher, RuntimeOp
-from rs2triton.runtime.host import as_i32, as_u32, as_usize
+from rs2triton.runtime.host import as_i32, as_u32, as_usize, usize
 
 
 @triton.jit
@@ -64,15 +64,15 @@ class ReluForwardOp(RuntimeOp):
 
     def pack_args(self, inputs, params, output, output_shape, output_row_stride):
         visitor = ArgVisitor()
-        n = math.prod(output_shape)
+        n = as_usize(math.prod(output_shape))
         visitor.visit_ptr(inputs[0])
         visitor.visit_ptr(output)
         visitor.visit_i32(as_i32(n))
         return visitor
 
     def grid(self, output_shape):
-        n = math.prod(output_shape)
-        return (as_u32(triton.cdiv(n, as_usize(self.block_size))), 1, 1)
+        n = as_usize(math.prod(output_shape))
+        return (as_u32(usize.div_ceil(n, as_usize(self.block_size))), 1, 1)
 
     def has_backward(self):
         return True
@@ -90,7 +90,7 @@ class ReluForwardOp(RuntimeOp):
     ):
         """`relu_backward(dy, y, dx, n)`: the saved output stands for the input's sign."""
         visitor = ArgVisitor()
-        n = math.prod(output_shape)
+        n = as_usize(math.prod(output_shape))
         visitor.visit_ptr(grad_output)
         visitor.visit_ptr(output)
         visitor.visit_ptr(grad_inputs[0])

@@ -103,7 +103,7 @@ def _lower_source(source: bytes, smap: SourceMap, line_comments: bool, launchers
     if source_name is not None:
         smap.shown = source_name
     with smap.guard(None, "parsing"):
-        source, smap, tree = _parse_expanded(source, smap)
+        source, smap, tree = _parse_expanded(source, smap, features)
         items = collect(tree.root_node, smap, features)
     if not items.kernels:
         return Result(path, None, [], [])
@@ -129,6 +129,10 @@ def _lower_source(source: bytes, smap: SourceMap, line_comments: bool, launchers
             errors.append(too_deep(smap, k.node))
     if errors:
         raise TranspileError(errors)
+    if smap.appended is not None:  # kernels a macro wrote: their lines are where they came from
+        from rs2triton.transpiler.frontend.macros import relocate_lines
+
+        relocate_lines([*ctx.helpers.values(), *kernel_defs], smap)
     if line_comments:
         from rs2triton.transpiler.emit.module import add_line_comments
 
@@ -158,6 +162,10 @@ def _lower_source(source: bytes, smap: SourceMap, line_comments: bool, launchers
         text, line_map, exact = module_text(smap.shown, items.doc, sorted(ctx.imports), list(ctx.used_consts.values()),
                                             functions, ctx.param_comments, launcher_defs, host)
     warnings = host.warnings if host is not None else []
+    if host is not None and items.macros:
+        from rs2triton.transpiler.frontend.macros import macro_warnings
+
+        warnings = [*macro_warnings(items.impls, items.macros, smap), *warnings]
     result = Result(path, text, items.kernels, warnings, functions, line_map, smap, exact)
     result.host = {o.launcher or o.class_name: o.summary for o in host.ops} if host is not None else {}
     result.classes = [o.node for o in host.ops] if host is not None else []
@@ -192,7 +200,8 @@ def _launchers(kernels: list[Kernel], defs: list[ast.FunctionDef], taken: set[st
         from rs2triton.transpiler.pyast import launcher_name
 
         op = host.op_of(launcher_name(k.name)) if host is not None else None
-        out.append((launcher_source(k, d.name, [a.arg for a in d.args.args], tuning, op), k.node.start_point[0] + 1))
+        out.append((launcher_source(k, d.name, [a.arg for a in d.args.args], tuning, op),
+                    smap.rust_line(k.node.start_point[0] + 1)))
     return out
 
 
@@ -294,9 +303,10 @@ def transpile_source(source: bytes | str, path: str = "<string>", *, launchers: 
     return res
 
 
-def _parse_expanded(source: bytes, smap: SourceMap):
+def _parse_expanded(source: bytes, smap: SourceMap, features: frozenset[str] | None = None):
     """(source, source map, tree) of a file, with teenygrad's `#[tiled_kernel]`s written as the
-    `#[kernel]`s they expand to (lines kept; frontend/tiled.py)."""
+    `#[kernel]`s they expand to (lines kept; frontend/tiled.py), and the kernels the file's
+    `macro_rules!` write appended (frontend/macros.py)."""
     from rs2triton.transpiler.frontend.parse import parse
 
     tree = parse(source, smap)
@@ -307,6 +317,12 @@ def _parse_expanded(source: bytes, smap: SourceMap):
         if expanded is not None:
             source, smap = expanded, SourceMap(smap.path, expanded, smap.shown)
             tree = parse(source, smap)
+    if b"macro_rules" in source:
+        from rs2triton.transpiler.frontend.macros import append_macro_kernels
+
+        appended = append_macro_kernels(source, tree, smap, features)
+        if appended is not None:
+            source, smap, tree = appended
     return source, smap, tree
 
 
@@ -314,8 +330,9 @@ def find_kernels(source: bytes, path: str, features: frozenset[str] | None = Non
     """The kernels a file defines (their signatures), without lowering them."""
     from rs2triton.transpiler.frontend.items import collect
 
-    _, smap, tree = _parse_expanded(source, SourceMap(path, source))
-    return collect(tree.root_node, smap, _features(path, features)).kernels
+    features = _features(path, features)
+    _, smap, tree = _parse_expanded(source, SourceMap(path, source), features)
+    return collect(tree.root_node, smap, features).kernels
 
 
 def features_of(p: Path, features=None, default_features: bool = True) -> frozenset[str]:

@@ -367,6 +367,24 @@ METHODS: dict[str, Op] = {
        for name, sym in _COMPARE.items()},
 }
 
+# How many generic parameters (type and const) each trait method declares, as teenygrad's
+# `Triton` trait does (`cast<Src, Dst>`, `load<D, const N: usize>`); the others declare none
+# (`arange(start: impl Into<i32>, ..)` takes no explicit one). A turbofish with another count is
+# rustc's E0107 (tests/test_docs.py holds this to the trait's list).
+GENERIC_PARAMS: dict[str, int] = {
+    **dict.fromkeys(("zeros", "zeros_like", "full", "cat", "broadcast", "broadcast_to", "expand_dims", "permute",
+                     "reshape", "trans", "ravel", "view", "join", "interleave", "split", "make_block_ptr", "advance",
+                     "make_tensor_descriptor", "load_tensor_descriptor", "store_tensor_descriptor", "where_", "flip",
+                     "gather", "abs", *_UNARY_FLOAT, "atan", "softmax", "maximum", "minimum", "clamp", "fma", "fdiv",
+                     "div_rn", "sum", "max", "max_with_indices", "min", "min_with_indices", "argmax", "argmin",
+                     "xor_sum", "cumsum", "cumprod", "sort", "associative_scan", *_ATOMIC_RMW, "atomic_cas",
+                     "inline_asm_elementwise", "multiple_of", "max_contiguous", "max_constancy", "device_print",
+                     "shared_alloc", "shared_store_index", "shared_trans", "shared_load_index", *_COMPARE,
+                     *(f"{c}_scalar" for c in _COMPARE)), 1),
+    **dict.fromkeys(("cast", "dot", "load", "store", "reduce"), 2),
+    "dot_scaled": 3,
+}
+
 # DSL enum paths -> Python values (`Axis::X` -> 0).
 ENUMS: dict[str, dict[str, int | str | None]] = {  # None: a variant Triton has no value for
     "Axis": {"X": 0, "Y": 1, "Z": 2},

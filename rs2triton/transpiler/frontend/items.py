@@ -367,7 +367,48 @@ def param_name(pattern: Node, smap: SourceMap) -> str:
                      "kernel parameters are plain names: `x: T::Pointer<f32>`, `n: i32` or `mut n: i32`")
 
 
+# How many generic arguments the DSL's types take: the `Triton` trait's associated types
+# (`T::Tensor<D>`, `T::BoolTensor`), teenygrad's `Tile<T, D>` and its access markers (`In<P>`).
+ASSOCIATED_TYPE_GENERICS = {"Tensor": 1, "Pointer": 1, "SharedMem": 1, "BoolTensor": 0, "I32Tensor": 0}
+STRUCT_GENERICS = {"Tile": 2, **dict.fromkeys(POINTER_WRAPPERS, 1)}
+
+
+def check_generic_arity(ty: Node, triton: str, smap: SourceMap) -> None:
+    """Every DSL type in the type ``ty`` has as many generic arguments as it takes: rustc's E0107
+    otherwise (``T::Tensor<f32, i32>``, ``Tile<T>``), reported as E0014 at the type's name."""
+    stack = [ty]
+    while stack:
+        n = stack.pop()
+        stack.extend(n.named_children)
+        if n.type != "generic_type":
+            continue
+        head, targs = n.child_by_field_name("type"), n.child_by_field_name("type_arguments")
+        if head is None or targs is None:
+            continue
+        given = len([a for a in named_children(targs) if a.type not in ("lifetime", "line_comment", "block_comment")])
+        last = head.child_by_field_name("name") if head.type == "scoped_type_identifier" else head
+        path = head.child_by_field_name("path") if head.type == "scoped_type_identifier" else None
+        if last is None:
+            continue
+        if path is not None and text(path) == triton and text(last) in ASSOCIATED_TYPE_GENERICS:
+            what, takes = "associated type", ASSOCIATED_TYPE_GENERICS[text(last)]
+        elif text(last) == "Tile" or (path is None and text(last) in STRUCT_GENERICS):
+            what, takes = "struct", STRUCT_GENERICS[text(last)]
+        else:
+            continue
+        if given != takes:
+            s = "" if takes == 1 else "s"
+            raise smap.error(last, "E0014", f"{what} takes {takes} generic argument{s} but {given} generic "
+                             f"argument{'' if given == 1 else 's'} {'was' if given == 1 else 'were'} supplied "
+                             "(rustc's E0107)", f"write `{text(head)}{_ARGS.get(text(last), '<D>')}`" if takes
+                             else f"write `{text(head)}`, without generic arguments")
+
+
+_ARGS = {"Tile": "<T, D>", **dict.fromkeys(POINTER_WRAPPERS, "<T::Pointer<D>>")}
+
+
 def _param(name: str, ty: Node, triton: str, dtype_names: set[str], smap: SourceMap) -> KernelParam:
+    check_generic_arity(ty, triton, smap)
     node = ty
     access = None
     # InPtr<T::Pointer<D>> / OutPtr<...>: access markers; the innermost type is the parameter's.

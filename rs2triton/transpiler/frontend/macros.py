@@ -14,16 +14,28 @@ and ``?`` repetitions, nested. Any other kind, or an invocation no rule matches,
 :class:`MacroError` that the caller reports at the invocation.
 
 The expansion keeps the layout and comments of the macro body (doc comments in it document
-the items it writes), so the expanded text reads like the source it stands for.
+the items it writes), so the expanded text reads like the source it stands for. Each byte of it
+keeps where it came from in the file (``Expansion.origins``: the macro body, or the tokens of the
+invocation a fragment matched), so what is reported about it can point there. An expansion
+that invokes the file's macros as items (at its top level, in a `mod` or an `impl` block) has
+them expanded in turn, as rustc does (up to rustc's recursion limit).
+
+Kernels are items a macro may write too: :func:`append_macro_kernels` appends the kernels (and
+the plain fns and consts beside them) that the file's item-level invocations write to the
+file's text, past its end, where the lowering finds them as any others; the file's own bytes do
+not move, and the source map reports what is there at the place it came from.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import bisect
+from dataclasses import dataclass, field
 
 from tree_sitter import Node, Tree
 
+from rs2triton.diagnostics import Diagnostic
 from rs2triton.transpiler.frontend.parse import named_children, parser, text
+from rs2triton.transpiler.frontend.source import SourceMap
 
 _ONE_TOKEN = {"ident", "lifetime", "literal", "tt", "block", "vis"}
 _UP_TO_SEPARATOR = {"expr", "ty", "path", "pat", "pat_param", "stmt", "item", "meta"}
@@ -33,15 +45,62 @@ _LITERALS = {"integer_literal", "float_literal", "string_literal", "raw_string_l
              "boolean_literal", "true", "false"}
 
 
+RECURSION_LIMIT = 128  # rustc's default `recursion_limit`
+
+
 class MacroError(Exception):
     """An invocation that cannot be expanded; the message says why (for a located warning)."""
 
 
 @dataclass(slots=True)
-class Fragment:
-    """Tokens a metavariable matched: their source text."""
+class Text:
+    """Bytes and where they came from in the file: ``segs`` are (start, end, file offset of
+    start), sorted and disjoint; bytes outside every segment (a repetition's separator) came
+    from nowhere in it."""
 
-    text: str
+    data: bytes
+    segs: list[tuple[int, int, int]] = field(default_factory=list)
+
+    @staticmethod
+    def of(source: bytes, start: int = 0, end: int | None = None) -> Text:
+        """``source[start:end]``, a slice of the file itself."""
+        end = len(source) if end is None else end
+        return Text(source[start:end], [(0, end - start, start)] if end > start else [])
+
+    def slice(self, start: int, end: int) -> Text:
+        segs = [(max(a, start) - start, min(b, end) - start, o + max(0, start - a))
+                for a, b, o in self.segs if a < end and b > start]
+        return Text(self.data[start:end], segs)
+
+    @staticmethod
+    def join(parts: list[Text]) -> Text:
+        data, segs, at = [], [], 0
+        for p in parts:
+            data.append(p.data)
+            segs += [(a + at, b + at, o) for a, b, o in p.segs]
+            at += len(p.data)
+        return Text(b"".join(data), segs)
+
+    def origin(self, offset: int) -> int | None:
+        """The file offset the byte at ``offset`` came from (the nearest one that came from somewhere)."""
+        if not self.segs:
+            return None
+        i = bisect.bisect_right(self.segs, (offset, float("inf"), 0)) - 1
+        if i < 0:
+            return self.segs[0][2]
+        a, b, o = self.segs[i]
+        return o + (offset - a) if offset < b else o + max(0, b - a - 1)
+
+
+@dataclass(slots=True)
+class Fragment:
+    """Tokens a metavariable matched: their text, with where it came from."""
+
+    source: Text
+
+    @property
+    def text(self) -> str:
+        return self.source.data.decode()
 
 
 Binding = Fragment | list["Bindings"]
@@ -50,12 +109,14 @@ Bindings = dict[str, Binding]
 
 @dataclass(slots=True)
 class Expansion:
-    """A macro invocation expanded: the items' source text, parsed."""
+    """A macro invocation expanded: the items' source text, parsed, and where each of its bytes
+    came from in the file (see :class:`Text`)."""
 
     macro: str
     invocation: Node
     source: bytes
     tree: Tree
+    origins: list[tuple[int, int, int]] = field(default_factory=list)
 
 
 def _tokens(tree: Node) -> list[Node]:
@@ -98,11 +159,11 @@ def _separator_and_op(rep: Node) -> tuple[str, str]:
 
 
 class _Matcher:
-    def __init__(self, source: bytes):
-        self.source = source  # the invocation's file
+    def __init__(self, source: Text):
+        self.source = source  # the text the invocation is in (the file, or an expansion)
 
-    def span(self, tokens: list[Node]) -> str:
-        return self.source[tokens[0].start_byte:tokens[-1].end_byte].decode()
+    def span(self, tokens: list[Node]) -> Text:
+        return self.source.slice(tokens[0].start_byte, tokens[-1].end_byte)
 
     def match(self, pattern: list[Node], tokens: list[Node], pos: int, out: Bindings) -> int | None:
         """Match ``pattern`` against ``tokens`` from ``pos``: the position after the match, or None."""
@@ -195,31 +256,31 @@ def _pattern_names(pattern: list[Node]) -> list[str]:
     return names
 
 
-def _render(nodes: list[Node], source: bytes, bindings: Bindings, macro: str) -> str:
+def _render(nodes: list[Node], source: bytes, bindings: Bindings, macro: str) -> Text:
     """Sibling tokens of a transcriber, transcribed, with the gaps between them (whitespace,
     comments) kept as written."""
     if not nodes:
-        return ""
-    out: list[str] = []
+        return Text(b"")
+    out: list[Text] = []
     prev = nodes[0].start_byte
     for c in nodes:
-        out.append(source[prev:c.start_byte].decode())
+        out.append(Text.of(source, prev, c.start_byte))
         out.append(_transcribe_one(c, source, bindings, macro))
         prev = c.end_byte
-    return "".join(out)
+    return Text.join(out)
 
 
-def _transcribe_one(c: Node, source: bytes, bindings: Bindings, macro: str) -> str:
+def _transcribe_one(c: Node, source: bytes, bindings: Bindings, macro: str) -> Text:
     if c.type == "metavariable":
         name = text(c).removeprefix("$")
         if name == "crate":
-            return "crate"
+            return Text(b"crate", [(0, 5, c.start_byte)])
         bound = bindings.get(name)
-        if bound is None:
-            return text(c)  # not a metavariable of this rule: Rust rejects it; left for the parser
+        if bound is None:  # not a metavariable of this rule: Rust rejects it; left for the parser
+            return Text.of(source, c.start_byte, c.end_byte)
         if not isinstance(bound, Fragment):
             raise MacroError(f"`${name}` is still repeating at this depth in `{macro}!`")
-        return bound.text
+        return bound.source
     if c.type == "token_repetition":
         sep, _op = _separator_and_op(c)
         close = max(i for i, x in enumerate(c.children) if x.type == ")")
@@ -230,18 +291,19 @@ def _transcribe_one(c: Node, source: bytes, bindings: Bindings, macro: str) -> s
         counts = {len(r) for n in repeated if isinstance(r := bindings[n], list)}
         if len(counts) != 1:
             raise MacroError(f"metavariables repeat different numbers of times in `{macro}!`")
-        parts = []
+        parts: list[Text] = []
+        between = Text((sep + " " if sep == "," else sep).encode())
         for i in range(counts.pop()):
             inner: Bindings = dict(bindings)
             for n in repeated:
                 rounds = bindings[n]
                 assert isinstance(rounds, list)
                 inner.update(rounds[i])
-            parts.append(_render(body, source, inner, macro))
-        return (sep + " " if sep == "," else sep).join(parts)
+            parts += [between, _render(body, source, inner, macro)] if parts else [_render(body, source, inner, macro)]
+        return Text.join(parts)
     if c.type == "token_tree":
         return _render(c.children, source, bindings, macro)
-    return source[c.start_byte:c.end_byte].decode()
+    return Text.of(source, c.start_byte, c.end_byte)
 
 
 def _metavariables(nodes: list[Node]) -> list[str]:
@@ -254,21 +316,243 @@ def _metavariables(nodes: list[Node]) -> list[str]:
     return names
 
 
-def expand(definition: Node, invocation: Node, file_source: bytes) -> Expansion:
+def expand(definition: Node, invocation: Node, file_source: bytes, within: Text | None = None,
+           depth: int = 0) -> Expansion:
     """Expand one item-level invocation of the ``macro_rules!`` ``definition`` (both nodes of the
-    file whose bytes are ``file_source``): the first rule that matches, transcribed and parsed."""
+    file whose bytes are ``file_source``; ``within``: the expansion the invocation is in, if it is
+    in one): the first rule that matches, transcribed and parsed, with the file's macros it
+    invokes as items expanded in turn."""
     name = text(definition.child_by_field_name("name") or definition)
     args = next((c for c in invocation.children if c.type == "token_tree"), None)
     if args is None:
         raise MacroError(f"`{name}!` is invoked without arguments")
     tokens = _tokens(args)
-    m = _Matcher(file_source)
+    m = _Matcher(within if within is not None else Text.of(file_source))
     for rule in rules_of(definition):
         bindings: Bindings = {}
         end = m.match(_tokens(rule.matcher), tokens, 0, bindings)
         if end is not None and end == len(tokens):
             children = rule.transcriber.children
-            body = _render(children[1:-1], file_source, bindings, name)
-            source = body.encode()
-            return Expansion(name, invocation, source, parser().parse(source))
+            body = _expand_nested(_render(children[1:-1], file_source, bindings, name), definition, file_source,
+                                  name, depth)
+            return Expansion(name, invocation, body.data, parser().parse(body.data), body.segs)
     raise MacroError(f"no rule of `{name}!` matches this invocation")
+
+
+def _expand_nested(body: Text, definition: Node, file_source: bytes, name: str, depth: int) -> Text:
+    """``body``, the transcription of ``name!``, with the file's macros it invokes as items expanded."""
+    macros = file_macros(_root(definition))
+    if not macros:
+        return body
+    found = [(inv, span) for inv, span, _ in item_invocations(parser().parse(body.data).root_node)
+             if _macro_name(inv) in macros]
+    if not found:
+        return body
+    if depth + 1 >= RECURSION_LIMIT:
+        raise MacroError(f"recursion limit reached while expanding `{_macro_name(found[0][0])}!` (from `{name}!`)")
+    parts, at = [], 0
+    for inv, (start, end) in found:
+        inner = expand(macros[_macro_name(inv)], inv, file_source, body, depth + 1)
+        parts += [body.slice(at, start), Text(inner.source, inner.origins)]
+        at = end
+    return Text.join([*parts, body.slice(at, len(body.data))])
+
+
+def _root(node: Node) -> Node:
+    while node.parent is not None:
+        node = node.parent
+    return node
+
+
+def _macro_name(invocation: Node) -> str:
+    return text(invocation.child_by_field_name("macro") or invocation).split("::")[-1]
+
+
+def file_macros(root: Node) -> dict[str, Node]:
+    """The ``macro_rules!`` definitions of a file (in its modules too), by name."""
+    out: dict[str, Node] = {}
+    stack = [root]
+    while stack:
+        for c in stack.pop().named_children:
+            name = c.child_by_field_name("name") if c.type == "macro_definition" else None
+            body = c.child_by_field_name("body") if c.type == "mod_item" else None
+            if name is not None:
+                out.setdefault(text(name), c)
+            elif body is not None:
+                stack.append(body)
+    return out
+
+
+def item_invocations(root: Node, impls: bool = True):
+    """Each macro invocation in item position under ``root`` (at its top level, in a `mod`, and,
+    with ``impls``, in an `impl` block), in order: (the invocation, the byte span it and its `;`
+    take, whether it is in an `impl` block)."""
+    out = []
+
+    def walk(container: Node, in_impl: bool) -> None:
+        children = container.children
+        for i, c in enumerate(children):
+            inv = c if c.type == "macro_invocation" else (
+                c.named_children[0] if c.type == "expression_statement" and c.named_children
+                and c.named_children[0].type == "macro_invocation" else None)
+            if inv is not None:
+                end = c.end_byte
+                after = children[i + 1] if i + 1 < len(children) else None
+                if after is not None and after.type in (";", "empty_statement"):
+                    end = after.end_byte
+                out.append((inv, (c.start_byte, end), in_impl))
+                continue
+            body = c.child_by_field_name("body") if c.type in ("mod_item", "impl_item") else None
+            if body is not None and (c.type == "mod_item" or impls):
+                walk(body, c.type == "impl_item")
+
+    walk(root, False)
+    return out
+
+
+# ---------------------------------------------------------------------- kernels written by macros
+
+
+def _is_kernel_attr(attr_item: Node) -> bool:
+    attr = next((c for c in attr_item.named_children if c.type == "attribute"), None)
+    path = attr.named_children[0] if attr is not None and attr.named_children else None
+    return path is not None and text(path).split("::")[-1] in ("kernel", "tiled_kernel")
+
+
+def _written_items(tree: Tree) -> tuple[list[tuple[int, int]], bool]:
+    """The byte spans of the fns and consts at an expansion's top level (each with the attributes
+    and comments just above it), and whether one of them is a kernel."""
+    spans: list[tuple[int, int]] = []
+    kernel = False
+    first: Node | None = None  # the first attribute or comment of the run above the next item
+    attrs: list[Node] = []
+    for c in tree.root_node.named_children:
+        if c.type in ("attribute_item", "line_comment", "block_comment"):
+            first = first or c
+            attrs += [c] if c.type == "attribute_item" else []
+            continue
+        if c.type in ("function_item", "const_item") and not c.has_error:
+            spans.append(((first or c).start_byte, c.end_byte))
+            kernel = kernel or (c.type == "function_item" and any(_is_kernel_attr(a) for a in attrs))
+        first, attrs = None, []
+    return spans, kernel
+
+
+def append_macro_kernels(source: bytes, tree: Tree, smap: SourceMap, features: frozenset[str] | None):
+    """(source, source map, tree) of the file with the kernels its `macro_rules!` write appended
+    past its end, with the plain fns and consts the same expansion writes (they may be the
+    kernels' helpers); None when no invocation of the file writes one. The source map reports
+    what lies there at the place in the file it came from, noting the invocation."""
+    from rs2triton.transpiler.frontend.items import cfg_holds
+    from rs2triton.transpiler.frontend.parse import parse
+    from rs2triton.transpiler.frontend.tiled import edits
+
+    macros = file_macros(tree.root_node)
+    if not macros:
+        return None
+    parts: list[Text] = []
+    regions: list[tuple[int, int, str]] = []  # (start, end, note) of what each invocation wrote
+    at = len(source) + 2
+    for inv, _span, in_impl in item_invocations(tree.root_node, impls=False):
+        definition = macros.get(_macro_name(inv))
+        if definition is None or in_impl:
+            continue
+        holder = inv.parent if inv.parent is not None and inv.parent.type == "expression_statement" else inv
+        attrs, prev = [], holder.prev_named_sibling
+        while prev is not None and prev.type in ("attribute_item", "line_comment", "block_comment"):
+            attrs += [prev] if prev.type == "attribute_item" else []
+            prev = prev.prev_named_sibling
+        if features is not None and not cfg_holds(attrs, features):
+            continue
+        try:
+            expansion = expand(definition, inv, source)
+        except MacroError:
+            continue  # (the host side reports it, at the invocation)
+        spans, kernel = _written_items(expansion.tree)
+        if not kernel:
+            continue
+        written = Text(expansion.source, expansion.origins)
+        for start, end in spans:
+            item = written.slice(start, end)
+            parts += [item, Text(b"\n\n")]
+            regions.append((at, at + len(item.data), f"in this expansion of `{_macro_name(inv)}!` "
+                                                   f"(invoked at {smap.path}:{inv.start_point[0] + 1})"))
+            at += len(item.data) + 2
+    if not parts:
+        return None
+    appended = Text.join([Text.of(source), Text(b"\n\n"), *parts])
+    new_smap = _mapped(smap, appended, len(source), regions)
+    new_tree = parse(appended.data, new_smap)
+    if b"tiled_kernel" in appended.data[len(source):]:  # written as the #[kernel]s they expand to
+        found = edits(new_tree, new_smap, start=len(source))
+        if found:
+            appended, regions = _edited(appended, found), _shifted(regions, found)
+            new_smap = _mapped(smap, appended, len(source), regions)
+            new_tree = parse(appended.data, new_smap)
+    return appended.data, new_smap, new_tree
+
+
+def _mapped(smap: SourceMap, appended: Text, start: int, regions: list[tuple[int, int, str]]) -> SourceMap:
+    new = SourceMap(smap.path, appended.data, smap.shown)
+    new.appended = Appended(start, appended, regions)
+    return new
+
+
+def _edited(text_: Text, found: list[tuple[int, int, bytes]]) -> Text:
+    """``text_`` with the edits made; an edit's new bytes come from where the bytes it replaced did."""
+    parts, at = [], 0
+    for start, end, new in sorted(found):
+        origin = text_.origin(start)
+        parts += [text_.slice(at, start), Text(new, [(0, len(new), origin)] if origin is not None and new else [])]
+        at = end
+    return Text.join([*parts, text_.slice(at, len(text_.data))])
+
+
+def _shifted(regions: list[tuple[int, int, str]], found: list[tuple[int, int, bytes]]):
+    def moved(p: int) -> int:
+        return p + sum(len(new) - (end - start) for start, end, new in found if end <= p)
+    return [(moved(a), moved(b), note) for a, b, note in regions]
+
+
+@dataclass(slots=True)
+class Appended:
+    """What :func:`append_macro_kernels` appended to a file: from byte ``start`` on, ``text``'s
+    bytes came from the file's ``origins``; ``regions`` say which invocation wrote each part."""
+
+    start: int
+    text: Text
+    regions: list[tuple[int, int, str]]
+
+    def place(self, offset: int) -> tuple[int, str | None] | None:
+        """The file offset an appended byte came from, and the note naming its invocation."""
+        origin = self.text.origin(offset)
+        if origin is None:
+            return None
+        note = next((n for a, b, n in self.regions if a <= offset < b), None)
+        return origin, note
+
+
+def macro_warnings(impls, macros: dict[str, Node], smap: SourceMap) -> list[Diagnostic]:
+    """A located warning at each invocation of the file's macros inside an `impl` block of the
+    file (``impls``: its HostItems): the methods it writes are not translated."""
+    out = []
+    for item in impls:
+        body = item.node.child_by_field_name("body")
+        for c in body.named_children if body is not None else []:
+            if c.type == "macro_invocation" and _macro_name(c) in macros:
+                out.append(smap.diag(c, "W0010", f"`{_macro_name(c)}!` inside an `impl` block is not expanded: "
+                                     "the methods it writes are not translated",
+                                     "invoke the macro at item level, writing the whole `impl`", severity="warning"))
+    return out
+
+
+def relocate_lines(functions, smap: SourceMap) -> None:
+    """The Rust line of each statement lowered from appended text (``lineno``, see pyast) is the
+    line of the file it came from."""
+    import ast
+
+    for f in functions:
+        for n in ast.walk(f):
+            line = getattr(n, "lineno", None)
+            if isinstance(line, int):
+                setattr(n, "lineno", smap.rust_line(line))  # noqa: B010 - (any node: `ast.AST` declares none)

@@ -98,10 +98,27 @@ def _functions(root: Node):
 def expand(source: bytes, tree: Tree, smap: SourceMap) -> bytes | None:
     """The file with every `#[tiled_kernel]` written as the `#[kernel]` it expands to, or None if it
     has none. The macro's own checks are located errors (E0007)."""
+    found = edits(tree, smap)
+    if not found:
+        return None
+    return apply(source, found)
+
+
+def apply(source: bytes, found: list[tuple[int, int, bytes]]) -> bytes:
+    """``source`` with the edits (start byte, end byte, new bytes) made."""
+    out = bytearray(source)
+    for start, end, new in sorted(found, reverse=True):
+        out[start:end] = new
+    return bytes(out)
+
+
+def edits(tree: Tree, smap: SourceMap, start: int = 0) -> list[tuple[int, int, bytes]]:
+    """The text edits (start byte, end byte, new bytes) that expand the `#[tiled_kernel]`s of the
+    file from byte ``start`` on: each on the lines it replaces."""
     edits: list[tuple[int, int, bytes]] = []  # (start byte, end byte, new bytes)
     for fn, attrs in _functions(tree.root_node):
         marks = [m for m in (_attr_is_tiled(a) for a in attrs) if m is not None]
-        if not marks:
+        if not marks or fn.start_byte < start:
             continue
         edits.append((marks[0].start_byte, marks[0].end_byte, b"kernel"))
         params = fn.child_by_field_name("parameters")
@@ -158,12 +175,7 @@ def expand(source: bytes, tree: Tree, smap: SourceMap) -> bytes | None:
                     f"mask: Some(in_bounds) }};" for n, t, d in outs]
         brace = body.children[0]
         edits.append((brace.end_byte, brace.end_byte, (" " + " ".join(prelude)).encode()))
-    if not edits:
-        return None
-    out = bytearray(source)
-    for start, end, new in sorted(edits, reverse=True):
-        out[start:end] = new
-    return bytes(out)
+    return edits
 
 
 __all__ = ["expand", "TranspileError"]

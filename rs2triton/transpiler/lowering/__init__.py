@@ -14,10 +14,11 @@
 from rs2triton.transpiler.dsl.ops import METHODS, OPS
 from rs2triton.transpiler.lowering import expressions, statements  # noqa: F401 - register
 from rs2triton.transpiler.lowering.context import ModuleContext
+from rs2triton.transpiler.lowering.host import builder as host_builder  # noqa: F401 - register
 from rs2triton.transpiler.lowering.host import calls as host_calls  # noqa: F401 - register
 from rs2triton.transpiler.lowering.host import expressions as host_expressions  # noqa: F401 - register
 from rs2triton.transpiler.lowering.host import statements as host_statements  # noqa: F401 - register
-from rs2triton.transpiler.lowering.kernel import calls, control, paths, rules  # noqa: F401 - register
+from rs2triton.transpiler.lowering.kernel import builder, calls, control, paths, rules  # noqa: F401 - register
 from rs2triton.transpiler.lowering.kernel.function import lower_kernel
 from rs2triton.transpiler.lowering.registry import check_op_table
 

@@ -13,6 +13,7 @@ from rs2triton.rust import semantics
 from rs2triton.rust.types import FLOAT_CONSTANTS, FLOAT_TYPES, INT_BITS, SCALARS, float_limit
 from rs2triton.transpiler.dsl.ops import ENUMS
 from rs2triton.transpiler.frontend.parse import named_children, part, text
+from rs2triton.transpiler.lowering import rustc
 from rs2triton.transpiler.lowering.kernel.control import if_value, simple_if
 from rs2triton.transpiler.lowering.lowerer import Lowerer
 from rs2triton.transpiler.lowering.operators import binop, cast_value, min_max, unary
@@ -130,6 +131,8 @@ def identifier(lw: Lowerer, node: Node) -> Val:
     if b is not None:
         if b.expr is not None:  # a name that stands for an expression (`s` of `|(_, s)|`: `t.shape`)
             return Val(b.expr, b.ty)
+        if b.ty.kind is Kind.TILE:
+            rustc.tile_use(lw, b, node)  # (not after it was moved)
         return Val(name(b.py), b.ty, block_ptr=lw.block_ptrs.get(b.py), tile=lw.tiles.get(b.py))
     return lw.build.free_name(lw, ident, node)
 
@@ -191,8 +194,7 @@ def type_cast(lw: Lowerer, node: Node) -> Val:
     target = text(part(node, "type"))
     v = lw.expr(part(node, "value"))
     if target not in SCALARS:
-        raise lw.err(part(node, "type"), "E0002", f"cannot cast to `{target}`",
-                     "`as` casts take a scalar type such as f32 or i64; use T::cast for tensors")
+        return lw.build.cast_to_type(lw, v, part(node, "type"), node)
     return cast_value(lw, v, target, node)
 
 
@@ -231,7 +233,7 @@ def field_expression(lw: Lowerer, node: Node) -> Val:
         if field == "mask":  # an Option: `None` where the tile has no mask (see calls.arg)
             return base.tile.mask if base.tile.mask is not None else Val(ast.Constant(None), NONE_TY)
         raise lw.err(field_node, "E0006", f"no field `{field}` on type `Tile`", "a Tile has `tensor` and `mask`")
-    if field_node.type == "integer_literal":
+    if field_node.type == "integer_literal" and base.ty.kind is not Kind.INPUT:
         i = int(text(field_node))
         ty = base.ty.items[i] if base.ty.kind is Kind.TUPLE and i < len(base.ty.items) else UNKNOWN
         return Val(ast.Subscript(value=base.expr, slice=ast.Constant(i), ctx=LOAD), ty)
@@ -299,6 +301,7 @@ def if_expression(lw: Lowerer, node: Node) -> Val:
     if other.type == "block":
         lw.emit_inner_comments(other)
     cond = lw.expr(part(node, "condition"))
+    rustc.check_condition(lw, part(node, "condition"), cond)
     body = lw.narrow(lw.branch_value(named_children(part(node, "consequence"))[0], "a conditional expression"), node)
     orelse = lw.narrow(lw.branch_value(other if other.type == "if_expression" else named_children(other)[0],
                                        "a conditional expression"), node)

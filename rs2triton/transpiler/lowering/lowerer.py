@@ -17,7 +17,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, nullcontext
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from tree_sitter import Node
 
@@ -27,10 +27,9 @@ from rs2triton.rust.types import FLOAT_TYPES, INT_TYPES, TRITON_DTYPES, bound
 from rs2triton.transpiler.frontend.items import cfg_holds
 from rs2triton.transpiler.frontend.parse import named_children, text
 from rs2triton.transpiler.lowering.context import ModuleContext
-from rs2triton.transpiler.lowering.kernel.builder import KERNEL_BUILDER, KernelBuilder
 from rs2triton.transpiler.lowering.kernel.loops import CountedLoop, counted_loops
 from rs2triton.transpiler.lowering.names import Names
-from rs2triton.transpiler.lowering.registry import EXPRESSIONS, KERNEL, STATEMENTS, Target
+from rs2triton.transpiler.lowering.registry import BUILDERS, EXPRESSIONS, KERNEL, STATEMENTS, Target
 from rs2triton.transpiler.lowering.values import BlockPtr, Kind, TileParts, Ty, Val
 from rs2triton.transpiler.pyast import Comment, attr_path, comment_lines, name
 
@@ -112,7 +111,11 @@ class Lowerer:
     """
 
     target: Target = KERNEL
-    build: KernelBuilder = KERNEL_BUILDER
+
+    @property
+    def build(self) -> Any:
+        """The target's builder (registry.BUILDERS: kernel/builder.py, host/builder.py)."""
+        return BUILDERS[self.target]
 
     def __init__(self, ctx: ModuleContext, kernel: Kernel | None, fn: Node, triton: str,
                  dtype_bounds: dict[str, str] | None = None):
@@ -136,6 +139,12 @@ class Lowerer:
         self.local_fns: dict[str, Node] = _nested_fns(fn)
         # a helper's dtype parameters -> where their Triton dtype comes from (`t_tensor.dtype`)
         self.dtype_sources: dict[str, ast.expr] = {}
+        # a called helper's own dtype parameters that no argument's dtype gives: the caller passes
+        # them, as trailing `tl.constexpr` arguments (None: not needed so far)
+        self.dtype_args: dict[str, str | None] = {}
+        # the Tiles bound, by id of their Binding: (it, the node that moved it or None, the loop
+        # depth it was bound at), for rustc's use-after-move check (rustc.py)
+        self.tile_moves: dict[int, tuple] = {}
         # Counted `while` loops lowered as `for` (see loops.py): by `while` node id, and
         # the statements they absorb (the counter's `let`, the step) by node id.
         self.counted: dict[int, CountedLoop] = {}
@@ -241,6 +250,10 @@ class Lowerer:
             return attr_path(TRITON_DTYPES[rust_ty])
         if rust_ty in self.dtype_sources:
             return self.dtype_sources[rust_ty]
+        if rust_ty in self.dtype_args:
+            py = self.dtype_args[rust_ty] or self.names.fresh(rust_ty)
+            self.dtype_args[rust_ty] = py
+            return name(py)
         if self.kernel is not None and self.kernel.dtype_param(rust_ty) is not None:
             if self.kernel.pointer_for(rust_ty) is None:
                 raise self.err(node, "E0005", f"cannot resolve dtype parameter `{rust_ty}`",

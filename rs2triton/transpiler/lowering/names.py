@@ -29,13 +29,15 @@ from rs2triton.transpiler.pyast import PY_RESERVED, python_name
 @dataclass(slots=True)
 class Binding:
     """A Rust name's Python name and type; ``constexpr``: bound with ``name: tl.constexpr = ...``
-    (Triton forbids rebinding it)."""
+    (Triton forbids rebinding it); ``decl``: what Rust bound it as, for what it may be assigned
+    (``"mut"``: `let mut` or `mut x` parameter; ``"param"``, ``"const"`` generic; ``""``: an
+    immutable `let` or loop variable)."""
 
     py: str
     ty: Ty
     constexpr: bool = False
     expr: ast.expr | None = None  # a name that stands for an expression (host: `s` of `|(_, s)|` is `t.shape`)
-    mutable: bool = True  # (host code: a `let` without `mut` is assigned once)
+    decl: str = ""
 
 
 def _same_known(a: Ty, b: Ty) -> bool:

@@ -109,8 +109,8 @@ def unary(lw: Lowerer, op: str, v: Val, node: Node) -> Val:
                 semantics.check_negation(lit, lw.literal_type(node) if v.weak else v.ty.elem)
         if v.ty.elem in INT_TYPES and not v.weak and v.ty.kind in (Kind.CONST, Kind.SCALAR) \
                 and semantics.int_limits(v.ty.elem)[0] == 0:
-            raise lw.err(node, "E0012", f"cannot apply unary operator `-` to type `{v.ty.elem}`",
-                         "unsigned values cannot be negated (rustc's E0600); use `0 - x` or a signed type")
+            raise lw.err(node, "E0014", f"cannot apply unary operator `-` to type `{v.ty.elem}` (rustc's E0600)",
+                         "unsigned values cannot be negated; use a signed type")
         if isinstance(v.expr, ast.Constant) and isinstance(v.expr.value, (int, float)):
             return Val(const(-v.expr.value), v.ty, weak=v.weak)
         return lw.build.negate(lw, v, node)

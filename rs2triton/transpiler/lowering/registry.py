@@ -61,6 +61,22 @@ def statement(*kinds: str, target: Target | tuple[Target, ...] = BOTH) -> Callab
     return _register(STATEMENTS, kinds, target)
 
 
+# {target: its builder}: the object that writes the Python for what the shared rules decide (an
+# operator's arithmetic, a cast, a value wrapped to its type) and says what names, paths and fields
+# mean for that target; registered by the target's own module (kernel/builder.py, host/builder.py).
+BUILDERS: dict[Target, Any] = {}
+
+
+def builder(target: Target) -> Callable[[type], type]:
+    """Register an instance of the decorated class as ``target``'s builder."""
+    def decorate(cls: type) -> type:
+        if target in BUILDERS:
+            raise RuntimeError(f"two builders for the {target.value} target")
+        BUILDERS[target] = cls()
+        return cls
+    return decorate
+
+
 OpRule = Callable[..., Any]  # (lowerer, op row, argument nodes, turbofish nodes, call node) -> Val
 OP_RULES: dict[str, OpRule] = {}
 

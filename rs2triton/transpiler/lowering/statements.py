@@ -9,7 +9,9 @@ import re
 from tree_sitter import Node
 
 from rs2triton.rust.types import SCALARS
+from rs2triton.transpiler.frontend.items import check_generic_arity
 from rs2triton.transpiler.frontend.parse import named_children, part, text
+from rs2triton.transpiler.lowering import rustc
 from rs2triton.transpiler.lowering.kernel.control import if_statement, if_value, simple_if
 from rs2triton.transpiler.lowering.lowerer import COMMENTS, UNSUPPORTED_HINTS, Lowerer
 from rs2triton.transpiler.lowering.names import Binding
@@ -52,32 +54,42 @@ def let(lw: Lowerer, node: Node) -> None:
                      "initialize the variable where it is declared (an `if` expression works)")
     if node.child_by_field_name("alternative") is not None:
         raise lw.err(node, "E0002", "`let ... else` is not supported", UNSUPPORTED_HINTS["match_expression"])
+    if node.child_by_field_name("type") is not None:
+        check_generic_arity(part(node, "type"), lw.T, lw.smap)
     annotated = annotation_elem(lw, node.child_by_field_name("type"))
     second = node.child(1)  # `let mut x`: the specifier follows `let` (unless a comment comes first)
     mutable = second is not None and (second.type == "mutable_specifier" or (
         second.type in COMMENTS and any(c.type == "mutable_specifier" for c in node.children)))
     if pattern.type in ("identifier", "mut_pattern"):
         rust = text(pattern).removeprefix("mut").strip()
+        rustc.not_a_const_generic(lw, rust, named_children(pattern)[-1] if pattern.type == "mut_pattern" else pattern)
         bind_new(lw, rust, value, annotated, node, mutable or pattern.type == "mut_pattern")
+        if mutable or pattern.type == "mut_pattern":
+            rustc.declared(lw, rust, "mut")
         return
     if text(pattern) == "_":  # `let _ = expr;` evaluates for its effect
         lw.as_statement(value)
         return
     if pattern.type == "tuple_pattern":
         names: list[str | None] = []
-        for p in [c for c in pattern.children if c.type not in ("(", ")", ",", *COMMENTS)]:
+        tuple_items = [c for c in pattern.children if c.type not in ("(", ")", ",", *COMMENTS)]
+        for p in tuple_items:
             if text(p) == "_":
                 names.append(None)
                 continue
             if p.type not in ("identifier", "mut_pattern"):
                 raise lw.err(p, "E0002", "only plain names can be bound in a tuple pattern")
-            names.append(text(p).removeprefix("mut").strip())
+            bound_name = text(p).removeprefix("mut").strip()
+            rustc.not_a_const_generic(lw, bound_name, named_children(p)[-1] if p.type == "mut_pattern" else p)
+            names.append(bound_name)
         v = lw.expr(value)
         items = v.ty.items if v.ty.kind is Kind.TUPLE else ()
         targets: list[ast.expr] = []
         for i, bound in enumerate(names):
             ity = items[i] if i < len(items) else UNKNOWN
             py = "_" if bound is None else lw.names.declare(bound, ity)
+            if bound is not None and text(tuple_items[i]).startswith("mut"):
+                rustc.declared(lw, bound, "mut")
             targets.append(ast.Name(id=py, ctx=ast.Store()))
         lw.emit(ast.Assign(targets=[ast.Tuple(elts=targets, ctx=ast.Store())], value=v.expr), node)
         return
@@ -122,6 +134,7 @@ def bind_new(lw: Lowerer, rust: str, value: Node, annotated: str | None, node: N
         if mutable:
             raise lw.err(node, "E0002", "a mutable `Tile` binding is not supported",
                          "bind a new Tile with `let` (Tiles are moved, not changed, in teenygrad)")
+        rustc.moved(lw, value)  # `let u = t;` moves `t`
         bind_tile(lw, rust, v, node)
         return
     ty = v.ty
@@ -175,6 +188,7 @@ def _target(lw: Lowerer, node: Node) -> Binding:
 def assignment(lw: Lowerer, node: Node) -> None:
     left, right = part(node, "left"), part(node, "right")
     b = _target(lw, left)
+    rustc.check_assign(lw, b, left, node)
     if right.type == "if_expression" and not simple_if(right):
         stmt, _ = if_value(lw, right, b.py)
         lw.emit(stmt, node)
@@ -193,6 +207,7 @@ def compound_assignment(lw: Lowerer, node: Node) -> None:
     left, right = part(node, "left"), part(node, "right")
     op_text = text(part(node, "operator"))[:-1]
     b = _target(lw, left)
+    rustc.check_assign(lw, b, left, node)
     rhs = lw.narrow(lw.expr(right), right)
     # `x op= y` is `x = x op y`, with every rule of `op` (truncation, fmod...).
     e = binop(lw, op_text, Val(name(b.py), b.ty), rhs, node).expr
@@ -212,6 +227,7 @@ def bind_tile(lw: Lowerer, rust: str, v: Val, node: Node) -> None:
     ``t_mask``), unless it is one already; the name stands for the pair."""
     assert v.tile is not None
     py = lw.names.declare(rust, v.ty)
+    rustc.tile_bound(lw, rust)
 
     def local(field: Val, suffix: str) -> Val:
         if field.ty.compile_time:

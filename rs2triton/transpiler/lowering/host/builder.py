@@ -23,19 +23,17 @@ rustc rejects; this builder writes the rest as Python over ints and floats:
 from __future__ import annotations
 
 import ast
-from typing import TYPE_CHECKING
 
 from tree_sitter import Node
 
 from rs2triton.rust import semantics
 from rs2triton.rust.types import FLOAT_TYPES, INT_TYPES, SCALARS
 from rs2triton.transpiler.frontend.parse import text
+from rs2triton.transpiler.lowering.host.lowerer import HostLowerer
 from rs2triton.transpiler.lowering.operators import ARITHMETIC
+from rs2triton.transpiler.lowering.registry import HOST, builder
 from rs2triton.transpiler.lowering.values import PTR, SHAPE, STR, UNKNOWN, Kind, Ty, Val, container
 from rs2triton.transpiler.pyast import LOAD, call, const, float_const, literal_value, name, python_name
-
-if TYPE_CHECKING:
-    from rs2triton.transpiler.lowering.host.lowerer import HostLowerer
 
 RING = frozenset({"+", "-", "*", "&", "|", "^", "<<"})  # results congruent mod 2^bits to Rust's
 
@@ -60,6 +58,7 @@ def _f32_literal(v: Val, elem: str | None) -> Val:
     return v
 
 
+@builder(HOST)
 class HostBuilder:
     """Python with Rust's meaning for the shared rules' decisions (see the module's docstring)."""
 
@@ -78,7 +77,7 @@ class HostBuilder:
             return self._float_arith(lw, op, _f32_literal(left, elem), _f32_literal(right, elem), elem, kind, node)
         if elem == "bool":
             if op not in ("&", "|", "^"):
-                raise lw.err(node, "E0012", f"cannot apply `{op}` to `bool`", "rustc: no implementation (E0369)")
+                raise lw.rejects(node, "E0369", f"no implementation for `bool {op} bool`")
             return Val(ast.BinOp(left=left.expr, op=ARITHMETIC[op](), right=right.expr), Ty(kind, "bool"))
         if not is_int(elem):
             pyop = ast.FloorDiv() if op == "/" else ARITHMETIC[op]()
@@ -111,7 +110,7 @@ class HostBuilder:
         ty = Ty(kind, elem)
         f = elem if elem in ("f32", "f64") else "f64"
         if op in ("&", "|", "^", "<<", ">>"):
-            raise lw.err(node, "E0012", f"cannot apply `{op}` to `{f}`", "rustc: no implementation (E0369)")
+            raise lw.rejects(node, "E0369", f"no implementation for `{f} {op} {f}`")
         if op == "%" or (op == "/" and not _nonzero(right.expr)):
             method = "rem" if op == "%" else "div"
             return Val(call(ast.Attribute(lw.helper(f), method, LOAD), [left.expr, right.expr]), ty)
@@ -129,7 +128,7 @@ class HostBuilder:
         if v.ty.elem == "bool" or v.ty.elem is None and v.ty.kind is not Kind.SCALAR:
             return Val(ast.UnaryOp(op=ast.Not(), operand=v.expr), Ty(v.ty.kind, "bool"))
         if v.ty.elem in FLOAT_TYPES:
-            raise lw.err(node, "E0012", f"cannot apply unary operator `!` to type `{v.ty.elem}`", "rustc: E0600")
+            raise lw.err(node, "E0012", f"cannot apply unary operator `!` to type `{v.ty.elem}`", None)
         unsigned = is_int(v.ty.elem) and not SCALARS[v.ty.elem or ""].signed
         return Val(ast.UnaryOp(op=ast.Invert(), operand=v.expr), Ty(v.ty.kind, v.ty.elem, wide=v.ty.wide or unsigned))
 
@@ -147,12 +146,12 @@ class HostBuilder:
         kind = Kind.CONST if v.ty.compile_time else Kind.SCALAR
         out = Ty(kind, target)
         if target == "bool":
-            raise lw.err(node, "E0012", f"cannot cast `{src or 'this value'}` as `bool`",
-                         "rustc rejects it (E0054): compare with zero instead (`x != 0`)")
+            raise lw.rejects(node, "E0054", f"cannot cast `{src or 'this value'}` as `bool`",
+                             "compare with zero instead (`x != 0`)")
         if src == "bool":
             if target in FLOAT_TYPES:
-                raise lw.err(node, "E0012", f"casting `bool` as `{target}` is invalid",
-                             "rustc rejects it (E0606): cast through an integer (`b as u8 as f32`)")
+                raise lw.rejects(node, "E0606", f"casting `bool` as `{target}` is invalid",
+                                 "cast through an integer (`b as u8 as f32`)")
             return Val(call("int", [v.expr]), out)
         if target in FLOAT_TYPES:
             if src in FLOAT_TYPES:
@@ -173,7 +172,19 @@ class HostBuilder:
             return Val(call(lw.helper(f"as_{target}"), [v.expr]), out)
         if src in FLOAT_TYPES or src is None:
             return Val(call(lw.helper(f"as_{target}"), [v.expr]), out)
-        raise lw.err(node, "E0012", f"non-primitive cast: `{src}` as `{target}`", "rustc rejects it (E0605)")
+        raise lw.rejects(node, "E0605", f"non-primitive cast: `{src}` as `{target}`")
+
+    def cast_to_type(self, lw: HostLowerer, v: Val, type_node: Node, node: Node) -> Val:
+        """``p as *mut D`` / ``p as RawPtr``: the same tensor (a byte pointer would change what
+        ``.add(n)`` counts, which is not translated)."""
+        target = lw.rust_type(type_node)
+        if target.kind is Kind.PTR and v.ty.kind in (Kind.PTR, Kind.UNKNOWN):
+            pointee = type_node.child_by_field_name("type") if type_node.type == "pointer_type" else None
+            if pointee is not None and text(pointee) in ("u8", "i8", "c_void"):
+                raise lw.err(node, "E0002", "byte pointer arithmetic", "offset the element pointer instead")
+            return Val(v.expr, PTR)
+        raise lw.rejects(node, "E0605", f"non-primitive cast: `{text(node.child_by_field_name('value') or node)}` "
+                         f"as `{text(type_node)}`")
 
     def settle(self, lw: HostLowerer, v: Val, ty: Ty | None, node: Node) -> Val:
         lit = literal_value(v.expr)
@@ -182,7 +193,7 @@ class HostBuilder:
             elem = want if want in SCALARS else "i32"
             if elem in FLOAT_TYPES:
                 raise lw.err(node, "E0012", f"mismatched types: expected `{elem}`, found integer",
-                             f"write a float literal (`{lit}.0`) (rustc: E0308)")
+                             f"write a float literal (`{lit}.0`)")
             with lw.rust_rules(node):
                 semantics.check_int_literal(lit, elem)
             return Val(v.expr, Ty(Kind.CONST, elem))
@@ -190,7 +201,7 @@ class HostBuilder:
             elem = want if want in FLOAT_TYPES else "f64"
             if want in INT_TYPES:
                 raise lw.err(node, "E0012", f"mismatched types: expected `{want}`, found floating-point number",
-                             "rustc: E0308")
+                             None)
             return _f32_literal(Val(v.expr, Ty(Kind.CONST, elem), weak=True), elem) if elem == "f32" else \
                 Val(v.expr, Ty(Kind.CONST, elem))
         v = self.narrow(lw, v, node)
@@ -255,8 +266,6 @@ def host_const(lw: HostLowerer, ident: str, node: Node) -> Val:
     """A module-level `const` read by host code: a module variable of the generated module, lowered
     (once) by the same rules; a const a kernel uses too is the kernel's ``tl.constexpr``
     (``.value`` here)."""
-    from rs2triton.transpiler.lowering.host.lowerer import HostLowerer
-
     module = lw.module
     py = python_name(ident)
     known = module.const_defs.get(py)
@@ -290,5 +299,3 @@ def host_const(lw: HostLowerer, ident: str, node: Node) -> Val:
     module.const_defs[py] = (stmt, ty)
     return Val(name(py), ty)
 
-
-HOST_BUILDER = HostBuilder()

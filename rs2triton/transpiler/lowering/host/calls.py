@@ -14,6 +14,7 @@ from tree_sitter import Node
 from rs2triton.rust import std as rust_std
 from rs2triton.rust.types import FLOAT_TYPES, INT_TYPES, SCALARS
 from rs2triton.transpiler.frontend.parse import named_children, part, text
+from rs2triton.transpiler.lowering.host.expressions import const_string, range_bounds
 from rs2triton.transpiler.lowering.host.lowerer import HostLowerer, rust_type
 from rs2triton.transpiler.lowering.host.statements import pattern_target
 from rs2triton.transpiler.lowering.host.std import ITER_METHODS, OPTION_METHODS, SAME, SEQ_METHODS
@@ -89,7 +90,7 @@ def method_call(lw: HostLowerer, node: Node, receiver: Node, method: str, args: 
         return Val(call("len", [call(ast.Attribute(recv.expr, "encode", LOAD), [])]), USIZE)
     if kind is Kind.STRUCT and recv.ty.elem in lw.module.inherent and method in lw.module.inherent[recv.ty.elem]:
         return _struct_call(lw, recv.expr, recv.ty.elem or "", method, args, node)
-    raise lw.err(node, "E0599" if kind is not Kind.UNKNOWN else "E0002",
+    raise lw.err(node, "E0002",
                  f"no method `{method}` that rs2triton translates on a value of "
                  f"{('type `' + elem + '`') if elem else 'kind ' + kind.value}",
                  "host code's methods are the standard library's on numbers, slices, iterators and Option, and the "
@@ -104,9 +105,9 @@ def _receiver_type(lw: HostLowerer, recv: Val, receiver: Node, method: str) -> s
     typed = lw.literal_type(receiver)
     if typed is None:
         kind = "{float}" if recv.ty.elem in FLOAT_TYPES else "{integer}"
-        raise lw.err(receiver, "E0689", f"can't call method `{method}` on ambiguous numeric type `{kind}`",
+        raise lw.rejects(receiver, "E0689", f"can't call method `{method}` on ambiguous numeric type `{kind}`",
                      f"give the literal a suffix: `{text(receiver)}_{'f32' if kind == '{float}' else 'i32'}` "
-                     "(rustc: E0689)")
+                     "")
     return typed
 
 
@@ -139,12 +140,12 @@ def scalar_method(lw: HostLowerer, node: Node, recv: Val, receiver: Node, method
     signed = SCALARS[elem].signed
     if spec is None or (is_int and method in rust_std.UNSIGNED_ONLY and signed) or (
             is_int and method in rust_std.SIGNED_ONLY and not signed):
-        raise lw.err(node, "E0599", f"no method named `{method}` found for type `{elem}`",
-                     "rustc: E0599" + ("" if spec is None else " (this method exists for "
-                                       + ("unsigned" if signed else "signed") + " types only)"))
+        raise lw.rejects(node, "E0599", f"no method named `{method}` found for type `{elem}`",
+                         None if spec is None else f"`{method}` exists for {'unsigned' if signed else 'signed'} "
+                         "types only")
     if len(args) != spec.arity:
-        raise lw.err(node, "E0061", f"`{elem}::{method}` takes {spec.arity} argument{'s' * (spec.arity != 1)} "
-                     f"but {len(args)} were supplied", "rustc: E0061")
+        raise lw.rejects(node, "E0061", f"`{elem}::{method}` takes {spec.arity} argument{'s' * (spec.arity != 1)} "
+                     f"but {len(args)} were supplied", None)
     self_ty = Ty(Kind.SCALAR, elem)
     recv = lw.settle(recv, self_ty, receiver)
     arg_ty = self_ty if spec.arg == "Self" else Ty(Kind.SCALAR, spec.arg)
@@ -181,15 +182,15 @@ def visit(lw: HostLowerer, node: Node, method: str, args: list[Node]) -> Val:
     """``visitor.visit_i32(x)``: the argument checked against the kind visited, as rustc checks it."""
     kind = method.removeprefix("visit_")
     if not method.startswith("visit_") or (kind != "ptr" and kind not in SCALARS):
-        raise lw.err(node, "E0599", f"`ArgVisitor` has no method `{method}`", "visit_ptr, visit_i32, visit_f32...")
+        raise lw.rejects(node, "E0599", f"`ArgVisitor` has no method `{method}`", "visit_ptr, visit_i32, visit_f32...")
     if len(args) != 1:
-        raise lw.err(node, "E0061", f"`visitor.{method}` takes 1 argument but {len(args)} were supplied")
+        raise lw.rejects(node, "E0061", f"`visitor.{method}` takes 1 argument but {len(args)} were supplied")
     want = PTR if kind == "ptr" else Ty(Kind.SCALAR, kind)
     lw.hint(args[0], want)
     v = lw.settle(lw.expr(args[0]), want, args[0])
     if kind != "ptr" and v.ty.elem in SCALARS and v.ty.elem != kind:
-        raise lw.err(args[0], "E0308", f"mismatched types: `visitor.{method}` takes a `{kind}`, found `{v.ty.elem}`",
-                     f"cast it: `{text(args[0])} as {kind}` (rustc: E0308)")
+        raise lw.rejects(args[0], "E0308", f"mismatched types: `visitor.{method}` takes a `{kind}`, found `{v.ty.elem}`",
+                     f"cast it: `{text(args[0])} as {kind}`")
     return Val(call(ast.Attribute(name("visitor"), method, LOAD), [v.expr]), NONE_TY)
 
 
@@ -203,7 +204,7 @@ def self_method(lw: HostLowerer, node: Node, method: str, args: list[Node]) -> V
     if spec is not None:
         n = len(spec.params)
         if len(args) != n + (1 if spec.visitor else 0):
-            raise lw.err(node, "E0061", f"`{method}` takes {n + spec.visitor} arguments but {len(args)} were supplied")
+            raise lw.rejects(node, "E0061", f"`{method}` takes {n + spec.visitor} arguments but {len(args)} were supplied")
         vals = []
         for a, (_, ty) in zip(args, spec.params, strict=False):
             lw.hint(a, ty)
@@ -263,8 +264,8 @@ def _load(target: ast.expr) -> ast.expr:
 
 def _arity(lw: HostLowerer, node: Node, method: str, args: list[Node], n: int) -> None:
     if len(args) != n:
-        raise lw.err(node, "E0061", f"`{method}` takes {n} argument{'s' * (n != 1)} but {len(args)} were supplied",
-                     "rustc: E0061")
+        raise lw.rejects(node, "E0061", f"`{method}` takes {n} argument{'s' * (n != 1)} but {len(args)} were supplied",
+                     None)
 
 
 def seq_method(lw: HostLowerer, node: Node, recv: Val, method: str, args: list[Node], turbofish: list[Node]) -> Val:
@@ -277,7 +278,7 @@ def seq_method(lw: HostLowerer, node: Node, recv: Val, method: str, args: list[N
     if spec is None:
         if method in ITER_METHODS:
             return iter_method(lw, node, Val(recv.expr, container(Kind.ITER, el)), method, args, turbofish)
-        raise lw.err(node, "E0599", f"no method `{method}` that rs2triton translates on a slice",
+        raise lw.err(node, "E0002", f"`.{method}()` of a slice",
                      "slices have len, is_empty, first, last, get, contains, to_vec, iter...")
     _arity(lw, node, method, args, spec.arity)
     if spec.form == "len":
@@ -317,7 +318,7 @@ def iter_method(lw: HostLowerer, node: Node, recv: Val, method: str, args: list[
         return recv
     spec = ITER_METHODS.get(method)
     if spec is None:
-        raise lw.err(node, "E0599", f"no method `{method}` that rs2triton translates on an iterator",
+        raise lw.err(node, "E0002", f"`.{method}()` of an iterator",
                      "iterators have map, filter, all, any, enumerate, zip, rev, take, skip, step_by, sum, "
                      "product, max, min, count, last, collect")
     _arity(lw, node, method, args, spec.arity)
@@ -348,9 +349,9 @@ def iter_method(lw: HostLowerer, node: Node, recv: Val, method: str, args: list[
             return Val(call("range", [*bounds, n]), recv.ty)
         if form == "step_by" and literal_value(n) == 0:
             raise lw.err(args[0], "E0002", "`step_by(0)` panics: assertion failed: step != 0")
-        bounds = {"take": ast.Slice(lower=None, upper=n, step=None), "skip": ast.Slice(lower=n, upper=None, step=None),
-                  "step_by": ast.Slice(lower=None, upper=None, step=n)}[form]
-        return Val(ast.Subscript(value=_sequence(value), slice=bounds, ctx=LOAD), recv.ty)
+        part_of = {"take": ast.Slice(lower=None, upper=n, step=None), "skip": ast.Slice(lower=n, upper=None, step=None),
+                   "step_by": ast.Slice(lower=None, upper=None, step=n)}[form]
+        return Val(ast.Subscript(value=_sequence(value), slice=part_of, ctx=LOAD), recv.ty)
     if form in ("sum", "product"):
         ty = _sum_type(lw, node, el, turbofish)
         if ty.elem in FLOAT_TYPES:
@@ -381,15 +382,13 @@ def option_method(lw: HostLowerer, node: Node, recv: Val, method: str, args: lis
         return recv
     spec = OPTION_METHODS.get(method)
     if spec is None:
-        raise lw.err(node, "E0599", f"no method `{method}` that rs2triton translates on an `Option`",
+        raise lw.err(node, "E0002", f"`.{method}()` of an `Option`",
                      "Option has unwrap, expect, unwrap_or, unwrap_or_default, is_some, is_none, map, and_then")
     _arity(lw, node, method, args, spec.arity)
     form = spec.form
     if form == "unwrap":
         return Val(call(lw.helper("unwrap"), [recv.expr]), inner)
     if form == "expect":
-        from rs2triton.transpiler.lowering.host.expressions import const_string
-
         message = const_string(lw, args[0])
         if message is None:
             raise lw.err(args[0], "E0002", "an `expect` message that is not a string literal")
@@ -432,21 +431,11 @@ def option_method(lw: HostLowerer, node: Node, recv: Val, method: str, args: lis
 @expression("range_expression", target=HOST)
 def range_value(lw: HostLowerer, node: Node) -> Val:
     """``a..b`` / ``a..=b`` as an iterator (``(0..n).rev()``): ``range(a, b)``."""
-    from rs2triton.transpiler.lowering.host.expressions import range_bounds
-
     lo, hi = range_bounds(lw, node)
     if hi is None:
         raise lw.err(node, "E0002", "an unbounded range in host code", "give the range an end")
     args = [hi] if lo is None or literal_value(lo) == 0 else [lo, hi]
     return Val(call("range", args), container(Kind.ITER, USIZE))
-
-
-def iterable(lw: HostLowerer, node: Node) -> Val:
-    """What a `for` loop iterates: a range, an iterator, a slice, an array."""
-    v = lw.expr(node)
-    if v.ty.kind not in (Kind.ITER, Kind.SEQ, Kind.ARRAY):
-        raise lw.err(node, "E0277", f"a value of kind {v.ty.kind.value} is not an iterator", "rustc: E0277")
-    return Val(v.expr, container(Kind.ITER, v.ty.inner))
 
 
 _TURBOFISH = re.compile(r"::<(?:[^<>]|<[^<>]*>)*>")
@@ -479,8 +468,8 @@ def path_call(lw: HostLowerer, node: Node, func: Node, args: list[Node], turbofi
         typed = a.ty if not a.weak else b.ty
         a, b = lw.settle(a, typed, args[0]), lw.settle(b, typed, args[1])
         if typed.elem in FLOAT_TYPES:
-            raise lw.err(node, "E0277", f"`{typed.elem}` is not `Ord`: `std::cmp::{last}` takes ordered values",
-                         f"use `a.{last}(b)` (rustc: E0277)")
+            raise lw.rejects(node, "E0277", f"`{typed.elem}` is not `Ord`: `std::cmp::{last}` takes ordered values",
+                         f"use `a.{last}(b)`")
         return Val(call(last, [a.expr, b.expr]), a.ty)
     if owner in SCALARS and last == "from" and len(args) == 1:
         v = lw.narrow(lw.expr(args[0]), args[0])
@@ -493,17 +482,17 @@ def path_call(lw: HostLowerer, node: Node, func: Node, args: list[Node], turbofi
     if last == "new" and owner in module.kernels:
         consts = list(module.kernels[owner].values())
         if len(args) != len(consts):
-            raise lw.err(node, "E0061", f"`{owner}::new` takes {len(consts)} arguments (its const generics) but "
+            raise lw.rejects(node, "E0061", f"`{owner}::new` takes {len(consts)} arguments (its const generics) but "
                          f"{len(args)} were supplied")
         vals = []
-        for a, t in zip(args, consts, strict=True):
-            lw.hint(a, Ty(Kind.SCALAR, t))
-            vals.append(lw.settle(lw.expr(a), Ty(Kind.SCALAR, t), a).expr)
+        for arg, t in zip(args, consts, strict=True):
+            lw.hint(arg, Ty(Kind.SCALAR, t))
+            vals.append(lw.settle(lw.expr(arg), Ty(Kind.SCALAR, t), arg).expr)
         return Val(call(ast.Attribute(name(owner), "new", LOAD), vals), Ty(Kind.KERNEL, owner))
     struct = lw.struct if owner == "Self" else owner
     if struct in module.structs and (last == "new" or last in module.inherent.get(struct, {})):
         if last == "new" and last not in module.inherent.get(struct, {}):
-            raise lw.err(node, "E0599", f"no function `new` for `{struct}`", "rustc: E0599")
+            raise lw.rejects(node, "E0599", f"no function `new` for `{struct}`", None)
         target = name("cls") if lw.in_classmethod and struct == lw.struct else (
             call("type", [name("self")]) if struct == lw.struct else name(struct))
         return _struct_call(lw, target, struct, last, args, node)
@@ -511,4 +500,4 @@ def path_call(lw: HostLowerer, node: Node, func: Node, args: list[Node], turbofi
                  "`Some`, `size_of::<T>()`, `std::cmp::max/min` and scalar types' functions")
 
 
-__all__ = ["call_expression", "iterable", "math", "STR"]
+__all__ = ["call_expression", "math", "STR"]

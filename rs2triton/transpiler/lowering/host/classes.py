@@ -29,6 +29,7 @@ from rs2triton.transpiler.frontend.items import HostItem, Kernel, ModuleItems, c
 from rs2triton.transpiler.frontend.macros import MacroError, expand
 from rs2triton.transpiler.frontend.parse import named_children, parser, text
 from rs2triton.transpiler.frontend.source import SourceMap
+from rs2triton.transpiler.lowering import rustc
 from rs2triton.transpiler.lowering.context import ModuleContext
 from rs2triton.transpiler.lowering.host.lowerer import (
     UNTRANSLATED,
@@ -135,7 +136,7 @@ def _trait() -> dict[str, TraitMethod]:
         if fn.type != "function_signature_item":
             continue
         params = [p for p in named_children(fn.child_by_field_name("parameters")) if p.type == "parameter"]  # type: ignore[arg-type]
-        typed = [(text(p.child_by_field_name("pattern")), rust_type(p.child_by_field_name("type"))) for p in params]
+        typed = [(text(p.child_by_field_name("pattern") or p), rust_type(p.child_by_field_name("type"))) for p in params]
         visitor = bool(typed) and typed[-1][1].kind is Kind.VISITOR
         ret = fn.child_by_field_name("return_type")
         out[text(fn.child_by_field_name("name"))] = TraitMethod(  # type: ignore[arg-type]
@@ -262,8 +263,8 @@ def _lower_method(fn: Node, doc: str | None, lw: HostLowerer, py_name: str, smap
             if spec is not None:
                 lw.returns = spec.returns
                 if len(rust_params) != len(spec.params) + (1 if spec.visitor else 0):
-                    raise lw.err(fn, "E0050", f"`{py_name}` has {len(rust_params)} parameters but the trait's has "
-                                 f"{len(spec.params) + spec.visitor}", "rustc: E0050")
+                    raise lw.err(fn, "E0002", f"`{py_name}` has {len(rust_params)} parameters; the trait's (as "
+                                 f"release/0.2.1 states it) has {len(spec.params) + spec.visitor}")
                 for p, (py, ty) in zip(rust_params, spec.params, strict=False):
                     lw.names.bind(_param_name(p), py, ty)
                     _param_mutability(lw, p)
@@ -286,7 +287,7 @@ def _lower_method(fn: Node, doc: str | None, lw: HostLowerer, py_name: str, smap
             for tp in lw.type_params if classmethod else ():
                 lw.names.bind(tp, tp, UNKNOWN)
             if lw.visitor is not None:
-                lw.emit(ast.Assign(targets=[ast.Name("visitor", STORE)], value=call(lw.helper("ArgVisitor"))), fn)
+                lw.emit(ast.Assign(targets=[ast.Name("visitor", STORE)], value=call("ArgVisitor")), fn)
                 lw.value_into(body_node, discard)
             else:
                 lw.hint(body_node, lw.returns)
@@ -301,7 +302,7 @@ def _lower_method(fn: Node, doc: str | None, lw: HostLowerer, py_name: str, smap
                                         d.line, d.col, d.length,
                                         "the method raises NotImplementedError; the kernel's launcher still works",
                                         d.source_line, "warning"))
-        value = call(lw.helper("Unsupported"), [ast.Constant(op_name), ast.Constant(py_name),
+        value = call("Unsupported", [ast.Constant(op_name), ast.Constant(py_name),
                                                 ast.Constant(f"not translated from Rust ({what}; {smap.shown}:{line})")])
         return ast.Assign(targets=[ast.Name(py_name, STORE)], value=value, lineno=line)
     stmts = body
@@ -329,10 +330,9 @@ def _lower_method(fn: Node, doc: str | None, lw: HostLowerer, py_name: str, smap
 
 
 def _param_mutability(lw: HostLowerer, p: Node) -> None:
-    pattern = p.child_by_field_name("pattern")
     b = lw.names.lookup(_param_name(p))
     if b is not None:
-        b.mutable = pattern is not None and pattern.type == "mut_pattern"
+        b.decl = "mut" if rustc.is_mut(p) else "param"
 
 
 def _delegation(stmts: list[ast.stmt]) -> ast.expr | None:

@@ -22,7 +22,7 @@ from rs2triton.transpiler.pyast import LOAD, STORE, call, const, name, python_na
 @expression("self", target=HOST)
 def self_(lw: HostLowerer, node: Node) -> Val:
     if lw.in_classmethod:
-        raise lw.err(node, "E0424", "`self` is not available here", "this function has no `self` parameter (rustc: E0424)")
+        raise lw.rejects(node, "E0424", "`self` is not available here", "this function has no `self` parameter")
     return Val(name("self"), Ty(Kind.STRUCT, lw.struct))
 
 
@@ -52,7 +52,7 @@ def index(lw: HostLowerer, node: Node) -> Val:
     value_node, index_node = [c for c in named_children(node) if c.type not in COMMENTS][:2]
     base = lw.expr(value_node)
     if base.ty.kind not in (Kind.SEQ, Kind.ARRAY, Kind.UNKNOWN):
-        raise lw.err(node, "E0608", f"cannot index into a value of type {base.ty.kind.value}", "rustc: E0608")
+        raise lw.rejects(node, "E0608", f"cannot index into a value of type {base.ty.kind.value}", None)
     if index_node.type == "range_expression":
         lo, hi = range_bounds(lw, index_node)
         return Val(ast.Subscript(value=base.expr, slice=ast.Slice(lower=lo, upper=hi, step=None), ctx=LOAD),
@@ -60,8 +60,8 @@ def index(lw: HostLowerer, node: Node) -> Val:
     lw.hint(index_node, USIZE)
     i = lw.settle(lw.expr(index_node), USIZE, index_node)
     if i.ty.elem not in ("usize", None):
-        raise lw.err(index_node, "E0277", f"the type `[T]` cannot be indexed by `{i.ty.elem}`",
-                     "slices are indexed by `usize` (rustc: E0277)")
+        raise lw.rejects(index_node, "E0277", f"the type `[T]` cannot be indexed by `{i.ty.elem}`",
+                     "slices are indexed by `usize`")
     return Val(ast.Subscript(value=base.expr, slice=i.expr, ctx=LOAD), base.ty.inner)
 
 
@@ -134,7 +134,7 @@ def struct_literal(lw: HostLowerer, node: Node) -> Val:
             raise lw.err(init, "E0002", "`..` in a struct expression", "give every field")
         fty = fields.get(field)
         if fty is None:
-            raise lw.err(init, "E0560", f"struct `{struct}` has no field named `{field}`", "rustc: E0560")
+            raise lw.rejects(init, "E0560", f"struct `{struct}` has no field named `{field}`", None)
         if fty.kind is Kind.PHANTOM:
             continue
         lw.hint(value_node, fty)
@@ -147,6 +147,24 @@ def struct_literal(lw: HostLowerer, node: Node) -> Val:
         keywords += [ast.keyword(arg=tp, value=name(tp)) for tp in lw.type_params]
     owner = name("cls") if lw.in_classmethod else call("type", [name("self")])
     return Val(ast.Call(func=owner, args=[], keywords=keywords), Ty(Kind.STRUCT, struct))
+
+
+def condition(lw: HostLowerer, node: Node) -> ast.expr:
+    if node.type in ("let_condition", "let_chain"):
+        raise lw.err(node, "E0002", "`if let` / `while let` in host code", "compare with `is_some()` and `unwrap()`")
+    v = lw.narrow(lw.expr(node), node)
+    if v.ty.elem not in ("bool", None) or v.ty.kind in (Kind.SEQ, Kind.ARRAY, Kind.PTR, Kind.STR, Kind.OPTION):
+        raise lw.rejects(node, "E0308", f"mismatched types: expected `bool`, found `{v.ty.elem or v.ty.kind.value}`",
+                     "Rust has no truthiness: compare explicitly (`x != 0`)")
+    return v.expr
+
+
+def iterable(lw: HostLowerer, node: Node) -> Val:
+    """What a `for` loop iterates: a range, an iterator, a slice, an array."""
+    v = lw.expr(node)
+    if v.ty.kind not in (Kind.ITER, Kind.SEQ, Kind.ARRAY):
+        raise lw.rejects(node, "E0277", f"a value of kind {v.ty.kind.value} is not an iterator", None)
+    return Val(v.expr, container(Kind.ITER, v.ty.inner))
 
 
 # ------------------------------------------------------------------ statements as values
@@ -165,8 +183,6 @@ def hoisted(lw: HostLowerer, node: Node) -> Val:
 def if_value(lw: HostLowerer, node: Node) -> Val:
     """``if c { a } else { b }`` inside an expression: ``a if c else b`` where both branches are
     plain values, else a variable assigned in each branch."""
-    from rs2triton.transpiler.lowering.host.statements import condition
-
     alt = node.child_by_field_name("alternative")
     cons = part(node, "consequence")
     other = alt.named_children[-1] if alt is not None and alt.named_children else None
@@ -192,6 +208,11 @@ def _single(block: Node) -> Node | None:
 
 @expression("block", "unsafe_block", "match_expression", "loop_expression", target=HOST)
 def statement_value(lw: HostLowerer, node: Node) -> Val:
+    """A block of one expression is that expression (``unsafe { p.add(n) }``); the rest, hoisted."""
+    inner = next((c for c in named_children(node) if c.type == "block"), None) if node.type == "unsafe_block" else node
+    if inner is not None and inner.type == "block" and _single(inner) is not None:
+        with lw.names.scope(python_block=False):
+            return lw.expr(_single(inner))  # type: ignore[arg-type]
     return hoisted(lw, node)
 
 
@@ -286,7 +307,7 @@ def format_message(lw: HostLowerer, args: list[Node], node: Node) -> ast.expr:
             else:
                 b = lw.names.lookup(arg)
                 if b is None:
-                    raise lw.err(node, "E0425", f"cannot find value `{arg}` in this scope", "rustc: E0425")
+                    raise lw.rejects(node, "E0425", f"cannot find value `{arg}` in this scope", None)
                 value = b.expr if b.expr is not None else name(b.py)
             used.append(value)
             conv = "!r" if spec.endswith("?") else ""

@@ -105,10 +105,11 @@ def returning(lw: HostLowerer, v: Val, node: Node) -> None:
 
 
 def assign_to(py: str, declared: Ty | None, bound: list[Ty]) -> Sink:
-    """A sink assigning the value to ``py`` (the type each branch gives is appended to ``bound``)."""
+    """A sink assigning the value to ``py`` (the type each branch gives is appended to ``bound``):
+    an integer is wrapped to its type when it is bound to a name."""
 
     def assign(lw: HostLowerer, v: Val, node: Node) -> None:
-        v = lw.settle(v, declared, node) if declared is not None else lw.settle(v, None, node)
+        v = lw.settle(v, declared, node)
         bound.append(v.ty)
         lw.emit(ast.Assign(targets=[ast.Name(py, ast.Store())], value=v.expr), node)
 
@@ -124,10 +125,7 @@ class HostLowerer(Lowerer):
     def __init__(self, module: HostModule, fn: Node, struct: str, fields: dict[str, Ty],
                  type_params: tuple[str, ...] = (), classmethod: bool = False, methods: frozenset[str] = frozenset(),
                  anchor: Node | None = None):
-        from rs2triton.transpiler.lowering.host.builder import HOST_BUILDER
-
         super().__init__(module.ctx, None, fn, "T")
-        self.build = HOST_BUILDER  # type: ignore[assignment]
         self.module = module
         self.struct = struct
         self.fields = fields
@@ -151,6 +149,14 @@ class HostLowerer(Lowerer):
         if node is not None:
             stmt.lineno = (self.anchor or node).start_point[0] + 1
         self.bodies[-1].append(stmt)
+
+    def rejects(self, node: Node, rustc_code: str, msg: str, hint: str | None = None) -> TranspileError:
+        """What rustc rejects (its ``rustc_code``): E0015 for the borrow checker's rules, E0014 for
+        its type and name rules, as for kernels (:mod:`..rustc`)."""
+        from rs2triton.transpiler.lowering.rustc import BORROW_CODE, TYPE_CODE
+
+        code = BORROW_CODE if rustc_code in ("E0382", "E0384", "E0499", "E0502", "E0505") else TYPE_CODE
+        return self.err(node, code, f"{msg} (rustc's {rustc_code})", hint)
 
     @contextmanager
     def anchored(self, node: Node) -> Iterator[None]:
@@ -216,7 +222,7 @@ class HostLowerer(Lowerer):
         ``return`` lowered to statements whose branches each end in the sink."""
         saved, self.sink = self.sink, sink
         try:
-            rule = STATEMENTS[HOST].get(node.type) if node.type in _SINKING else None
+            rule = STATEMENTS[HOST].get(node.type)
             if rule is not None:
                 self.dispatch(rule, node)
             else:
@@ -243,12 +249,6 @@ class HostLowerer(Lowerer):
     def rust_type(self, node: Node | None) -> Ty:
         """The type a Rust type node names, as host code holds it."""
         return rust_type(node, self.module, self.struct)
-
-
-# Node kinds lowered as statements even where their value is used (into the sink).
-_SINKING = frozenset({"block", "unsafe_block", "if_expression", "match_expression", "return_expression",
-                      "loop_expression", "parenthesized_expression", "macro_invocation", "expression_statement",
-                      "break_expression", "continue_expression"})
 
 
 def rust_type(node: Node | None, module: HostModule | None = None, struct: str = "") -> Ty:

@@ -13,12 +13,14 @@ import ast
 from tree_sitter import Node
 
 from rs2triton.transpiler.frontend.parse import named_children, part, text
+from rs2triton.transpiler.lowering import rustc
+from rs2triton.transpiler.lowering.host.expressions import condition, format_message, iterable, macro_args
 from rs2triton.transpiler.lowering.host.lowerer import HostLowerer, assign_to, discard, returning
 from rs2triton.transpiler.lowering.lowerer import COMMENTS
 from rs2triton.transpiler.lowering.operators import binop
 from rs2triton.transpiler.lowering.registry import HOST, statement
 from rs2triton.transpiler.lowering.values import BOOL, NONE_TY, PTR, SHAPE, UNKNOWN, Kind, Ty, Val
-from rs2triton.transpiler.pyast import LOAD, STORE, call, const, name
+from rs2triton.transpiler.pyast import LOAD, STORE, call, const, literal_value, name
 
 _STATEMENT_KINDS = ("let_declaration", "expression_statement", "empty_statement", "function_item", "const_item",
                     "use_declaration", "attribute_item", "struct_item", "impl_item", "macro_definition", *COMMENTS)
@@ -142,7 +144,7 @@ def bind_value(lw: HostLowerer, rust: str, value: Node, declared: Ty | None, mut
     lw.names.bind(rust, py, Ty(Kind.SCALAR, ty.elem) if ty.kind is Kind.CONST and mutable else ty)
     b = lw.names.lookup(rust)
     assert b is not None
-    b.mutable = mutable
+    b.decl = "mut" if mutable else ""
 
 
 def pattern_target(lw: HostLowerer, pattern: Node, ty: Ty, mutable: bool = False) -> ast.expr:
@@ -159,10 +161,10 @@ def pattern_target(lw: HostLowerer, pattern: Node, ty: Ty, mutable: bool = False
         py = lw.names.declare(text(pattern), ty)
         b = lw.names.lookup(text(pattern))
         assert b is not None
-        b.mutable = mutable
+        b.decl = "mut" if mutable else ""
         return ast.Name(py, STORE)
     if kind == "tuple_pattern":
-        subs = [c for c in pattern.named_children if c.type not in COMMENTS]
+        subs = [c for c in pattern.children if c.type not in ("(", ")", ",", *COMMENTS)]
         if ty.kind is Kind.INPUT and len(subs) == 2:
             py = lw.names.fresh("t")
             for i, sub in enumerate(subs):
@@ -189,9 +191,7 @@ def _assign_target(lw: HostLowerer, left: Node, node: Node) -> tuple[ast.expr, V
         b = lw.names.lookup(text(left))
         if b is None:
             raise lw.err(left, "E0006", f"cannot find value `{text(left)}` in this scope")
-        if not b.mutable:
-            raise lw.err(node, "E0384", f"cannot assign twice to immutable variable `{text(left)}`",
-                         f"make the binding mutable: `let mut {text(left)}` (rustc: E0384)")
+        rustc.check_assign(lw, b, left, node)
         return ast.Name(b.py, STORE), Val(name(b.py), b.ty)
     current = lw.expr(left)
     target = current.expr
@@ -220,7 +220,8 @@ def compound_assignment(lw: HostLowerer, node: Node) -> None:
     rhs = lw.expr(right)
     v = lw.settle(binop(lw, op, current, rhs, node), current.ty, node)
     e = v.expr
-    if isinstance(e, ast.BinOp) and e.left is current.expr and e.right is rhs.expr:
+    if isinstance(e, ast.BinOp) and e.left is current.expr and e.right is rhs.expr and \
+            isinstance(target, ast.Name | ast.Attribute | ast.Subscript):
         lw.emit(ast.AugAssign(target=target, op=e.op, value=e.right), node)  # Python's operator means Rust's here
         return
     lw.emit(ast.Assign(targets=[target], value=e), node)
@@ -233,16 +234,6 @@ def local_const(lw: HostLowerer, node: Node) -> None:
 
 
 # ------------------------------------------------------------------ if and match
-
-
-def condition(lw: HostLowerer, node: Node) -> ast.expr:
-    if node.type in ("let_condition", "let_chain"):
-        raise lw.err(node, "E0002", "`if let` / `while let` in host code", "compare with `is_some()` and `unwrap()`")
-    v = lw.narrow(lw.expr(node), node)
-    if v.ty.elem not in ("bool", None) or v.ty.kind in (Kind.SEQ, Kind.ARRAY, Kind.PTR, Kind.STR, Kind.OPTION):
-        raise lw.err(node, "E0308", f"mismatched types: expected `bool`, found `{v.ty.elem or v.ty.kind.value}`",
-                     "Rust has no truthiness: compare explicitly (`x != 0`) (rustc: E0308)")
-    return v.expr
 
 
 @statement("if_expression", target=HOST)
@@ -286,8 +277,8 @@ def match(lw: HostLowerer, node: Node) -> None:
         if test is None:
             break  # (arms after a catch-all are never reached)
     if not chain or chain[-1][0] is not None:
-        raise lw.err(node, "E0004", "non-exhaustive patterns: this `match` has no catch-all arm",
-                     "add a `_ => ...` arm (rustc: E0004)")
+        raise lw.rejects(node, "E0004", "non-exhaustive patterns: this `match` has no catch-all arm",
+                     "add a `_ => ...` arm")
     out: list[ast.stmt] = chain[-1][1]
     for test, arm_body in reversed(chain[:-1]):
         assert test is not None
@@ -305,7 +296,7 @@ def pattern_test(lw: HostLowerer, pattern: Node, subject: Val) -> ast.expr | Non
         lw.names.declare(text(pattern), subject.ty)
         b = lw.names.lookup(text(pattern))
         assert b is not None
-        b.expr, b.mutable = subject.expr, False
+        b.expr = subject.expr
         return None
     if kind == "or_pattern":
         tests = [pattern_test(lw, p, subject) for p in named_children(pattern)]
@@ -332,8 +323,8 @@ def _literal(lw: HostLowerer, node: Node, subject: Val) -> ast.expr:
     lw.hint(node, subject.ty)
     if node.type == "negative_literal":
         v = lw.expr(node.named_children[0])
-        return lw.settle(Val(const(-v.expr.value), v.ty, weak=v.weak), subject.ty, node).expr \
-            if isinstance(v.expr, ast.Constant) else v.expr
+        lit = literal_value(v.expr)
+        return lw.settle(Val(const(-lit), v.ty, weak=v.weak), subject.ty, node).expr if lit is not None else v.expr
     return lw.settle(lw.expr(node), subject.ty, node).expr
 
 
@@ -342,8 +333,6 @@ def _literal(lw: HostLowerer, node: Node, subject: Val) -> ast.expr:
 
 @statement("for_expression", target=HOST)
 def for_(lw: HostLowerer, node: Node) -> None:
-    from rs2triton.transpiler.lowering.host.calls import iterable
-
     pattern, value, body = part(node, "pattern"), part(node, "value"), part(node, "body")
     it = iterable(lw, value)
     stmts: list[ast.stmt] = []
@@ -389,12 +378,12 @@ def break_(lw: HostLowerer, node: Node) -> None:
     if any(c.type in ("label", "loop_label") for c in node.children):
         raise lw.err(node, "E0002", f"a labelled `{node.type.split('_')[0]}`", "restructure the loops")
     if not lw.loop_sinks:
-        raise lw.err(node, "E0268", f"`{node.type.split('_')[0]}` outside of a loop", "rustc: E0268")
+        raise lw.rejects(node, "E0268", f"`{node.type.split('_')[0]}` outside of a loop", None)
     value = next((c for c in node.named_children if c.type not in COMMENTS), None)
     if node.type == "break_expression" and value is not None:
         loop_sink = lw.loop_sinks[-1]
         if loop_sink is None:
-            raise lw.err(node, "E0571", "`break` with value from a `for` or `while` loop", "rustc: E0571")
+            raise lw.rejects(node, "E0571", "`break` with value from a `for` or `while` loop", None)
         lw.value_into(value, loop_sink)
     lw.emit(ast.Break() if node.type == "break_expression" else ast.Continue(), node)
 
@@ -425,8 +414,6 @@ def macro_statement(lw: HostLowerer, node: Node) -> None:
     """``panic!``-style macros raise Rust's panic (``unimplemented!``/``todo!``:
     ``NotImplementedError``, with Rust's message); ``assert!``-style ones test and panic; the
     ``debug_`` ones are gone in a release build; any other macro is a value (``vec![..]``)."""
-    from rs2triton.transpiler.lowering.host.expressions import format_message, macro_args
-
     with lw.anchored(node):
         _macro_statement(lw, node, _macro_name(node), format_message, macro_args)
 
@@ -467,7 +454,7 @@ def _prefixed(prefix: str, message: ast.expr) -> ast.expr:
     if isinstance(message, ast.Constant) and isinstance(message.value, str):
         return ast.Constant(prefix + message.value)
     if isinstance(message, ast.Call) and isinstance(message.func, ast.Attribute) and \
-            isinstance(message.func.value, ast.Constant):
+            isinstance(message.func.value, ast.Constant) and isinstance(message.func.value.value, str):
         return call(ast.Attribute(value=ast.Constant(prefix + message.func.value.value), attr="format", ctx=LOAD),
                     message.args)
     return ast.BinOp(left=ast.Constant(prefix), op=ast.Add(), right=message)
@@ -484,4 +471,4 @@ def _negate(test: ast.expr) -> ast.expr:
     return ast.UnaryOp(op=ast.Not(), operand=test)
 
 
-__all__ = ["BOOL", "bind_value", "condition", "pattern_target", "returning"]
+__all__ = ["BOOL", "bind_value", "pattern_target", "returning"]

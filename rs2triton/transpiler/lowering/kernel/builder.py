@@ -17,7 +17,10 @@ from tree_sitter import Node
 
 from rs2triton.rust import semantics
 from rs2triton.rust.types import INT_TYPES
+from rs2triton.transpiler.frontend.parse import text
+from rs2triton.transpiler.lowering.kernel import paths
 from rs2triton.transpiler.lowering.operators import ARITHMETIC, may_be_negative, not_is_logical
+from rs2triton.transpiler.lowering.registry import KERNEL, builder
 from rs2triton.transpiler.lowering.values import BLOCKS, Kind, Ty, Val
 from rs2triton.transpiler.pyast import LOAD, call, const, literal_value
 
@@ -34,23 +37,18 @@ def _arith_op(lw: Lowerer, op: str, left: Val, right: Val) -> ast.operator:
     return ARITHMETIC[op]()
 
 
+@builder(KERNEL)
 class KernelBuilder:
     """Triton for the shared rules' decisions (see the module's docstring), and what a name, a
     path or a field means in a kernel beyond the shared rules (:mod:`.paths`)."""
 
     def free_name(self, lw: Lowerer, ident: str, node: Node) -> Val:
-        from rs2triton.transpiler.lowering.kernel import paths
-
         return paths.free_name(lw, ident, node)
 
     def path_value(self, lw: Lowerer, head: str, rest: str, node: Node) -> Val:
-        from rs2triton.transpiler.lowering.kernel import paths
-
         return paths.path_value(lw, head, rest, node)
 
     def field_value(self, lw: Lowerer, base: Val, field_node: Node, node: Node) -> Val:
-        from rs2triton.transpiler.lowering.kernel import paths
-
         return paths.field_value(lw, base, field_node, node)
 
     def bool_kind(self, kind: Kind) -> Kind:
@@ -115,6 +113,10 @@ class KernelBuilder:
             return Val(wrapped, Ty(Kind.CONST, target))
         return convert(lw, v, target, node)
 
+    def cast_to_type(self, lw: Lowerer, v: Val, type_node: Node, node: Node) -> Val:
+        raise lw.err(type_node, "E0002", f"cannot cast to `{text(type_node)}`",
+                     "`as` casts take a scalar type such as f32 or i64; use T::cast for tensors")
+
     def narrow(self, lw: Lowerer, v: Val, node: Node) -> Val:
         """A value computed in f32 for f32-only math, rounded once to its Rust type here,
         where it meets that type again (a store, an operand of a non-math op, a branch
@@ -141,5 +143,3 @@ def convert(lw: Lowerer, v: Val, target: str, node: Node) -> Val:
         return Val(call(ast.Attribute(value=v.expr, attr="to", ctx=LOAD), [dtype]), Ty(v.ty.kind, target))
     return Val(call("tl.cast", [v.expr, dtype]), Ty(Kind.SCALAR, target))
 
-
-KERNEL_BUILDER = KernelBuilder()

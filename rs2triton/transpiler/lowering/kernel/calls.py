@@ -28,6 +28,7 @@ from rs2triton.transpiler.dsl.ops import (
     Turbofish,
 )
 from rs2triton.transpiler.frontend.parse import named_children, part, text
+from rs2triton.transpiler.lowering import rustc
 from rs2triton.transpiler.lowering.kernel.builder import convert
 from rs2triton.transpiler.lowering.lowerer import Lowerer, unparen
 from rs2triton.transpiler.lowering.operators import binop
@@ -85,6 +86,7 @@ def call_expression(lw: Lowerer, node: Node) -> Val:
             if op is None:
                 raise lw.err(part(func, "name"), "E0003",
                              f"`{lw.T}::{fname}` is not a method of the Triton trait", _suggest(fname, OPS))
+            rustc.check_op_generics(lw, fname, generics, node)
             return lower_op(lw, op, args, generics, node)
         if lw.is_dtype(head) or head in SCALARS:
             return dtype_constructor(lw, head, fname, args, node)

@@ -8,6 +8,7 @@ import ast
 from tree_sitter import Node
 
 from rs2triton.transpiler.frontend.parse import named_children, part, text
+from rs2triton.transpiler.lowering import rustc
 from rs2triton.transpiler.lowering.kernel.loops import CountedLoop
 from rs2triton.transpiler.lowering.lowerer import Lowerer, unparen
 from rs2triton.transpiler.lowering.registry import KERNEL, statement
@@ -36,6 +37,7 @@ def simple_if(node: Node) -> bool:
 
 def if_statement(lw: Lowerer, node: Node) -> ast.If:
     cond = lw.expr(part(node, "condition"))
+    rustc.check_condition(lw, part(node, "condition"), cond)
     then: list[ast.stmt] = []
     defined = lw.block_into(part(node, "consequence"), then)
     orelse: list[ast.stmt] = []
@@ -54,6 +56,7 @@ def if_statement(lw: Lowerer, node: Node) -> ast.If:
 def if_value(lw: Lowerer, node: Node, target: str) -> tuple[ast.If, Ty]:
     """`if c { stmts; a } else { stmts; b }` as a value: assign ``target`` in each branch."""
     cond = lw.expr(part(node, "condition"))
+    rustc.check_condition(lw, part(node, "condition"), cond)
     then: list[ast.stmt] = []
     t_ty = _branch_value(lw, part(node, "consequence"), then, target)
     alt = node.child_by_field_name("alternative")
@@ -90,6 +93,7 @@ def for_(lw: Lowerer, node: Node) -> None:
     pattern = part(node, "pattern")
     if pattern.type != "identifier":
         raise lw.err(pattern, "E0002", "only a plain loop variable is supported")
+    rustc.not_a_const_generic(lw, text(pattern), pattern)
     emit_range_for(lw, text(pattern), "i32", range_args(lw, part(node, "value")), node)
 
 
@@ -183,6 +187,7 @@ def while_(lw: Lowerer, node: Node) -> None:
             lw.absorbed.discard(info.let.id)
             _start_counter(lw, info)
     cond = lw.expr(part(node, "condition"))
+    rustc.check_condition(lw, part(node, "condition"), cond, "while")
     body: list[ast.stmt] = []
     lw.loop_depth += 1
     try:
@@ -221,6 +226,7 @@ def _start_counter(lw: Lowerer, info: CountedLoop, start: Val | None = None) -> 
     if b is None:  # its `let` went to an earlier loop of the chain that became a `for`
         ty = Ty(Kind.SCALAR, start.ty.elem) if start.ty.compile_time else start.ty
         py = lw.names.declare(info.counter, ty)
+        rustc.declared(lw, info.counter, "mut")  # (a `let mut`)
     else:
         py = b.py
     lw.assign(py, lw.narrow(start, info.start).expr, info.let)

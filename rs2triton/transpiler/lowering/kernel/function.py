@@ -11,6 +11,7 @@ from tree_sitter import Node
 from rs2triton.rust.types import SCALARS
 from rs2triton.transpiler.frontend.items import Kernel
 from rs2triton.transpiler.frontend.parse import part, text
+from rs2triton.transpiler.lowering import rustc
 from rs2triton.transpiler.lowering.context import ModuleContext, ParamComments
 from rs2triton.transpiler.lowering.lowerer import Lowerer
 from rs2triton.transpiler.lowering.values import Kind, Ty
@@ -25,15 +26,19 @@ def lower_kernel(ctx: ModuleContext, kernel: Kernel) -> ast.FunctionDef:
     args: list[ast.arg] = []
     notes = _parameter_comments(part(fn, "parameters"))
     comments: ParamComments = {}
+    mutable = {text(part(p, "pattern")) for p in part(fn, "parameters").named_children
+               if p.type == "parameter" and rustc.is_mut(p)}
     for p in kernel.params:
         ty = Ty(Kind.PTR, p.elem) if p.kind == "pointer" else Ty(Kind.SCALAR, p.elem)
         args.append(ast.arg(arg=lw.names.declare(p.name, ty)))
+        rustc.declared(lw, p.name, "mut" if p.name in mutable else "param")  # (what it may be assigned)
         if p.name in notes:
             comments[args[-1].arg] = notes[p.name]
     const_notes = _parameter_comments(fn.child_by_field_name("type_parameters"))
     for c in kernel.consts:
         args.append(ast.arg(arg=lw.names.declare(c.name, Ty(Kind.CONST, c.rust_type)),
                             annotation=attr_path("tl.constexpr")))
+        rustc.declared(lw, c.name, "const")
         if c.name in const_notes:
             comments[args[-1].arg] = const_notes[c.name]
     body: list[ast.stmt] = []

@@ -15,6 +15,7 @@ from tree_sitter import Node
 
 from rs2triton.transpiler.frontend.items import doc_of, param_name
 from rs2triton.transpiler.frontend.parse import named_children, part, text
+from rs2triton.transpiler.lowering import rustc
 from rs2triton.transpiler.lowering.context import ModuleContext
 from rs2triton.transpiler.lowering.kernel.function import docstring
 from rs2triton.transpiler.lowering.lowerer import COMMENTS, Lowerer
@@ -94,15 +95,33 @@ def own_type_params(fn: Node, triton: str, bounds: dict[str, str]) -> str:
     return helper_triton
 
 
-def lower_helper(ctx: ModuleContext, fn_name: str, triton: str, dtype_bounds: dict[str, str]) -> None:
-    """Lower the plain fn ``fn_name`` to a ``@triton.jit`` helper of the module (once)."""
-    if fn_name in ctx.helpers or fn_name in ctx.lowering_helpers:
-        return
-    fn = ctx.functions[fn_name]
-    ctx.lowering_helpers.add(fn_name)
+def lower_helper(ctx: ModuleContext, fn_name: str, triton: str, dtype_bounds: dict[str, str],
+                 local: Node | None = None, outer_fns: dict[str, Node] | None = None) -> str:
+    """Lower the plain fn ``fn_name`` to a ``@triton.jit`` helper of the module (once); its Python
+    name. ``local``: the fn item nested in a body that ``fn_name`` names there (it shadows a
+    module fn of that name); ``outer_fns``: the fn items of that body, which it sees too."""
+    key = fn_name if local is None else f"{local.start_byte}:{fn_name}:combine"
+    if key in ctx.helpers:
+        return ctx.helpers[key].name
+    if local is None:
+        py_name = python_name(fn_name)
+    else:  # one per fn item: clear of every other helper, kernel and module fn
+        taken = ({f.name for f in ctx.helpers.values()} | {h[0] for h in ctx.helper_calls.values()}
+                 | ctx.kernel_names | {python_name(f) for f in ctx.functions})
+        py_name = base = python_name(fn_name)
+        i = 1
+        while py_name in taken:
+            i += 1
+            py_name = f"{base}_{i}"
+    if key in ctx.lowering_helpers:
+        return py_name
+    fn = ctx.functions[fn_name] if local is None else local
+    ctx.lowering_helpers.add(key)
     bounds = dict(dtype_bounds)
     helper_triton = own_type_params(fn, triton, bounds)
     lw = Lowerer(ctx, None, fn, helper_triton, bounds)
+    lw.local_fns = {**(outer_fns or {}), **lw.local_fns}
+    rustc.check_signature(lw, fn)
     args = []
     for p in named_children(part(fn, "parameters")):
         if p.type != "parameter":
@@ -113,6 +132,8 @@ def lower_helper(ctx: ModuleContext, fn_name: str, triton: str, dtype_bounds: di
                                  "than once in this parameter list", "rename one of the parameters")
         elem = annotation_elem(lw, part(p, "type"))
         args.append(ast.arg(arg=lw.names.declare(rust, Ty(Kind.TENSOR, elem))))
+        rustc.declared(lw, rust, "mut" if rustc.is_mut(p) else "param")
+        _dtype_from(lw, part(p, "type"), name(args[-1].arg))  # `DD` is the dtype of `a: TT::Tensor<DD>`
     body_node = part(fn, "body")
     real = [c for c in body_node.named_children if c.type not in COMMENTS]
     if not real or real[-1].type in ("let_declaration", "expression_statement"):
@@ -127,11 +148,12 @@ def lower_helper(ctx: ModuleContext, fn_name: str, triton: str, dtype_bounds: di
             lw.stmt(c)
         value = lw.narrow(lw.expr(real[-1]), real[-1])
     body.append(ast.Return(value=value.expr))
-    ctx.helpers[fn_name] = ast.FunctionDef(
-        name=python_name(fn_name), args=ast.arguments(posonlyargs=[], args=args, kwonlyargs=[], kw_defaults=[],
-                                                      defaults=[]),
+    ctx.helpers[key] = ast.FunctionDef(
+        name=py_name, args=ast.arguments(posonlyargs=[], args=args, kwonlyargs=[], kw_defaults=[],
+                                         defaults=[]),
         body=body, decorator_list=[attr_path("triton.jit")], returns=None)
-    ctx.lowering_helpers.discard(fn_name)
+    ctx.lowering_helpers.discard(key)
+    return py_name
 
 
 # ---------------------------------------------------------------------- helpers called from kernels
@@ -153,12 +175,17 @@ def call_helper(lw: Lowerer, fn_name: str, fn: Node, arg_nodes: list[Node], node
     if len(params) != len(arg_nodes):
         raise lw.err(node, "E0004", f"`{fn_name}` takes {len(params)} argument{'s' if len(params) != 1 else ''} "
                      f"but {len(arg_nodes)} {'were' if len(arg_nodes) != 1 else 'was'} supplied")
+    func = part(node, "function")
+    if func.type == "generic_function":
+        rustc.check_fn_generics(lw, fn, func)
     vals = []
     for p, a in zip(params, arg_nodes, strict=True):
         v = lw.expr(a)
         if _is_tile_type(p.child_by_field_name("type")) != (v.tile is not None):
             want = "a `Tile`" if v.tile is None else "a tensor or scalar"
             raise lw.err(a, "E0008", f"`{fn_name}` takes {want} here", "pass what its parameter's type says")
+        if v.tile is not None:
+            rustc.moved(lw, a)  # passed by value: moved into the helper
         vals.append(v if v.tile is not None else lw.narrow(v, a))
     if diverges(fn):
         # `fn dummy() -> D { loop {} }`: the call never returns (Rust's `!`). It is the loop it
@@ -175,7 +202,7 @@ def call_helper(lw: Lowerer, fn_name: str, fn: Node, arg_nodes: list[Node], node
     helper = lw.ctx.helper_calls.get(key)
     if helper is None:
         helper = _lower_called_helper(lw, fn_name, fn, params, vals, key)
-    py_name, returns = helper
+    py_name, returns, dtype_args = helper
     flat: list[ast.expr] = []
     for v in vals:
         if v.tile is not None:
@@ -184,6 +211,14 @@ def call_helper(lw: Lowerer, fn_name: str, fn: Node, arg_nodes: list[Node], node
                 flat.append(v.tile.mask.expr)
         else:
             flat.append(v.expr)
+    if dtype_args:  # the helper's own dtype parameters no argument carries, as this call binds them
+        bound = _dtype_bindings(fn, node, params, vals)
+        for dtype in dtype_args:
+            elem = bound.get(dtype)
+            if elem is None:
+                raise lw.err(node, "E0005", f"cannot infer the dtype parameter `{dtype}` of `{fn_name}`",
+                             f"name it: `{fn_name}::<..>(..)` (rustc's E0282, type annotations needed)")
+            flat.append(lw.dtype_expr(elem, node))
     result = call(py_name, flat)
     if returns[0] != "tile":
         return Val(result, returns[1])
@@ -226,12 +261,21 @@ def _lower_called_helper(lw: Lowerer, fn_name: str, fn: Node, params: list[Node]
     helper_triton = own_type_params(fn, lw.T, bounds)
     hl = Lowerer(ctx, None, fn, helper_triton, bounds)
     hl.local_fns = {**lw.local_fns, **hl.local_fns}  # the items of the block it is declared in, too
+    own = own_dtype_params(fn)
+    hl.dtype_args = dict.fromkeys(own)
+    rustc.check_signature(hl, fn)
     args: list[ast.arg] = []
     for p, v in zip(params, vals, strict=True):
         rust = param_name(part(p, "pattern"), ctx.smap)
+        decl = "mut" if rustc.is_mut(p) else "param"
         ty_node = p.child_by_field_name("type")
+        named = _named_dtype(ty_node)  # `DD` of `k: DD`, `TT::Tensor<DD>`, `Tile<TT, DD>`: the helper's own
+        named = named if named in own else None
         if v.tile is not None:
-            py = hl.names.declare(rust, Ty(Kind.TILE, v.tile.tensor.ty.elem))
+            elem = named or v.tile.tensor.ty.elem
+            py = hl.names.declare(rust, Ty(Kind.TILE, elem))
+            rustc.declared(hl, rust, decl)
+            rustc.tile_bound(hl, rust)
             tensor_py = hl.names.fresh(f"{py}_tensor")
             args.append(ast.arg(arg=tensor_py))
             mask = None
@@ -239,12 +283,13 @@ def _lower_called_helper(lw: Lowerer, fn_name: str, fn: Node, params: list[Node]
                 mask_py = hl.names.fresh(f"{py}_mask")
                 args.append(ast.arg(arg=mask_py))
                 mask = Val(name(mask_py), v.tile.mask.ty)
-            hl.tiles[py] = TileParts(Val(name(tensor_py), Ty(Kind.TENSOR, v.tile.tensor.ty.elem)), mask)
+            hl.tiles[py] = TileParts(Val(name(tensor_py), Ty(Kind.TENSOR, elem)), mask)
             _dtype_from(hl, ty_node, name(tensor_py))
         else:
-            elem = annotation_elem(hl, ty_node) or v.ty.elem
+            elem = named or annotation_elem(hl, ty_node) or v.ty.elem
             kind = Kind.TENSOR if v.ty.kind in (Kind.TENSOR, Kind.PTRS) else v.ty.kind
             py = hl.names.declare(rust, Ty(kind if kind is not Kind.UNKNOWN else Kind.TENSOR, elem))
+            rustc.declared(hl, rust, decl)
             args.append(ast.arg(arg=py))
             if v.ty.kind is Kind.TENSOR:
                 _dtype_from(hl, ty_node, name(py))
@@ -268,6 +313,10 @@ def _lower_called_helper(lw: Lowerer, fn_name: str, fn: Node, params: list[Node]
                 value = hl.narrow(value, tail)
                 body.append(ast.Return(value=value.expr))
                 returns = ("value", value.ty)
+    passed = [(d, py) for d, py in hl.dtype_args.items() if py is not None]
+    dtype_args = tuple(d for d, _ in passed)
+    for _, py in passed:  # `tl.full([1], k, dtype=DD)` where no argument's dtype is DD: the caller's
+        args.append(ast.arg(arg=py, annotation=attr_path("tl.constexpr")))
     doc = _doc_above(fn)
     if doc is not None:  # the helper's `///` lines are its docstring, as a kernel's are
         body.insert(0, ast.Expr(ast.Constant(docstring(doc))))
@@ -281,9 +330,50 @@ def _lower_called_helper(lw: Lowerer, fn_name: str, fn: Node, params: list[Node]
         name=py_name, args=ast.arguments(posonlyargs=[], args=args, kwonlyargs=[], kw_defaults=[], defaults=[]),
         body=body or [ast.Pass()], decorator_list=[attr_path("triton.jit")], returns=None,
         lineno=part(fn, "name").start_point[0] + 1)
-    ctx.helper_calls[key] = (py_name, returns)
+    ctx.helper_calls[key] = (py_name, returns, dtype_args)
     ctx.lowering_helpers.discard(key)
     return ctx.helper_calls[key]
+
+
+def own_dtype_params(fn: Node) -> list[str]:
+    """The names of a fn's own type parameters but the one bounded by `Triton`, in order."""
+    tparams = fn.child_by_field_name("type_parameters")
+    out = []
+    for tp in named_children(tparams) if tparams is not None else []:
+        b = tp.child_by_field_name("bounds")
+        bound = text(named_children(b)[0]).split("::")[-1] if b is not None and named_children(b) else ""
+        if tp.type == "type_parameter" and bound != "Triton":
+            out.append(text(part(tp, "name")))
+    return out
+
+
+def _named_dtype(ty_node: Node | None) -> str | None:
+    """The type parameter a parameter's type names as its element type: `D` of `D`,
+    `TT::Tensor<D>` or `Tile<TT, D>` (None for any other type)."""
+    if ty_node is None:
+        return None
+    m = re.fullmatch(r"(\w+)|\w+::Tensor<(\w+)>|(?:\w+::)*Tile<\w+,(\w+)>", text(ty_node).replace(" ", ""))
+    return next((g for g in m.groups() if g is not None), None) if m else None
+
+
+def _dtype_bindings(fn: Node, call_node: Node, params: list[Node], vals: list[Val]) -> dict[str, str | None]:
+    """What a call binds a helper's type parameters to: its turbofish (`helper::<T, f32>`, in the
+    order they are declared), else the element types of the arguments whose parameter types name them."""
+    func = call_node.child_by_field_name("function")
+    targs = func.child_by_field_name("type_arguments") if func is not None and func.type == "generic_function" else None
+    out: dict[str, str | None] = {}
+    if targs is not None:
+        tparams = fn.child_by_field_name("type_parameters")
+        decl = [tp for tp in named_children(tparams) if tp.type in ("type_parameter", "const_parameter")] \
+            if tparams is not None else []
+        for tp, ta in zip(decl, named_children(targs), strict=False):
+            out[text(part(tp, "name"))] = text(ta).replace(" ", "")
+        return out
+    for p, v in zip(params, vals, strict=True):
+        named = _named_dtype(p.child_by_field_name("type"))
+        if named is not None and out.get(named) is None:
+            out[named] = v.tile.tensor.ty.elem if v.tile is not None else v.ty.elem
+    return out
 
 
 def _doc_above(fn: Node) -> str | None:

@@ -10,6 +10,7 @@ from tree_sitter import Node
 
 from rs2triton.rust.types import SCALARS
 from rs2triton.transpiler.frontend.parse import part, text
+from rs2triton.transpiler.lowering import rustc
 from rs2triton.transpiler.lowering.lowerer import Lowerer
 from rs2triton.transpiler.lowering.registry import KERNEL, expression
 from rs2triton.transpiler.lowering.values import Kind, Ty, Val
@@ -23,7 +24,7 @@ def free_name(lw: Lowerer, ident: str, node: Node) -> Val:
                      "it stands for an argument left at its default: `T::load(ptr, None, ...)`")
     if ident in lw.ctx.consts:
         return module_const(lw, ident, node)
-    if ident in lw.ctx.functions:
+    if ident in lw.local_fns or ident in lw.ctx.functions:
         return helper_ref(lw, ident, node)
     raise lw.err(node, "E0006", f"cannot find value `{ident}` in this scope",
                  "kernels can use their parameters, const generics, local `let`s and module `const`s")
@@ -53,7 +54,7 @@ def module_const(lw: Lowerer, ident: str, node: Node) -> Val:
     if ident in lw.ctx.evaluating_consts:  # rustc's E0391
         raise lw.err(node, "E0002", f"cycle detected when evaluating module constant `{ident}`",
                      "a constant cannot be defined in terms of itself")
-    sub = Lowerer(lw.ctx, None, item, lw.T)
+    sub = type(lw)(lw.ctx, None, item, lw.T)
     lw.ctx.evaluating_consts.add(ident)
     try:
         v = sub.expr(value)
@@ -81,15 +82,17 @@ def dtype_const(lw: Lowerer, dtype: str, what: str, node: Node) -> Val:
 def generic_function(lw: Lowerer, node: Node) -> Val:
     """A combine function passed by name: `add_combine::<T, D>`."""
     f = part(node, "function")
-    if f.type == "identifier" and text(f) in lw.ctx.functions:
+    if f.type == "identifier" and (text(f) in lw.local_fns or text(f) in lw.ctx.functions):
+        rustc.check_fn_generics(lw, lw.local_fns.get(text(f)) or lw.ctx.functions[text(f)], node)
         return helper_ref(lw, text(f), f)
     raise lw.err(node, "E0002", "generic paths are only valid as DSL calls or combine functions")
 
 
 def helper_ref(lw: Lowerer, fn_name: str, node: Node) -> Val:
-    """A plain fn of the file, lowered (once) to a ``@triton.jit`` helper."""
+    """A plain fn of the file (or one nested in the body, which shadows it as Rust's block items
+    do), lowered (once) to a ``@triton.jit`` helper."""
     from rs2triton.transpiler.lowering.kernel.helpers import lower_helper
 
     bounds = dict(lw.dtype_bounds) if lw.kernel is None else {d.name: d.bound for d in lw.kernel.dtype_params}
-    lower_helper(lw.ctx, fn_name, lw.T, bounds)
-    return Val(name(python_name(fn_name)), Ty(Kind.FN))
+    py = lower_helper(lw.ctx, fn_name, lw.T, bounds, lw.local_fns.get(fn_name), lw.local_fns)
+    return Val(name(py), Ty(Kind.FN))
