@@ -412,6 +412,9 @@ class Configured:
     (:mod:`rs2triton.runtime.ops`: ``grid``, ``pack_args``, ``apply``...).
     """
 
+    # What an instance holds of its own (the transpiler keeps a kernel struct's fields apart from them)
+    ATTRIBUTES = ("launcher", "consts", "options", "autotuned", "wrap", "type_args")
+
     def __init__(self, launcher: Launcher, consts: dict, options: dict, autotuned: bool, wrap: bool = False):
         self.launcher = launcher
         self.consts = consts

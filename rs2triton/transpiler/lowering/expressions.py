@@ -21,6 +21,8 @@ from rs2triton.transpiler.lowering.registry import KERNEL, expression
 from rs2triton.transpiler.lowering.values import NONE_TY, UNKNOWN, Kind, TileParts, Ty, Val, join_kind
 from rs2triton.transpiler.pyast import LOAD, call, const, float_const, name
 
+_RAW = re.compile(r"(?<![A-Za-z0-9_])r#")
+
 
 @expression("parenthesized_expression")
 def parenthesized(lw: Lowerer, node: Node) -> Val:
@@ -57,6 +59,9 @@ def float_literal(lw: Lowerer, node: Node) -> Val:
     for s in ("f32", "f64", "f16"):
         if raw.endswith(s):
             raw, suffix = raw[: -len(s)], s
+    if suffix == "f16":
+        raise lw.err(node, "E0014", "the type `f16` is unstable (rustc's E0658)",
+                     "write an `f32` literal and convert it (`D::from_f64(1.5)` in a kernel)")
     try:
         value = float(raw)
     except ValueError:  # `3.0f30`: rustc's "invalid suffix for float literal"
@@ -134,7 +139,7 @@ def identifier(lw: Lowerer, node: Node) -> Val:
         if b.ty.kind is Kind.TILE:
             rustc.tile_use(lw, b, node)  # (not after it was moved)
         return Val(name(b.py), b.ty, block_ptr=lw.block_ptrs.get(b.py), tile=lw.tiles.get(b.py))
-    return lw.build.free_name(lw, ident, node)
+    return lw.build.free_name(lw, ident.removeprefix("r#"), node)
 
 
 @expression("scoped_identifier")
@@ -142,7 +147,7 @@ def scoped_identifier(lw: Lowerer, node: Node) -> Val:
     """A path: a DSL enum variant, a scalar type's constant (``f32::MAX``, ``i32::MIN``,
     ``u64::BITS``, ``f32::consts::PI``), or what the target knows (a dtype's ``D::ZERO``, a
     module constant, ``Self::N``)."""
-    path = text(node).replace(" ", "")
+    path = _RAW.sub("", text(node).replace(" ", ""))  # (`Self::r#N` is `Self::N` to rustc)
     for prefix in ("std::", "core::"):
         path = path.removeprefix(prefix)
     head, _, rest = path.partition("::")

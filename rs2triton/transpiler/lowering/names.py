@@ -90,6 +90,7 @@ class Names:
 
     # -------------------------------------------------------------- bindings
     def lookup(self, rust: str) -> Binding | None:
+        rust = rust.removeprefix("r#")  # (a raw identifier is the same name to rustc)
         for scope in reversed(self._scopes):
             if rust in scope:
                 return scope[rust]
@@ -102,11 +103,14 @@ class Names:
         a binding that would clobber a name live in an enclosing block is renamed, so
         the outer value is intact once the inner block ends, as in Rust.
         """
+        rust = rust.removeprefix("r#")
         current = self._scopes[-1].get(rust)
         if current is not None and not current.constexpr and not constexpr and current.py not in self.pinned:
             py = current.py
         else:
             base = python_name(rust)
+            if base in self._reserved:  # (a name the generated code has: host code's `visitor`, `i32`)
+                base += "_"
             sibling = self._sibling.get(base)
             clash = (base in self._live[-1] or base in self._aliases.values() or base in self.pinned
                      or (sibling is not None and (constexpr or not _same_known(sibling, ty))))
@@ -116,6 +120,7 @@ class Names:
 
     def declare_pending(self, rust: str) -> str:
         """The Python name a `let` will get, for a binding visible only after its initializer."""
+        rust = rust.removeprefix("r#")
         py = self.declare(rust, Ty(Kind.UNKNOWN))
         del self._scopes[-1][rust]
         self._live[-1].discard(py)
@@ -123,6 +128,7 @@ class Names:
 
     def bind(self, rust: str, py: str, ty: Ty, constexpr: bool = False) -> None:
         """Bind ``rust`` to the Python name ``py`` (from ``declare_pending``) in the current scope."""
+        rust = rust.removeprefix("r#")
         self._scopes[-1][rust] = Binding(py, ty, constexpr)
         self._live[-1].add(py)
         self._used.add(py)

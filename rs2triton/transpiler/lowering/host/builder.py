@@ -51,9 +51,9 @@ def fits_in(src: str | None, dst: str | None) -> bool:
 
 
 def _f32_literal(v: Val, elem: str | None) -> Val:
-    """An unsuffixed float literal that Rust types as f32: its f32 value."""
+    """A float literal that is an f32 (``1.1f32``, or unsuffixed where Rust types it so): its f32 value."""
     lit = literal_value(v.expr)
-    if elem == "f32" and v.weak and isinstance(lit, float):
+    if elem == "f32" and (v.weak or v.ty.elem == "f32") and isinstance(lit, float):
         return Val(float_const(semantics.round_float(lit, "f32")), Ty(v.ty.kind, "f32"))
     return v
 
@@ -204,7 +204,7 @@ class HostBuilder:
                              None)
             return _f32_literal(Val(v.expr, Ty(Kind.CONST, elem), weak=True), elem) if elem == "f32" else \
                 Val(v.expr, Ty(Kind.CONST, elem))
-        v = self.narrow(lw, v, node)
+        v = _f32_literal(self.narrow(lw, v, node), v.ty.elem)
         if ty is not None and ty.kind in (Kind.SCALAR, Kind.CONST) and ty.elem in SCALARS and v.ty.elem is None:
             return Val(v.expr, Ty(v.ty.kind, ty.elem))
         return v
@@ -230,7 +230,7 @@ class HostBuilder:
                      "the file's constants")
 
     def field_value(self, lw: HostLowerer, base: Val, field_node: Node, node: Node) -> Val:
-        field = text(field_node)
+        field = text(field_node).removeprefix("r#")
         kind = base.ty.kind
         if kind is Kind.INPUT and field in ("0", "1"):
             if field == "0":
@@ -241,6 +241,10 @@ class HostBuilder:
             if fty is None:
                 raise lw.err(node, "E0006", f"no field `{field}` on type `{lw.struct}`",
                              f"`{lw.struct}` has the fields {', '.join(lw.fields) or '(none)'}")
+            const_name = lw.module.const_reads.get(lw.struct, {}).get(field)
+            if const_name is not None:  # a const generic whose field name the configured kernel has
+                return Val(ast.Subscript(value=ast.Attribute(base.expr, "consts", LOAD), slice=ast.Constant(const_name),
+                                         ctx=LOAD), fty)
             return Val(ast.Attribute(value=base.expr, attr=lw.module.field_attr(lw.struct, field), ctx=LOAD), fty)
         if kind is Kind.KERNEL:
             consts = lw.module.kernels.get(base.ty.elem or "", {})
@@ -250,6 +254,10 @@ class HostBuilder:
                 return Val(ast.Attribute(value=base.expr, attr="name", ctx=LOAD), STR)
             const_name = next((c for c in consts if c.lower() == field), None)
             if const_name is not None:
+                if const_name in lw.module.const_reads.get(base.ty.elem or "", {}).values() or \
+                        python_name(field) != field:
+                    return Val(ast.Subscript(value=ast.Attribute(base.expr, "consts", LOAD),
+                                             slice=ast.Constant(const_name), ctx=LOAD), Ty(Kind.SCALAR, consts[const_name]))
                 return Val(ast.Attribute(value=base.expr, attr=field, ctx=LOAD), Ty(Kind.SCALAR, consts[const_name]))
             raise lw.err(node, "E0006", f"no field `{field}` on kernel struct `{base.ty.elem}`",
                          "a kernel struct has its const generics (lowercased), `name` and `source`")

@@ -49,7 +49,7 @@ def call_expression(lw: HostLowerer, node: Node) -> Val:
         turbofish = [t for t in named_children(targs) if t.type not in COMMENTS] if targs is not None else []
         func = part(func, "function")
     if func.type == "field_expression":
-        return method_call(lw, node, part(func, "value"), text(part(func, "field")), args, turbofish)
+        return method_call(lw, node, part(func, "value"), text(part(func, "field")).removeprefix("r#"), args, turbofish)
     if func.type in ("identifier", "scoped_identifier"):
         return path_call(lw, node, func, args, turbofish)
     raise lw.err(node, "E0002", f"a call of `{' '.join(text(func).split())[:40]}`",
@@ -65,6 +65,10 @@ def method_call(lw: HostLowerer, node: Node, receiver: Node, method: str, args: 
 
     if receiver.type == "self" and (method in lw.methods or method in TRAIT):
         return self_method(lw, node, method, args)
+    if method in TRAIT:
+        recv = lw.expr(receiver)
+        if recv.ty.kind is Kind.KERNEL:  # a kernel struct's op: `self.kernel.grid(shape)`
+            return trait_call(lw, node, recv.expr, method, args)
     if lw.visitor is not None and receiver.type == "identifier" and text(receiver) == lw.visitor:
         return visit(lw, node, method, args)
     recv = lw.expr(receiver)
@@ -200,22 +204,29 @@ def self_method(lw: HostLowerer, node: Node, method: str, args: list[Node]) -> V
     visits."""
     from rs2triton.transpiler.lowering.host.classes import TRAIT
 
-    spec = TRAIT.get(method)
-    if spec is not None:
-        n = len(spec.params)
-        if len(args) != n + (1 if spec.visitor else 0):
-            raise lw.rejects(node, "E0061", f"`{method}` takes {n + spec.visitor} arguments but {len(args)} were supplied")
-        vals = []
-        for a, (_, ty) in zip(args, spec.params, strict=False):
-            lw.hint(a, ty)
-            vals.append(lw.settle(lw.expr(a), ty, a).expr)
-        out = call(ast.Attribute(name("self"), method, LOAD), vals)
-        if spec.visitor:
-            if lw.visitor is None:
-                raise lw.err(node, "E0002", f"`self.{method}` outside a `pack_*` method", "pass it the visitor")
-            return Val(call(ast.Attribute(name("visitor"), "extend_visited", LOAD), [out]), NONE_TY)
-        return Val(out, spec.returns)
+    if method in TRAIT:
+        return trait_call(lw, node, name("self"), method, args)
     return _struct_call(lw, name("self"), lw.struct, method, args, node)
+
+
+def trait_call(lw: HostLowerer, node: Node, owner: ast.expr, method: str, args: list[Node]) -> Val:
+    """A ``RuntimeOp`` method of ``owner``, its parameters typed by the trait."""
+    from rs2triton.transpiler.lowering.host.classes import TRAIT
+
+    spec = TRAIT[method]
+    n = len(spec.params)
+    if len(args) != n + (1 if spec.visitor else 0):
+        raise lw.rejects(node, "E0061", f"`{method}` takes {n + spec.visitor} arguments but {len(args)} were supplied")
+    vals = []
+    for a, (_, ty) in zip(args, spec.params, strict=False):
+        lw.hint(a, ty)
+        vals.append(lw.settle(lw.expr(a), ty, a).expr)
+    out = call(ast.Attribute(owner, method, LOAD), vals)
+    if spec.visitor:
+        if lw.visitor is None:
+            raise lw.err(node, "E0002", f"`{method}` outside a `pack_*` method", "pass it the visitor")
+        return Val(call(ast.Attribute(name("visitor"), "extend_visited", LOAD), [out]), NONE_TY)
+    return Val(out, spec.returns)
 
 
 def _struct_call(lw: HostLowerer, owner: ast.expr, struct: str, method: str, args: list[Node], node: Node) -> Val:
@@ -227,7 +238,8 @@ def _struct_call(lw: HostLowerer, owner: ast.expr, struct: str, method: str, arg
         vals.append(lw.settle(lw.expr(a), ty, a).expr)
     if not has_self:
         owner = name("cls") if lw.in_classmethod else call("type", [name("self")])
-    return Val(call(ast.Attribute(owner, method, LOAD), vals), rust_type(ret, lw.module, struct) if ret else NONE_TY)
+    return Val(call(ast.Attribute(owner, lw.module.method_name(struct, method), LOAD), vals),
+               rust_type(ret, lw.module, struct) if ret else NONE_TY)
 
 
 # ------------------------------------------------------------------ slices, iterators, Option

@@ -23,6 +23,7 @@ from typing import NamedTuple
 from tree_sitter import Node
 
 from rs2triton.diagnostics import Diagnostic, TranspileError
+from rs2triton.runtime.launcher import Configured
 from rs2triton.runtime.ops import TRAIT_RUST, RuntimeOp
 from rs2triton.rust.cfg import CfgError, evaluate
 from rs2triton.transpiler.frontend.items import HostItem, Kernel, ModuleItems, collect, doc_of
@@ -163,6 +164,8 @@ def translate(items: ModuleItems, kernels: list[Kernel], ctx: ModuleContext, fea
     for k in kernels:
         lname = launcher_name(k.name)
         module.kernels[lname] = {c.name: c.rust_type for c in k.consts}
+        module.const_reads[lname] = {c.name.lower(): c.name for c in k.consts
+                                     if c.name.lower() in CONFIGURED_NAMES or python_name(c.name.lower()) != c.name.lower()}
         module.kernel_dtypes[lname] = tuple(d.name for d in k.dtype_params)
         if k.backward:
             module.kernel_backward[lname] = k.backward.split("::")[-1]
@@ -193,6 +196,7 @@ def translate(items: ModuleItems, kernels: list[Kernel], ctx: ModuleContext, fea
                         any(p.type == "self_parameter" for p in ps),
                         [p.child_by_field_name("type") for p in ps if p.type == "parameter"],
                         fn.child_by_field_name("return_type"))
+                    module.method_names.setdefault(struct, {})[_fn_name(fn)] = _kept_apart(_fn_name(fn))
     for item, anchor, struct in trait_impls:
         where = anchor or item.node
         if struct in module.kernels:
@@ -212,6 +216,23 @@ def translate(items: ModuleItems, kernels: list[Kernel], ctx: ModuleContext, fea
     return side
 
 
+# What a generated op class has of its own (the runtime's machinery, the class tables, what
+# `__init__` sets): an inherent method or a field of one of these names is held under another.
+CLASS_NAMES = frozenset(dir(RuntimeOp)) | {"type_args"}
+# What a configured kernel has of its own besides: a const generic whose lowercased name is one
+# of these (`const LAUNCHER: i32`) is read from the kernel's `consts`.
+CONFIGURED_NAMES = frozenset(dir(Configured)) | frozenset(Configured.ATTRIBUTES) | CLASS_NAMES
+
+
+def _kept_apart(rust: str) -> str:
+    py = python_name(rust)
+    if rust == "new":
+        return py
+    while py in CLASS_NAMES or (py.startswith("__") and py.endswith("__")):
+        py += "_"
+    return py
+
+
 def _struct_fields(node: Node, module: HostModule) -> dict[str, Ty]:
     body = node.child_by_field_name("body")
     fields: dict[str, Ty] = {}
@@ -220,7 +241,7 @@ def _struct_fields(node: Node, module: HostModule) -> dict[str, Ty]:
     for f in named_children(body):
         fname, ftype = f.child_by_field_name("name"), f.child_by_field_name("type")
         if f.type == "field_declaration" and fname is not None and ftype is not None:
-            fields[text(fname)] = rust_type(ftype, module)
+            fields[text(fname).removeprefix("r#")] = rust_type(ftype, module)
     return fields
 
 
@@ -356,7 +377,7 @@ def _param_name(p: Node) -> str:
 
 def _fn_name(fn: Node) -> str:
     n = fn.child_by_field_name("name")
-    return text(n) if n is not None else "?"
+    return text(n).removeprefix("r#") if n is not None else "?"
 
 
 def _class(name_: str, base: str, doc: str | None, body: list[ast.stmt], line: int) -> ast.ClassDef:
@@ -449,7 +470,8 @@ def _wrapper_op(item: HostItem, anchor: Node | None, struct: str, struct_item: H
     # A field named as a method of the class (Rust keeps fields and methods apart: a
     # `backward_kernel` field beside the `backward_kernel()` the class has) is held under another
     # attribute; its keyword stays the Rust name.
-    methods = set(dir(RuntimeOp)) | own | {"forward_kernel", "backward_kernel", "new"}
+    methods = set(CLASS_NAMES) | {module.method_name(struct, m) for m in own} | {"forward_kernel", "backward_kernel",
+                                                                                  "new"}
     taken = methods | {python_name(k) for k in fields}
     attrs_: dict[str, str] = {}
     for k in fields:
@@ -477,7 +499,8 @@ def _wrapper_op(item: HostItem, anchor: Node | None, struct: str, struct_item: H
             continue
         if n in ("kernel_name",):
             continue  # teenygrad's own bookkeeping: `name` of the forward kernel
-        body.append(_lower_method(fn, doc, lw, n, smap, side, inh_anchor, struct, classmethod=not has_self))
+        body.append(_lower_method(fn, doc, lw, module.method_name(struct, n), smap, side, inh_anchor, struct,
+                                  classmethod=not has_self))
     for k, kernel in module.source_fields.get(struct, {}).items():  # (known once `new` is lowered)
         field_types[k] = f"kernel:{kernel}"
     body.insert(1, _dict_assign("FIELDS", field_types))

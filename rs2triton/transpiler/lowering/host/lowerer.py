@@ -82,6 +82,16 @@ class HostModule:
     # struct -> inherent method -> (has self, its parameters' type nodes, its return type node)
     inherent: dict[str, dict[str, tuple[bool, list[Node | None], Node | None]]] = field(default_factory=dict)
 
+    # struct -> inherent method -> its Python name (one that a generated class already has, such as
+    # `apply` or `type_args`, or a Python keyword, is kept apart: `apply_`)
+    method_names: dict[str, dict[str, str]] = field(default_factory=dict)
+    # kernel struct -> its fields whose lowercased names a configured kernel has (`launcher`): read
+    # from its `consts` instead, by the const generic's name
+    const_reads: dict[str, dict[str, str]] = field(default_factory=dict)
+
+    def method_name(self, struct: str, method: str) -> str:
+        return self.method_names.get(struct, {}).get(method) or python_name(method)
+
     def field_attr(self, struct: str, field_name: str) -> str:
         """The attribute of ``struct``'s class that holds the Rust field ``field_name``."""
         return self.field_attrs.get(struct, {}).get(field_name) or python_name(field_name)

@@ -1,0 +1,105 @@
+"""The host target of the one front end: names as Rust sees them, module constants host code
+reads, Rust's panics at the Rust line, and what rustc rejects in host code (tests/kernels/host_names.rs
+and small sources here). The expression-by-expression comparison with rustc's answers is
+tests/test_host_rustc.py."""
+
+from __future__ import annotations
+
+import pytest
+
+import rs2triton
+from rs2triton.diagnostics import TranspileError
+from rs2triton.runtime.host import Panic
+from rs2triton.transpiler.driver.pipeline import transpile_source
+from tests.conftest import ROOT
+
+SOURCE = ROOT / "tests" / "kernels" / "host_names.rs"
+names = rs2triton.load(SOURCE)
+
+
+def test_raw_identifiers_are_the_names_they_spell_and_nfkc_folds_nothing_together():
+    op = names.Names.new(3)
+    assert op.raw_and_folded(4) == (4, 40, 11)  # `r#N` is `N`; `Ｎ` is not `N`; `ﬁ` is not `fi`
+    assert op.type == 3  # the field `r#type`
+
+
+def test_python_keywords_and_builtins_are_plain_rust_names():
+    assert names.Names.new(1).keywords(2, 3) == 15
+
+
+def test_names_a_generated_class_has_are_kept_apart():
+    op = names.Names.new(3)
+    assert op.apply_() == 3 + 4 + 2 and op.calls_apply() == 18  # the Rust `apply`, not the runtime's
+    assert op.type_args == {} and op.type_args_field == 4  # the field, apart from the runtime's `type_args`
+    assert callable(op.apply) and op.forward_kernel() is op.kernel  # the runtime's own still work
+    assert op.kernel_fields() == (7, 9, 64)  # const generics LAUNCHER and WRAP read by host code
+    kernel = names.CopyForward(LAUNCHER=7, WRAP=9, BLOCK_SIZE=64)
+    assert kernel.grid((1000,)) == (16, 7, 9) and kernel.launcher.name == "CopyForward"
+
+
+def test_module_constants_host_code_reads_are_the_module_s_with_what_they_need():
+    assert names.Names.new(0).constants() == (144, 36)
+    text = rs2triton.transpile_file(SOURCE).text
+    assert "CELLS = as_usize(ROWS * COLS)" in text and "LANES = CELLS // 4" in text
+    assert "as_usize" in text.split("from rs2triton.runtime.host import", 1)[1].split("\n")[0]
+
+
+HOST = """
+use teeny_macros::kernel;
+#[kernel]
+pub fn k<T: Triton, const B: i32>(x: T::Pointer<f32>) {{ }}
+pub struct P {{ n: usize }}
+impl P {{
+    pub fn f(a: i32, b: i32, v: &[usize], i: usize) -> i32 {{
+{body}
+    }}
+}}
+impl teeny_core::model::RuntimeOp for P {{
+    fn n_activation_inputs(&self) -> usize {{ 1 }}
+    fn param_shapes(&self, _: &[&[usize]], _: &[usize]) -> Vec<Vec<usize>> {{ vec![] }}
+    fn pack_args(&self, inputs: &[(teeny_core::model::RawPtr, &[usize])], params: &[teeny_core::model::RawPtr],
+                 output: teeny_core::model::RawPtr, output_shape: &[usize], output_row_stride: i32,
+                 visitor: &mut dyn teeny_core::device::program::ArgVisitor) {{ }}
+    fn grid(&self, output_shape: &[usize]) -> [u32; 3] {{ [1, 1, 1] }}
+}}
+"""
+
+
+def _probe(body: str, tmp_path):
+    path = tmp_path / "probe.rs"
+    path.write_text(HOST.format(body=body))
+    return rs2triton.load(path)
+
+
+@pytest.mark.parametrize(("body", "args", "message", "line"), [
+    ("        a / b", (1, 0, [], 0), "attempt to divide by zero", 8),
+    ("        a % b", (-2147483648, -1, [], 0), "attempt to calculate the remainder with overflow", 8),
+    ("        let x = v[i];\n        x as i32", (1, 1, [1, 2], 5), "index out of bounds", 8),
+    ("        let o: Option<i32> = None;\n        o.unwrap()", (0, 0, [], 0), "called `Option::unwrap()` on a `None` value", 9),
+    ("        a.clamp(b, 0)", (1, 5, [], 0), "assertion failed: min <= max", 8),
+    ("        panic!(\"bad {a} and {}\", b)", (1, 2, [], 0), "bad 1 and 2", 8),
+])
+def test_rust_panics_are_panic_exceptions_at_the_rust_line(tmp_path, body, args, message, line):
+    module = _probe(body, tmp_path)
+    with pytest.raises(Panic) as info:
+        module.P.f(*args)
+    assert message in str(info.value) and info.value.location == f"{tmp_path / 'probe.rs'}:{line}"
+    assert str(info.value).startswith("panicked at ")
+
+
+@pytest.mark.parametrize(("body", "code", "line", "col", "words"), [
+    ("        255u8 + 1u8;\n        0", "E0012", 8, 9, "will overflow"),
+    ("        let x: u8 = 256;\n        0", "E0012", 8, 21, "literal out of range for `u8`"),
+    ("        let s = \"a\\qb\";\n        0", "E0001", 8, 17, "unknown character escape"),
+    ("        let x = 1;\n        x = 2;\n        x", "E0015", 9, 9, "E0384"),
+    ("        let x = 1.5f16;\n        0", "E0014", 8, 17, "E0658"),
+    ("        if a {\n            1\n        } else {\n            0\n        }", "E0014", 8, 12, "E0308"),
+    ("        -(i as u32) as i32", "E0014", 8, 9, "E0600"),
+    ("        a + 1 << 40", "E0012", 8, 9, "overflow"),
+])
+def test_host_code_rustc_rejects_is_a_located_error(body, code, line, col, words):
+    with pytest.raises(TranspileError) as info:
+        transpile_source(HOST.format(body=body), "probe.rs")
+    d = info.value.diagnostics[0]
+    assert (d.code, d.line, d.col) == (code, line, col), d.render()
+    assert words in d.message + (d.hint or ""), d.render()
