@@ -38,6 +38,12 @@ sys.path.insert(0, str(ROOT))
 TESTS = {
     "rs2triton/rust/semantics.py": ["tests/test_semantics_rules.py", "tests/test_semantics.py", "tests/test_golden.py",
                                "tests/test_kernels.py", "tests/test_diagnostics.py", "tests/test_block_ptr.py"],
+    # Rust's meaning in host code: the scalar std methods (integers, floats) and the host target's
+    # builder, held to rustc's answers (tests/test_host_rustc.py) and to the host tests.
+    "rs2triton/rust/std.py": ["tests/test_host_rustc.py", "tests/test_host_target.py", "tests/test_host.py"],
+    "rs2triton/rust/floats.py": ["tests/test_host_rustc.py", "tests/test_host_target.py", "tests/test_host.py"],
+    "rs2triton/transpiler/lowering/host/builder.py": ["tests/test_host_rustc.py", "tests/test_host_target.py",
+                                                      "tests/test_host.py", "tests/test_golden.py"],
     "rs2triton/transpiler/lowering/kernel/rules.py": ["tests/test_golden.py", "tests/test_rules_codegen.py", "tests/test_codegen.py",
                            "tests/test_filecheck.py", "tests/test_kernels.py", "tests/test_semantics.py",
                            "tests/test_block_ptr.py", "tests/test_scope.py", "tests/test_diagnostics.py"],
@@ -45,7 +51,9 @@ TESTS = {
 # String constants are mutated in semantics.py (type names, operators) but not in rules.py,
 # where they are Triton's own names and the sources of generated helpers, pinned by the
 # golden files and the kernels' numerics (and too many to run in reasonable time).
-MUTATE_STRINGS = {"rs2triton/rust/semantics.py": True, "rs2triton/transpiler/lowering/kernel/rules.py": False}
+MUTATE_STRINGS = {"rs2triton/rust/semantics.py": True, "rs2triton/transpiler/lowering/kernel/rules.py": False,
+                  "rs2triton/rust/std.py": False, "rs2triton/rust/floats.py": False,
+                  "rs2triton/transpiler/lowering/host/builder.py": False}
 
 _BINOP = {ast.Add: ast.Sub, ast.Sub: ast.Add, ast.Mult: ast.Add, ast.Div: ast.Mult, ast.FloorDiv: ast.Div,
           ast.Mod: ast.FloorDiv, ast.LShift: ast.RShift, ast.RShift: ast.LShift, ast.BitAnd: ast.BitOr,
@@ -150,9 +158,12 @@ def _install(module_name: str, tree: ast.Module, path: Path) -> None:
     old = dict(vars(module))
     from rs2triton.transpiler.lowering import registry
 
-    for table in (registry.EXPRESSIONS, registry.STATEMENTS, registry.OP_RULES):  # its rules register again
+    tables = [*registry.EXPRESSIONS.values(), *registry.STATEMENTS.values(), registry.OP_RULES]
+    for table in tables:  # its rules (and its builder) register again
         for kind in [k for k, rule in table.items() if rule.__module__ == module_name]:
             del table[kind]
+    for target in [t for t, b in registry.BUILDERS.items() if type(b).__module__ == module_name]:
+        del registry.BUILDERS[target]
     exec(compile(tree, str(path), "exec"), vars(module))  # noqa: S102 - the point of the tool
     new = vars(module)
     swap = {id(v): new[k] for k, v in old.items() if k in new and new[k] is not v and not k.startswith("__")}
