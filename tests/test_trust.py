@@ -336,6 +336,47 @@ def test_a_printer_that_let_a_line_break_through_is_caught_before_writing(monkey
     assert d.code == "E0999" and "U+000D" in " ".join(d.notes)
 
 
+PLAIN_KERNEL = """use teeny_triton::triton::*;
+
+#[kernel]
+pub fn k<T: Triton, const B: i32>(x_ptr: T::Pointer<f32>) {
+    // pwned = 1
+    let x = T::load(x_ptr.add_offsets(T::arange(0, B)), None, None, &[], None, None, None, false);
+    T::store(x_ptr.add_offsets(T::arange(0, B)), x, None, &[], None, None);
+}
+"""
+
+
+@pytest.mark.parametrize("verify", [None, "0", "1"])
+@pytest.mark.parametrize("bug", ["a comment", "a string"])
+def test_a_printer_bug_that_turns_text_into_code_is_caught_in_every_module(monkeypatch, bug, verify):
+    # A plain source (no control character, nothing out of the ordinary) and a printer that writes
+    # a comment without its `#`, or a string without its quotes: the module still compiles, but it
+    # no longer reads back as the code lowered, so it is refused, whatever RS2TRITON_VERIFY says
+    # (it once turned the read-back on for every module; it is now always on, and the variable is
+    # read by nothing).
+    from rs2triton.transpiler.emit import printer
+
+    if verify is None:
+        monkeypatch.delenv("RS2TRITON_VERIFY", raising=False)
+    else:
+        monkeypatch.setenv("RS2TRITON_VERIFY", verify)
+    if bug == "a comment":
+        src = PLAIN_KERNEL
+        monkeypatch.setattr(printer, "comment", lambda text: text)
+    else:
+        src = STRING_KERNEL.format(text="pwned")
+        real = printer.constant_text
+        monkeypatch.setattr(printer, "constant_text", lambda v: v if v == "pwned" else real(v))
+    assert not set(src) - {"\n", *map(chr, range(32, 127))}  # (plain text)
+    with pytest.raises(rs2triton.TranspileError) as info:
+        rs2triton.transpile_source(src, "k.rs")
+    d = info.value.diagnostics[0]
+    assert d.code == "E0999" and "does not read back as the code lowered" in " ".join([d.message, *d.notes])
+    monkeypatch.undo()
+    assert "pwned" in rs2triton.transpile_source(src, "k.rs").text  # (the same source, printed right)
+
+
 def test_reading_back_finds_code_the_lowering_did_not_build():
     from rs2triton.transpiler.emit.verify import difference
 
@@ -346,6 +387,13 @@ def test_reading_back_finds_code_the_lowering_did_not_build():
     assert difference(same, lowered) is None
     assert "body: 3 printed, 2 lowered" in difference(extra, lowered)
     assert "2 printed, 1 lowered" in difference(changed, lowered)
+    from rs2triton.transpiler.emit.verify import check_module
+
+    module = ast.parse("def f(x):\n    y = x + 1\n    return y\n")
+    assert check_module(module, [lowered]) is None
+    module.body.append(ast.parse("def g():\n    pass\n").body[0])  # a definition nobody lowered
+    assert "defines `g`, which was not lowered" in check_module(module, [lowered])
+    assert "`f` is not in the printed module" in check_module(ast.parse("x = 1\n"), [lowered])
 
 
 # ------------------------------------------------------------------ the smaller holes

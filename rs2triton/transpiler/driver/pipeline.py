@@ -12,9 +12,11 @@ from the transpile cache never loads them.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -208,9 +210,6 @@ def _launchers(kernels: list[Kernel], defs: list[ast.FunctionDef], taken: set[st
 # Characters that could end a line for Python or a reader, or reverse text, anywhere but as the
 # "\n" ending a line: the printer writes each of them as an escape, so a module holding one is a bug.
 _HIDDEN = re.compile("[\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029\u202a-\u202e\u2066-\u2069]")
-# Sources holding such characters (or other controls) are the ones that could smuggle code into
-# a module: theirs are read back in full (see finish).
-_RISKY = re.compile(rb"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]|\r(?!\n)|\xc2\x85|\xe2\x80[\xa8-\xae]|\xe2\x81[\xa6-\xa9]")
 
 
 def _check_table_names(kernels: list[Kernel], pyproject: Path, text: str, tune: dict) -> None:
@@ -231,23 +230,18 @@ def _check_table_names(kernels: list[Kernel], pyproject: Path, text: str, tune: 
 
 
 def finish(results: list[Result]) -> None:
-    """Check every module before anything is written.
-
-    Always: it compiles (which catches what no parser would, a duplicate parameter say), and it
-    holds no character that could end a line or turn text around except the newlines between
-    its lines. A module from a source holding such characters or other controls (the inputs
-    that could smuggle code in), or every module when ``RS2TRITON_VERIFY=1``, is also read back
-    as black reads back its output: parsed again, and each function and class compared with the
-    tree the lowering built (:mod:`rs2triton.transpiler.emit.verify`): nothing of a comment or a
-    string may have become code. (Reading back costs about as much as the rest of a cold run,
-    so it is kept for those inputs; the tests read back every module they make.)
+    """Check every module before anything is written: it holds no character that could end a
+    line or turn text around except the newlines between its lines, and it is read back as black
+    reads back its output: parsed again, compiled (which catches what no parser would, a
+    duplicate parameter say), and each function and class compared with the tree the lowering
+    built (:mod:`rs2triton.transpiler.emit.verify`), so that nothing of a comment or a string
+    can have become code; nor may it define a function or class the lowering did not build.
     """
     import ast
 
     from rs2triton.transpiler.emit.verify import check_module
 
-    verify_all = os.environ.get("RS2TRITON_VERIFY") == "1"
-    bad: list[Diagnostic] = []  # internal errors: generated code that does not compile
+    bad: list[Diagnostic] = []  # internal errors: generated code that does not compile or read back
     for r in results:
         if r.text is None:
             continue
@@ -255,15 +249,12 @@ def finish(results: list[Result]) -> None:
             hidden = _HIDDEN.search(r.text)
             if hidden is not None:
                 raise ValueError(f"the module holds U+{ord(hidden.group()):04X} outside a string escape")
-            lowered = [*r.functions, *r.classes]
-            if lowered and (verify_all or (r.smap is not None and _RISKY.search(r.smap.source))):
+            with _collection_paused():  # (a parsed module is tens of thousands of objects, none in a cycle)
                 tree = ast.parse(r.text, r.source_path)
                 compile(tree, r.source_path, "exec", dont_inherit=True)
-                d = check_module(r.text, tree, lowered)
-                if d is not None:
-                    raise ValueError(f"the printed module does not read back as the code lowered ({d})")
-            else:
-                compile(r.text, r.source_path, "exec", dont_inherit=True)
+                d = check_module(tree, [*r.functions, *r.classes])
+            if d is not None:
+                raise ValueError(f"the printed module does not read back as the code lowered ({d})")
         except RecursionError as e:  # nested too deeply for Python's compiler
             bad.append(_too_deep_module(r, e))
         except (SyntaxError, ValueError) as e:  # a bug in rs2triton, never a user error
@@ -271,6 +262,22 @@ def finish(results: list[Result]) -> None:
                        else _internal_error(r, "generating Python for", e))
     if bad:
         raise TranspileError(bad)
+
+
+@contextlib.contextmanager
+def _collection_paused() -> Iterator[None]:
+    """The garbage collector off for the block (as ``timeit`` turns it off): reading a module back
+    makes objects by the tens of thousands, none in a reference cycle, and the collections they
+    would set off cost more than the parse."""
+    import gc
+
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if paused:
+            gc.enable()
 
 
 def _too_deep_module(r: Result, exc: BaseException) -> Diagnostic:

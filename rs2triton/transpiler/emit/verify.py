@@ -8,6 +8,10 @@ docstring is compared as ``inspect.cleandoc`` reads it (the printer indents its 
 a name's load/store context is not compared (the lowering does not always set it). Any other
 difference means text of the source became code, or code was lost: the caller refuses the
 module.
+
+The comparison runs on every module (see ``driver/pipeline.finish``), so it is written to be
+cheap: one recursive call per node, the fields to compare looked up once per node type, and
+the path to a difference put together only when there is one.
 """
 
 from __future__ import annotations
@@ -18,43 +22,68 @@ import inspect
 from rs2triton.transpiler.pyast import Comment
 
 _SKIP = {"ctx", "type_comment", "kind", "type_params", "lineno", "col_offset", "end_lineno", "end_col_offset"}
+_AST = ast.AST
+
+_fields: dict[type[ast.AST], tuple[str, ...]] = {}  # {node type: its fields that hold code}
+
+
+def _compared(kind: type[ast.AST]) -> tuple[str, ...]:
+    found = _fields[kind] = tuple(f for f in kind._fields if f not in _SKIP)
+    return found
 
 
 def difference(printed: ast.AST, lowered: ast.AST, where: str = "") -> str | None:
     """Where the two trees differ (a path of fields), or None when they hold the same code."""
-    if type(printed) is not type(lowered):
-        return f"{where}: {type(printed).__name__} printed, {type(lowered).__name__} lowered"
-    for field in printed._fields:
-        if field in _SKIP:
-            continue
+    found = _difference(printed, lowered)
+    if found is None:
+        return None
+    path, message = found
+    return f"{where}{''.join(reversed(path))}: {message}"
+
+
+def _difference(printed: ast.AST, lowered: ast.AST) -> tuple[list[str], str] | None:
+    """None, or (the path to the first difference, innermost part first; what differs)."""
+    kind = type(printed)
+    if kind is not type(lowered):
+        return [], f"{kind.__name__} printed, {type(lowered).__name__} lowered"
+    for field in _fields.get(kind) or _compared(kind):
         a = getattr(printed, field, None)
         b = getattr(lowered, field, None)
         if isinstance(b, list):
-            b = [s for s in b if not isinstance(s, Comment)]
+            for s in b:
+                if isinstance(s, Comment):
+                    b = [s for s in b if not isinstance(s, Comment)]
+                    break
             if field == "body":
                 a, b = _docstrings(a), _docstrings(b)
-        if isinstance(a, list) or isinstance(b, list):
-            a, b = a or [], b or []
-            if len(a) != len(b):
-                return f"{where}.{field}: {len(a)} printed, {len(b)} lowered"
-            for i, (x, y) in enumerate(zip(a, b, strict=True)):
-                d = _one(x, y, f"{where}.{field}[{i}]")
-                if d is not None:
-                    return d
+        elif not isinstance(a, list):
+            if isinstance(a, _AST) and isinstance(b, _AST):
+                found = _difference(a, b)
+            else:
+                found = _value_difference(a, b)
+            if found is not None:
+                found[0].append(f".{field}")
+                return found
             continue
-        d = _one(a, b, f"{where}.{field}")
-        if d is not None:
-            return d
+        a, b = a or [], b or []
+        if len(a) != len(b):
+            return [f".{field}"], f"{len(a)} printed, {len(b)} lowered"
+        for i, x in enumerate(a):
+            y = b[i]
+            if isinstance(x, _AST) and isinstance(y, _AST):
+                found = _difference(x, y)
+            else:
+                found = _value_difference(x, y)
+            if found is not None:
+                found[0].append(f".{field}[{i}]")
+                return found
     return None
 
 
-def _one(a, b, where: str) -> str | None:
-    if isinstance(a, ast.AST) and isinstance(b, ast.AST):
-        return difference(a, b, where)
-    if isinstance(a, ast.AST) or isinstance(b, ast.AST):
-        return f"{where}: {a!r} printed, {b!r} lowered"
-    if type(a) is not type(b) or a != b and not (a != a and b != b):  # (NaN is NaN)
-        return f"{where}: {a!r} printed, {b!r} lowered"
+def _value_difference(a, b) -> tuple[list[str], str] | None:
+    """Two field values that are not both nodes: the same when of one type and equal (NaN is NaN)."""
+    if isinstance(a, _AST) or isinstance(b, _AST) or type(a) is not type(b) or a != b and not (a != a and b != b):
+        return [], f"{a!r} printed, {b!r} lowered"
     return None
 
 
@@ -67,16 +96,18 @@ def _docstrings(body):
     return [first, *body[1:]]
 
 
-def check_module(text: str, tree: ast.Module, lowered: list[ast.stmt]) -> str | None:
-    """The first difference between each lowered function or class and the printed module's
-    definition of that name, or None."""
-    printed = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef | ast.ClassDef)}
-    for node in lowered:
+def check_module(tree: ast.Module, lowered: list[ast.stmt]) -> str | None:
+    """The first difference between the lowered functions and classes and the printed module's
+    (``tree``: the module's text parsed again), or None. The module defines them in the order
+    given, and no other function or class."""
+    printed = [n for n in tree.body if isinstance(n, ast.FunctionDef | ast.ClassDef)]
+    for i, node in enumerate(lowered):
         name = getattr(node, "name", "")
-        found = printed.get(name)
-        if found is None:
+        if i >= len(printed):
             return f"`{name}` is not in the printed module"
-        d = difference(found, node, name)
+        d = difference(printed[i], node, name)
         if d is not None:
             return d
+    if len(printed) > len(lowered):
+        return f"the printed module defines `{printed[len(lowered)].name}`, which was not lowered"
     return None
