@@ -53,7 +53,7 @@ def _tokenize(s: str) -> list[tuple[str, str]]:
     return out
 
 
-def _parse(tokens, pos: int, features: frozenset[str]) -> tuple[bool, int]:
+def _parse(tokens: list[tuple[str, str]], pos: int, features: frozenset[str]) -> tuple[bool, int]:
     if pos >= len(tokens) or tokens[pos][0] != "name":
         raise CfgError("a cfg predicate starts with a name")
     word = tokens[pos][1]

@@ -5,6 +5,7 @@ holding an f32 value; every f32 result is rounded to f32 once, as the hardware r
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Iterable
 from fractions import Fraction
 
 from rs2triton.rust.semantics import Panic, round_float
@@ -25,7 +26,7 @@ class Float:
     def __repr__(self) -> str:
         return self.name
 
-    def __call__(self, v) -> float:
+    def __call__(self, v: int | float) -> float:
         """``v`` rounded to the type (ints exactly: no detour through f64 for f32)."""
         if isinstance(v, int) and not isinstance(v, bool):
             return int_to_float(v, self.name)
@@ -61,14 +62,14 @@ class Float:
     def neg(self, a: float) -> float:
         return -a
 
-    def sum(self, items) -> float:
+    def sum(self, items: Iterable[float]) -> float:
         """``iter.sum::<f32>()``: added in order, each sum rounded to the type."""
         total = -0.0  # (Rust's float sums start from -0.0: an empty sum is -0.0)
         for x in items:
             total = self._r(total + x)
         return total
 
-    def product(self, items) -> float:
+    def product(self, items: Iterable[float]) -> float:
         total = 1.0
         for x in items:
             total = self._r(total * x)
@@ -227,7 +228,7 @@ def _exp(a: float) -> float:
         return math.inf
 
 
-def _log(a: float, f) -> float:
+def _log(a: float, f: Callable[[float], float]) -> float:
     if a != a or a < 0:
         return math.nan
     if a == 0:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from typing import NamedTuple
 
 from rs2triton.rust.types import FLOAT_TYPES, INT_BITS, SCALARS
@@ -131,7 +132,7 @@ def trunc_rem(a: int, b: int) -> int:
     return a - b * trunc_div(a, b)
 
 
-_INT_FOLDS = {
+_INT_FOLDS: dict[str, Callable[[int, int], int]] = {
     "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
     "/": trunc_div, "%": trunc_rem,
     "&": lambda a, b: a & b, "|": lambda a, b: a | b, "^": lambda a, b: a ^ b,
@@ -139,7 +140,7 @@ _INT_FOLDS = {
 }
 
 
-def fold(op: str, a, b, elem: str | None = None):
+def fold(op: str, a: int | float, b: int | float, elem: str | None = None) -> int | float | None:
     """Rust arithmetic on two literal values, done now; None when it is left to Python.
 
     ``elem`` is the integer type of the result when Rust knows it (a suffixed or cast
@@ -231,7 +232,7 @@ def round_float(value: float, elem: str) -> float:
     return math.copysign(rounded, value)
 
 
-def cast_constant(value, target: str):
+def cast_constant(value: int | float | bool, target: str) -> int | float | bool:
     """A literal ``value as target``, computed now with Rust's rules.
 
     int -> int wraps (two's complement); float -> int rounds toward zero and saturates

@@ -384,7 +384,7 @@ def _big_pow(a: int, e: int, bits: int) -> int:
         return -1 if e % 2 else 1
     if e > 2 * bits:  # |a| >= 2: far out of range; only the sign matters
         return (1 << (2 * bits)) * (-1 if a < 0 and e % 2 else 1)
-    return a ** e
+    return int(a ** e)
 
 
 def _next_pow2(a: int) -> int:
@@ -422,7 +422,7 @@ def _rem_euclid(a: int, b: int) -> int:
 
 
 
-def cast(value, target: str):
+def cast(value: int | float | bool, target: str) -> int | float | bool:
     """Rust's ``value as target`` between scalars (bools, ints and floats)."""
     s = SCALARS[target]
     if s.is_float:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
+from typing import Any
 
 from tree_sitter import Node
 
@@ -27,5 +28,5 @@ class ModuleContext:
     param_comments: dict[str, ParamComments] = field(default_factory=dict)  # by function name
     features: frozenset[str] = frozenset({"cuda", "training"})  # the crate features `#[cfg]` sees
     # helpers called from kernels, one per shape of their arguments: key -> (Python name, returns)
-    helper_calls: dict[str, tuple] = field(default_factory=dict)
+    helper_calls: dict[str, tuple[Any, ...]] = field(default_factory=dict)
     kernel_names: set[str] = field(default_factory=set)  # the jit functions' names (helpers keep clear)

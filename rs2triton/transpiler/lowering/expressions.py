@@ -105,7 +105,7 @@ def rust_string(literal: str) -> str:
     Raises ValueError for what rustc rejects: an unknown escape, `\\x` above 0x7F, a `\\u{..}`
     that is not a Unicode scalar value.
     """
-    def unescape(m: re.Match) -> str:
+    def unescape(m: re.Match[str]) -> str:
         if m.group("x") is not None:
             code = int(m.group("x"), 16)
             if code > 0x7F:

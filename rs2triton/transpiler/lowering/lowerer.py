@@ -17,7 +17,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, nullcontext
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar, cast
 
 from tree_sitter import Node
 
@@ -66,6 +66,25 @@ def _unsupported(lw: Lowerer, node: Node) -> Val:
     raise lw.err(node, "E0002", f"unsupported construct: {kind.replace('_expression', '').replace('_', ' ')}", hint)
 
 
+class Builder(Protocol):
+    """What a target's builder provides the shared rules (kernel/builder.py, host/builder.py): the
+    Python for what they decided, and what a name, a path or a field means for the target. (``lw``
+    is the target's own lowerer.)"""
+
+    def bool_kind(self, kind: Kind) -> Kind: ...
+    def pointer_arith(self, lw: Any, op: str, left: Val, right: Val, node: Node) -> Val: ...
+    def arith(self, lw: Any, op: str, left: Val, right: Val, ty: Ty, node: Node) -> Val: ...
+    def negate(self, lw: Any, v: Val, node: Node) -> Val: ...
+    def invert(self, lw: Any, v: Val, node: Node) -> Val: ...
+    def deref(self, lw: Any, v: Val, node: Node) -> Val: ...
+    def cast(self, lw: Any, v: Val, target: str, node: Node) -> Val: ...
+    def cast_to_type(self, lw: Any, v: Val, type_node: Node, node: Node) -> Val: ...
+    def narrow(self, lw: Any, v: Val, node: Node) -> Val: ...
+    def free_name(self, lw: Any, ident: str, node: Node) -> Val: ...
+    def path_value(self, lw: Any, head: str, rest: str, node: Node) -> Val: ...
+    def field_value(self, lw: Any, base: Val, field_node: Node, node: Node) -> Val: ...
+
+
 class _RustRules:
     """The context of :meth:`Lowerer.rust_rules` (a plain class: it runs for every literal,
     where a generator-based context manager costs several calls)."""
@@ -78,8 +97,8 @@ class _RustRules:
     def __enter__(self) -> None:
         return None
 
-    def __exit__(self, exc_type, exc, tb) -> None:
-        if exc_type is not None and issubclass(exc_type, semantics.ConstError):
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: object) -> None:
+        if isinstance(exc, semantics.ConstError):
             raise self.lowerer.err(self.node, "E0012", exc.message, exc.hint) from None
 
 
@@ -113,9 +132,9 @@ class Lowerer:
     target: Target = KERNEL
 
     @property
-    def build(self) -> Any:
+    def build(self) -> Builder:
         """The target's builder (registry.BUILDERS: kernel/builder.py, host/builder.py)."""
-        return BUILDERS[self.target]
+        return cast(Builder, BUILDERS[self.target])
 
     def __init__(self, ctx: ModuleContext, kernel: Kernel | None, fn: Node, triton: str,
                  dtype_bounds: dict[str, str] | None = None):
@@ -144,7 +163,7 @@ class Lowerer:
         self.dtype_args: dict[str, str | None] = {}
         # the Tiles bound, by id of their Binding: (it, the node that moved it or None, the loop
         # depth it was bound at), for rustc's use-after-move check (rustc.py)
-        self.tile_moves: dict[int, tuple] = {}
+        self.tile_moves: dict[int, tuple[Any, ...]] = {}
         # Counted `while` loops lowered as `for` (see loops.py): by `while` node id, and
         # the statements they absorb (the counter's `let`, the step) by node id.
         self.counted: dict[int, CountedLoop] = {}
@@ -164,7 +183,7 @@ class Lowerer:
 
     def expr(self, node: Node) -> Val:
         """Lower an expression with the rule registered for its node kind."""
-        return self.dispatch(EXPRESSIONS[self.target].get(node.type, _unsupported), node)
+        return cast(Val, self.dispatch(EXPRESSIONS[self.target].get(node.type, _unsupported), node))
 
     def stmt(self, node: Node) -> None:
         """Lower a statement: its comments, then the rule registered for its kind (an

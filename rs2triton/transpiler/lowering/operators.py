@@ -79,7 +79,8 @@ def binop(lw: Lowerer, op: str, left: Val, right: Val, node: Node) -> Val:
     return lw.build.arith(lw, op, left, right, Ty(kind, elem), node)
 
 
-def _check_literal_operand(lw: Lowerer, op: str, left: Val, right: Val, lit_left, lit_right, elem: str | None) -> None:
+def _check_literal_operand(lw: Lowerer, op: str, left: Val, right: Val, lit_left: int | float | None,
+                           lit_right: int | float | None, elem: str | None) -> None:
     """What rustc rejects in ``a op b`` with one literal operand: a divisor that is a literal 0
     (``unconditional_panic``), a shift by a literal amount past the width (``arithmetic_overflow``),
     an unsuffixed literal out of the range of the type the other operand gives it."""

@@ -13,7 +13,7 @@ the import: one rule per node kind and target.
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -92,7 +92,7 @@ def op_rule(name: str) -> Callable[[F], F]:
     return decorate
 
 
-def check_op_table(rows, rules: dict[str, OpRule] = OP_RULES) -> None:
+def check_op_table(rows: Iterable[Any], rules: dict[str, OpRule] = OP_RULES) -> None:
     """Every op-table row names a registered rule: checked when lowering is imported, so a row
     with a misspelt or unimplemented rule stops the program at once instead of being lowered
     by some other rule."""

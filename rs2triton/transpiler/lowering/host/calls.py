@@ -12,6 +12,8 @@ import re
 from tree_sitter import Node
 
 from rs2triton.rust import std as rust_std
+from rs2triton.rust.floats import FLOATS
+from rs2triton.rust.semantics import Panic
 from rs2triton.rust.types import FLOAT_TYPES, INT_TYPES, SCALARS
 from rs2triton.transpiler.frontend.parse import named_children, part, text
 from rs2triton.transpiler.lowering.host.expressions import const_string, range_bounds
@@ -158,12 +160,12 @@ def scalar_method(lw: HostLowerer, node: Node, recv: Val, receiver: Node, method
         lw.hint(a, arg_ty)
         vals.append(lw.settle(lw.expr(a), arg_ty, a))
     result = _result_type(spec, elem)
-    obj = (rust_std.INTS if is_int else rust_std.FLOATS)[elem]
+    obj: object = rust_std.INTS[elem] if is_int else FLOATS[elem]
     literals = [literal_value(v.expr) for v in (recv, *vals)]
     if all(x is not None for x in literals):
         try:
             value = getattr(obj, method)(*literals)
-        except rust_std.Panic:
+        except Panic:
             value = None  # (it panics when it runs, as Rust's does)
         else:
             return Val(_constant(value), Ty(Kind.CONST, result.elem, result.items))
@@ -174,7 +176,7 @@ def scalar_method(lw: HostLowerer, node: Node, recv: Val, receiver: Node, method
     return Val(call(ast.Attribute(lw.helper(elem), method, LOAD), [recv.expr, *(v.expr for v in vals)]), result)
 
 
-def _constant(value) -> ast.expr:
+def _constant(value: int | float | bool | tuple[int | float | bool, ...] | None) -> ast.expr:
     if isinstance(value, tuple):
         return ast.Tuple(elts=[_constant(v) for v in value], ctx=LOAD)
     if isinstance(value, float):

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from tree_sitter import Node
 
@@ -55,7 +55,7 @@ class HostOp:
     launcher: str | None  # the kernel's launcher name, for a kernel struct's op
     node: ast.ClassDef
     line: int
-    summary: dict = field(default_factory=dict)  # for `rs2triton kernels`
+    summary: dict[str, Any] = field(default_factory=dict)  # for `rs2triton kernels`
 
 
 @dataclass
@@ -397,11 +397,11 @@ def _impl_doc(item: HostItem, struct: str, smap: SourceMap, anchor: Node | None)
     return f"{item.doc}\n\n{head}" if item.doc else head
 
 
-def _summary(item: HostItem, module: HostModule, smap: SourceMap) -> dict:
+def _summary(item: HostItem, module: HostModule, smap: SourceMap) -> dict[str, Any]:
     """What ``rs2triton kernels`` shows of an op: the Rust of its input count, parameter names and
     shapes, launches, grid and backward (each method's last expression, on one line), of the
     methods its ``#[cfg]`` keeps."""
-    out: dict = {}
+    out: dict[str, Any] = {}
     for fn, attrs, _doc in _methods(item):
         if not _cfg_ok(attrs, module.ctx.features, smap, []):  # (its warnings are the translation's to give)
             continue

@@ -20,6 +20,7 @@ import keyword
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
+from typing import cast
 
 from tree_sitter import Node
 
@@ -29,7 +30,7 @@ from rs2triton.transpiler.frontend.parse import named_children, text
 from rs2triton.transpiler.lowering.context import ModuleContext
 from rs2triton.transpiler.lowering.lowerer import Lowerer
 from rs2triton.transpiler.lowering.names import Names
-from rs2triton.transpiler.lowering.registry import HOST, STATEMENTS, Target
+from rs2triton.transpiler.lowering.registry import BUILDERS, HOST, STATEMENTS, Target
 from rs2triton.transpiler.lowering.values import (
     NONE_TY,
     PTR,
@@ -224,7 +225,7 @@ class HostLowerer(Lowerer):
         wrapped to its type, an unsuffixed literal given the type (and held to its range), an
         f32 literal rounded; a literal with no type from anywhere is an i32 or an f64, as Rust's
         fallback has it."""
-        return self.build.settle(self, v, ty, node)
+        return cast(Val, BUILDERS[HOST].settle(self, v, ty, node))
 
     # ------------------------------------------------------------------ values into sinks
     def value_into(self, node: Node, sink: Sink) -> None:

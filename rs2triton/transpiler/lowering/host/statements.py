@@ -415,10 +415,10 @@ def macro_statement(lw: HostLowerer, node: Node) -> None:
     ``NotImplementedError``, with Rust's message); ``assert!``-style ones test and panic; the
     ``debug_`` ones are gone in a release build; any other macro is a value (``vec![..]``)."""
     with lw.anchored(node):
-        _macro_statement(lw, node, _macro_name(node), format_message, macro_args)
+        _macro_statement(lw, node, _macro_name(node))
 
 
-def _macro_statement(lw: HostLowerer, node: Node, macro: str, format_message, macro_args) -> None:
+def _macro_statement(lw: HostLowerer, node: Node, macro: str) -> None:
     if macro in _PANICS:
         args = macro_args(lw, node)
         message = format_message(lw, args, node) if args else ast.Constant(_PANICS[macro])

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import difflib
+from typing import Any, cast
 
 from tree_sitter import Node
 
@@ -94,7 +95,7 @@ def call_expression(lw: Lowerer, node: Node) -> Val:
                  f"kernels call methods of the Triton trait as `{lw.T}::name(...)`")
 
 
-def _suggest(word: str, table: dict) -> str:
+def _suggest(word: str, table: dict[str, Any]) -> str:
     close = difflib.get_close_matches(word, list(table), n=3)
     if close:
         return "did you mean " + " or ".join(f"`{c}`" for c in close) + "?"
@@ -136,7 +137,7 @@ def lower_op(lw: Lowerer, op: Op, arg_nodes: list[Node], generics: list[Node], n
                      f"`{op.name}` takes {len(op.params)} argument{'s' if len(op.params) != 1 else ''} "
                      f"but {len(arg_nodes)} {'were' if len(arg_nodes) != 1 else 'was'} supplied",
                      f"the DSL signature is `{op.name}({sig})`: every argument is positional")
-    return OP_RULES[op.rule](lw, op, arg_nodes, generics, node)
+    return cast(Val, OP_RULES[op.rule](lw, op, arg_nodes, generics, node))
 
 
 def arg(lw: Lowerer, node: Node) -> Arg:
@@ -181,7 +182,7 @@ def _meets_half(vals: list[Arg]) -> bool:
     return any(isinstance(v, Val) and not v.ty.wide and v.ty.runtime and v.ty.elem in wide for v in vals)
 
 
-def build_call(target: str | ast.expr, lowered: Lowered, extra_kw: list[tuple[str, ast.expr]] | tuple = ()) -> ast.Call:
+def build_call(target: str | ast.expr, lowered: Lowered, extra_kw: list[tuple[str, ast.expr]] | tuple[()] = ()) -> ast.Call:
     """The Triton call: positional parameters first, then keywords; defaults left out."""
     pos: list[ast.expr] = []
     kws: list[tuple[str, ast.expr]] = []

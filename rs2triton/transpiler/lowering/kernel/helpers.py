@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import re
+from typing import Any
 
 from tree_sitter import Node
 
@@ -251,7 +252,8 @@ def diverges(fn: Node) -> bool:
                                                    if c.type not in COMMENTS]
 
 
-def _lower_called_helper(lw: Lowerer, fn_name: str, fn: Node, params: list[Node], vals: list[Val], key: str):
+def _lower_called_helper(lw: Lowerer, fn_name: str, fn: Node, params: list[Node], vals: list[Val],
+                         key: str) -> tuple[Any, ...]:
     """Lower one shape of a called helper; (its Python name, what it returns)."""
     ctx = lw.ctx
     if key in ctx.lowering_helpers:
@@ -297,7 +299,7 @@ def _lower_called_helper(lw: Lowerer, fn_name: str, fn: Node, params: list[Node]
     real = [c for c in body_node.named_children if c.type not in COMMENTS]
     tail = real[-1] if real and real[-1].type not in ("let_declaration", "expression_statement") else None
     body: list[ast.stmt] = []
-    returns: tuple
+    returns: tuple[Any, ...]
     with hl.into(body):
         hl.stmts(list(body_node.named_children), body_node, stop=tail)
         if tail is None:
