@@ -59,9 +59,6 @@ def float_literal(lw: Lowerer, node: Node) -> Val:
     for s in ("f32", "f64", "f16"):
         if raw.endswith(s):
             raw, suffix = raw[: -len(s)], s
-    if suffix == "f16":
-        raise lw.err(node, "E0014", "the type `f16` is unstable (rustc's E0658)",
-                     "write an `f32` literal and convert it (`D::from_f64(1.5)` in a kernel)")
     try:
         value = float(raw)
     except ValueError:  # `3.0f30`: rustc's "invalid suffix for float literal"

@@ -53,8 +53,8 @@ def fits_in(src: str | None, dst: str | None) -> bool:
 def _f32_literal(v: Val, elem: str | None) -> Val:
     """A float literal that is an f32 (``1.1f32``, or unsuffixed where Rust types it so): its f32 value."""
     lit = literal_value(v.expr)
-    if elem == "f32" and (v.weak or v.ty.elem == "f32") and isinstance(lit, float):
-        return Val(float_const(semantics.round_float(lit, "f32")), Ty(v.ty.kind, "f32"))
+    if elem in ("f32", "f16", "bf16") and (v.weak or v.ty.elem == elem) and isinstance(lit, float):
+        return Val(float_const(semantics.round_float(lit, elem)), Ty(v.ty.kind, elem))
     return v
 
 
@@ -108,6 +108,8 @@ class HostBuilder:
     def _float_arith(self, lw: HostLowerer, op: str, left: Val, right: Val, elem: str | None, kind: Kind,
                      node: Node) -> Val:
         ty = Ty(kind, elem)
+        if elem not in ("f32", "f64", None):
+            raise lw.err(node, "E0002", f"`{elem}` arithmetic in host code", "compute in `f32` and convert")
         f = elem if elem in ("f32", "f64") else "f64"
         if op in ("&", "|", "^", "<<", ">>"):
             raise lw.rejects(node, "E0369", f"no implementation for `{f} {op} {f}`")
