@@ -136,9 +136,9 @@ def test_the_crate_s_features_decide_cfg(tmp_path):
 def test_a_stub_and_an_untranslated_method_raise_saying_why():
     result = rs2triton.transpile_file(SOURCE)
     [warning] = [w for w in result.warnings if w.code == "W0010"]
-    assert "`LaterForward::grid` is not translated: `.fold()` of an iterator" in warning.message
+    assert "`LaterForward::grid` is not translated: `.try_fold()` of an iterator" in warning.message
     assert warning.line == SOURCE.read_text().splitlines().index(
-        "        let n = output_shape.iter().fold(1, |a, b| a * b);") + 1
+        "        let n = output_shape.iter().try_fold(1usize, |a, &b| a.checked_mul(b)).unwrap();") + 1
     op = ops.LaterForward(BLOCK_SIZE=16)
     with pytest.raises(NotImplementedError, match="^not implemented: LaterForward has no runtime support yet$"):
         op.n_activation_inputs()

@@ -20,10 +20,12 @@ generated class's methods give it the Rust ``file:line`` (:func:`rust_panics`).
 
 from __future__ import annotations
 
+import ast
 import functools
 from types import SimpleNamespace
 
-from rs2triton.rust.std import DIV_ZERO, FLOATS, INTS, REM_ZERO, Panic, cast
+from rs2triton.rust.semantics import NotImplementedPanic
+from rs2triton.rust.std import DIV_ZERO, FLOATS, INTS, REM_ZERO, Panic, cast, display
 
 i8, i16, i32, i64, isize = (INTS[t] for t in ("i8", "i16", "i32", "i64", "isize"))
 u8, u16, u32, u64, usize = (INTS[t] for t in ("u8", "u16", "u32", "u64", "usize"))
@@ -79,6 +81,70 @@ def get(seq, i: int):
     return seq[i] if 0 <= i < len(seq) else None
 
 
+def subslice(seq, lo, hi):
+    """``&seq[lo..hi]`` (either bound may be None): Rust's panics for a bound past the end or a start
+    after the end, where Python's slice would quietly be shorter."""
+    n = len(seq)
+    start = 0 if lo is None else lo
+    end = n if hi is None else hi
+    if end > n:
+        if start > n:
+            raise Panic(f"range start index {start} out of range for slice of length {n}")
+        raise Panic(f"range end index {end} out of range for slice of length {n}")
+    if start > end:
+        raise Panic(f"slice index starts at {start} but ends at {end}")
+    return seq[start:end]
+
+
+def insert(seq: list, i: int, item) -> None:
+    """``v.insert(i, x)``: Rust's panic past the end."""
+    if i > len(seq):
+        raise Panic(f"insertion index (is {i}) should be <= len (is {len(seq)})")
+    seq.insert(i, item)
+
+
+def pop(seq: list):
+    """``v.pop()``: the last item, or None."""
+    return seq.pop() if seq else None
+
+
+def dedup(seq: list) -> None:
+    """``v.dedup()``: consecutive repeats removed, in place."""
+    seq[:] = [x for i, x in enumerate(seq) if i == 0 or x != seq[i - 1]]
+
+
+def chunks(seq, n: int) -> list:
+    if n == 0:
+        raise Panic("chunk size must be non-zero")
+    return [seq[i:i + n] for i in range(0, len(seq), n)]
+
+
+def windows(seq, n: int) -> list:
+    if n == 0:
+        raise Panic("window size must be non-zero")
+    return [seq[i:i + n] for i in range(len(seq) - n + 1)]
+
+
+def max_by_key(items, key):
+    """``iter.max_by_key(f)``: the last of the largest, or None."""
+    best, best_key, found = None, None, False
+    for x in items:
+        k = key(x)
+        if not found or k >= best_key:
+            best, best_key, found = x, k, True
+    return best
+
+
+def min_by_key(items, key):
+    """``iter.min_by_key(f)``: the first of the smallest, or None."""
+    best, best_key, found = None, None, False
+    for x in items:
+        k = key(x)
+        if not found or k < best_key:
+            best, best_key, found = x, k, True
+    return best
+
+
 def panic(message: str = "explicit panic"):
     """``panic!``, ``unreachable!``, ``assert!``: Rust's panic."""
     raise Panic(message)
@@ -117,7 +183,39 @@ def _rust_location(exc: BaseException, code) -> str | None:
     return f"{lines.path}:{rust}"
 
 
-_PYTHON_PANICS = (ZeroDivisionError, IndexError, RecursionError)
+_PYTHON_PANICS = (ZeroDivisionError, IndexError, RecursionError, ValueError)
+_SAFE = (ast.Name, ast.Attribute, ast.Subscript, ast.Constant, ast.BinOp, ast.UnaryOp, ast.Load, ast.operator,
+         ast.unaryop, ast.Slice, ast.Tuple)
+
+
+def _index_message(exc: BaseException, code) -> str:
+    """Rust's message for an index out of range, ``the len is 3 but the index is 5``: the failing
+    subscript of the generated line (from the instruction's position), its sequence and index read
+    again from the frame (only names, fields, elements and arithmetic: nothing is called)."""
+    tb, frame_tb = exc.__traceback__, None
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename == code.co_filename:
+            frame_tb = tb
+        tb = tb.tb_next
+    try:
+        assert frame_tb is not None
+        frame = frame_tb.tb_frame
+        positions = list(frame.f_code.co_positions())[frame_tb.tb_lasti // 2]
+        line, end_line, col, end_col = positions
+        with open(code.co_filename, encoding="utf-8") as f:
+            lines = f.read().splitlines()
+        assert line == end_line and line is not None and col is not None and end_col is not None
+        subscript = ast.parse(lines[line - 1][col:end_col], mode="eval").body
+        assert isinstance(subscript, ast.Subscript) and all(
+            isinstance(n, _SAFE) or (isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and not n.keywords
+                                     and (n.func.id.startswith("as_") or n.func.id == "len"))
+            for n in ast.walk(subscript))
+        scope = {**frame.f_globals, **frame.f_locals}
+        seq = eval(compile(ast.Expression(subscript.value), "<index>", "eval"), {"__builtins__": {"len": len}}, scope)  # noqa: S307
+        index = eval(compile(ast.Expression(subscript.slice), "<index>", "eval"), {"__builtins__": {"len": len}}, scope)  # noqa: S307
+        return f"index out of bounds: the len is {len(seq)} but the index is {index}"
+    except Exception:  # noqa: BLE001 - the message only: Python's, where the expression cannot be read again
+        return f"index out of bounds ({exc})"
 
 
 def rust_panics(fn):
@@ -138,8 +236,12 @@ def rust_panics(fn):
                 message = "stack overflow"
             elif isinstance(e, ZeroDivisionError):
                 message = REM_ZERO if "modulo" in str(e) and "division" not in str(e) else DIV_ZERO
+            elif isinstance(e, ValueError):
+                if "arg 3 must not be zero" not in str(e):  # `(0..n).step_by(0)`
+                    raise
+                message = "assertion failed: step != 0"
             else:
-                message = f"index out of bounds ({e})"
+                message = _index_message(e, fn.__code__)
             raise Panic(message, _rust_location(e, fn.__code__)) from e
 
     located.__rust_panics__ = True  # type: ignore[attr-defined]
@@ -147,7 +249,8 @@ def rust_panics(fn):
 
 
 __all__ = [
-    "Panic", "and_then", "as_bool", "as_f32", "as_f64", "as_i8", "as_i16", "as_i32", "as_i64", "as_isize", "as_u8",
+    "NotImplementedPanic", "Panic", "and_then", "chunks", "dedup", "display", "insert", "max_by_key", "min_by_key", "pop", "subslice",
+    "windows", "as_bool", "as_f32", "as_f64", "as_i8", "as_i16", "as_i32", "as_i64", "as_isize", "as_u8",
     "as_u16", "as_u32", "as_u64", "as_usize", "f32", "f64", "first", "get", "i8", "i16", "i32", "i64",
     "isize", "last", "map_option", "panic", "ptr_add", "rust_panics", "u8", "u16", "u32", "u64", "unwrap",
     "unwrap_or", "usize",

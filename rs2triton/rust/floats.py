@@ -77,23 +77,15 @@ class Float:
 
     # ------------------------------------------------------------ comparisons and choice
     def min(self, a: float, b: float) -> float:
-        """IEEE minNum: a NaN loses to a number."""
+        """IEEE minNum: a NaN loses to a number; of two equal values (`0.0`, `-0.0`) the receiver."""
         if a != a:
             return b
-        if b != b:
-            return a
-        if a == b == 0.0:
-            return a if math.copysign(1.0, a) < 0 else b
-        return a if a < b else b
+        return b if b < a else a
 
     def max(self, a: float, b: float) -> float:
         if a != a:
             return b
-        if b != b:
-            return a
-        if a == b == 0.0:
-            return a if math.copysign(1.0, a) > 0 else b
-        return a if a > b else b
+        return b if b > a else a
 
     def clamp(self, a: float, lo: float, hi: float) -> float:
         if not lo <= hi:
@@ -150,9 +142,6 @@ class Float:
     def sqrt(self, a: float) -> float:
         return math.nan if a < 0 or a != a else self._r(math.sqrt(a))
 
-    def cbrt(self, a: float) -> float:
-        return a if not math.isfinite(a) or a == 0 else self._r(math.copysign(abs(a) ** (1 / 3), a))
-
     def mul_add(self, a: float, b: float, c: float) -> float:
         """``a * b + c`` rounded once (a fused multiply-add)."""
         if not (math.isfinite(a) and math.isfinite(b) and math.isfinite(c)):
@@ -175,31 +164,107 @@ class Float:
         return self.div(1.0, r) if n < 0 else r
 
     def powf(self, a: float, b: float) -> float:
-        return _c_pow(a, b, self.name)
+        return self._libm("pow", a, b)
 
     def exp(self, a: float) -> float:
-        return self._r(_exp(a))
+        return self._libm("exp", a)
 
     def exp2(self, a: float) -> float:
-        return self._r(_c_pow(2.0, a, "f64"))
+        return self._libm("exp2", a)
+
+    def exp_m1(self, a: float) -> float:
+        return self._libm("expm1", a)
 
     def ln(self, a: float) -> float:
-        return self._r(_log(a, math.log))
+        return self._libm("log", a)
+
+    def ln_1p(self, a: float) -> float:
+        return self._libm("log1p", a)
 
     def log2(self, a: float) -> float:
-        return self._r(_log(a, math.log2))
+        return self._libm("log2", a)
 
     def log10(self, a: float) -> float:
-        return self._r(_log(a, math.log10))
+        return self._libm("log10", a)
+
+    def log(self, a: float, base: float) -> float:
+        """``a.log(base)``: ``a.ln() / base.ln()``, each step in the type, as Rust computes it."""
+        return self.div(self.ln(a), self.ln(base))
+
+    def cbrt(self, a: float) -> float:
+        """Correctly rounded (Rust's own `cbrt`, which does not call the C library's)."""
+        y = self._libm("cbrt", a)
+        if not math.isfinite(y) or y == 0.0:
+            return y
+        exact = Fraction(a)
+        candidates = [y, math.nextafter(y, math.inf), math.nextafter(y, -math.inf)]
+        if self.name == "f32":
+            candidates = [round_float(c, "f32") for c in candidates] + [_next_f32(y, 1), _next_f32(y, -1)]
+        return min(candidates, key=lambda c: (abs(Fraction(c) ** 3 - exact), c))
 
     def hypot(self, a: float, b: float) -> float:
-        return self._r(math.hypot(a, b))
+        return self._libm("hypot", a, b)
+
+    def sin(self, a: float) -> float:
+        return self._libm("sin", a)
+
+    def cos(self, a: float) -> float:
+        return self._libm("cos", a)
+
+    def tan(self, a: float) -> float:
+        return self._libm("tan", a)
+
+    def asin(self, a: float) -> float:
+        return self._libm("asin", a)
+
+    def acos(self, a: float) -> float:
+        return self._libm("acos", a)
+
+    def atan(self, a: float) -> float:
+        return self._libm("atan", a)
+
+    def atan2(self, a: float, b: float) -> float:
+        return self._libm("atan2", a, b)
+
+    def sinh(self, a: float) -> float:
+        return self._libm("sinh", a)
+
+    def cosh(self, a: float) -> float:
+        return self._libm("cosh", a)
+
+    def tanh(self, a: float) -> float:
+        return self._libm("tanh", a)
 
     def to_degrees(self, a: float) -> float:
-        return self._r(a * (180.0 / math.pi)) if self.name == "f64" else self._r(a * 57.2957795130823208767981548141051703)
+        # (Rust: f64 multiplies by 180/pi; f32 by its own constant, 57.2957795130823208767981548141051703)
+        return self._r(a * (180.0 / math.pi)) if self.name == "f64" else self._r(a * round_float(57.29577951308232, "f32"))
 
     def to_radians(self, a: float) -> float:
-        return self._r(a * (math.pi / 180.0))
+        return self._r(a * (math.pi / 180.0)) if self.name == "f64" else self._r(a * round_float(math.pi / 180.0, "f32"))
+
+    def rem_euclid(self, a: float, b: float) -> float:
+        r = self.rem(a, b)
+        return self._r(r + abs(b)) if r < 0.0 else r
+
+    def div_euclid(self, a: float, b: float) -> float:
+        q = self.trunc(self.div(a, b))
+        if self.rem(a, b) < 0.0:
+            return q - 1.0 if b > 0.0 else q + 1.0
+        return q
+
+    def partial_cmp(self, a: float, b: float) -> int | None:
+        """``a.partial_cmp(&b)``: -1, 0 or 1 (``Ordering`` as an integer), None with a NaN."""
+        if a != a or b != b:
+            return None
+        return (a > b) - (a < b)
+
+    def _libm(self, fn: str, *args: float) -> float:
+        """The C library's ``fn`` (``sinf`` for f32), which Rust's methods call: its results, to the
+        last bit, not Python's (which raises where C returns an infinity or NaN)."""
+        c = _c_function(fn + ("f" if self.name == "f32" else ""), len(args), self.name == "f32")
+        if c is not None:
+            return float(c(*args))
+        return self._r(_python_math(fn, *args))
 
     # ------------------------------------------------------------ classification
     def is_nan(self, a: float) -> bool:
@@ -220,38 +285,75 @@ class Float:
     def is_normal(self, a: float) -> bool:
         return math.isfinite(a) and a != 0 and abs(a) >= SCALARS[self.name].min_positive
 
+    def is_subnormal(self, a: float) -> bool:
+        return a != 0 and abs(a) < SCALARS[self.name].min_positive
 
-def _exp(a: float) -> float:
+
+
+
+
+
+
+
+def _next_f32(v: float, direction: int) -> float:
+    import struct
+
+    bits = struct.unpack("<I", struct.pack("<f", v))[0]
+    bits += direction if v > 0 else -direction
+    return float(struct.unpack("<f", struct.pack("<I", bits & 0xFFFFFFFF))[0])
+
+
+_C_CACHE: dict[str, object] = {}
+
+
+def _c_function(name: str, arity: int, single: bool) -> Callable[..., float] | None:
+    """The C math library's ``name`` (``sinf``, ``pow``...), or None where it cannot be loaded."""
+    if name in _C_CACHE:
+        return _C_CACHE[name]  # type: ignore[return-value]
+    fn = None
     try:
-        return math.exp(a)
-    except OverflowError:
-        return math.inf
+        import ctypes
+        import ctypes.util
+
+        lib = ctypes.CDLL(ctypes.util.find_library("m") or "libm.so.6")
+        fn = getattr(lib, name)
+        kind = ctypes.c_float if single else ctypes.c_double
+        fn.restype = kind
+        fn.argtypes = [kind] * arity
+    except (OSError, AttributeError):
+        fn = None
+    _C_CACHE[name] = fn
+    return fn  # type: ignore[return-value]
 
 
-def _log(a: float, f: Callable[[float], float]) -> float:
-    if a != a or a < 0:
-        return math.nan
-    if a == 0:
-        return -math.inf
-    if math.isinf(a):
-        return math.inf
-    return f(a)
-
-
-def _c_pow(a: float, b: float, elem: str) -> float:
-    """C's ``pow``, which Rust's ``powf`` is: IEEE special cases instead of Python's exceptions."""
-    try:
-        r = math.pow(a, b)
-    except OverflowError:
-        odd = float(b).is_integer() and int(b) % 2 == 1
-        r = -math.inf if a < 0 and odd else math.inf
-    except ValueError:  # a negative base to a non-integer power; 0 to a negative power
-        if a == 0.0:
+def _python_math(fn: str, *args: float) -> float:
+    """``math``'s ``fn`` with C's special values instead of Python's exceptions (where no C
+    library can be loaded)."""
+    if fn == "pow":
+        a, b = args
+        try:
+            return math.pow(a, b)
+        except OverflowError:
             odd = float(b).is_integer() and int(b) % 2 == 1
-            r = math.copysign(math.inf, a) if odd else math.inf
-        else:
-            r = math.nan
-    return round_float(r, elem) if elem != "f64" else r
+            return -math.inf if a < 0 and odd else math.inf
+        except ValueError:  # a negative base to a non-integer power; 0 to a negative power
+            if a == 0.0:
+                odd = float(b).is_integer() and int(b) % 2 == 1
+                return math.copysign(math.inf, a) if odd else math.inf
+            return math.nan
+    a = args[0]
+    if fn in ("log", "log2", "log10"):
+        if a != a or a < 0:
+            return math.nan
+        if a == 0:
+            return -math.inf
+    f = {"log": math.log, "log1p": math.log1p, "expm1": math.expm1}.get(fn) or getattr(math, fn)
+    try:
+        return float(f(*args))
+    except OverflowError:
+        return math.inf
+    except ValueError:
+        return math.nan
 
 
 def int_to_float(v: int, elem: str) -> float:
@@ -285,11 +387,14 @@ def fraction_to_float(x: Fraction, elem: str) -> float:
 
 
 def _total_key(a: float, elem: str) -> int:
+    """The integer Rust's ``total_cmp`` orders floats by: the bits as a signed integer, with the
+    bits below the sign flipped for negative values."""
     import struct
 
     fmt, bits = ("<f", 32) if elem == "f32" else ("<d", 64)
     raw = int.from_bytes(struct.pack(fmt, a), "little")
-    return raw ^ ((1 << (bits - 1)) - 1) if raw >> (bits - 1) else raw
+    signed = raw - (1 << bits) if raw >> (bits - 1) else raw
+    return signed ^ ((1 << (bits - 1)) - 1) if signed < 0 else signed
 
 
 def debug_float(v: float, elem: str = "f64") -> str:

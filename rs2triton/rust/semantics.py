@@ -47,6 +47,10 @@ class Panic(RuntimeError):
         return f"panicked at {self.location}: {self.message}" if self.location else self.message
 
 
+class NotImplementedPanic(Panic, NotImplementedError):
+    """``unimplemented!()`` / ``todo!()``: Rust's panic, and Python's ``NotImplementedError`` (a stub)."""
+
+
 # ------------------------------------------------------------------- integers
 
 

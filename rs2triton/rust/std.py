@@ -23,10 +23,11 @@ receiver's, ``u32``, ``bool``, an ``Option`` or a pair): lowering types calls wi
 from __future__ import annotations
 
 import math
+import re
 from typing import NamedTuple
 
 from rs2triton.rust.floats import FLOATS
-from rs2triton.rust.semantics import Panic, float_to_int, trunc_div, trunc_rem, wrap_int
+from rs2triton.rust.semantics import Panic, float_to_int, round_float, trunc_div, trunc_rem, wrap_int
 from rs2triton.rust.types import SCALARS
 
 DIV_ZERO = "attempt to divide by zero"
@@ -369,7 +370,7 @@ class Int:
 
     def clamp(self, a: int, lo: int, hi: int) -> int:
         if lo > hi:
-            raise Panic("assertion failed: min <= max")
+            raise Panic(f"min > max. min = {lo}, max = {hi}")
         return lo if a < lo else hi if a > hi else a
 
 
@@ -485,10 +486,108 @@ SIGNED_ONLY = frozenset({"abs", "signum", "unsigned_abs", "is_positive", "is_neg
 
 FLOAT_METHODS: dict[str, Method] = {
     **{m: Method(0) for m in ("round", "round_ties_even", "trunc", "floor", "ceil", "fract", "abs", "signum", "recip",
-                              "sqrt", "cbrt", "exp", "exp2", "ln", "log2", "log10", "to_degrees", "to_radians")},
-    **{m: Method(1) for m in ("min", "max", "copysign", "powf", "hypot")},
+                              "sqrt", "cbrt", "exp", "exp2", "exp_m1", "ln", "ln_1p", "log2", "log10", "to_degrees",
+                              "to_radians", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh")},
+    **{m: Method(1) for m in ("min", "max", "copysign", "powf", "hypot", "log", "atan2", "rem_euclid", "div_euclid")},
+    "partial_cmp": Method(1, "Option<Ordering>"),
     "powi": Method(1, arg="i32"), "mul_add": Method(2), "clamp": Method(2),
     **{m: Method(0, "bool") for m in ("is_nan", "is_finite", "is_infinite", "is_sign_negative", "is_sign_positive",
-                                      "is_normal")},
+                                      "is_normal", "is_subnormal")},
     "total_cmp": Method(1, "Ordering"),
 }
+
+
+# ---------------------------------------------------------------- formatting (Display, Debug)
+
+_SPEC = re.compile(r"(?:(?P<fill>.)?(?P<align>[<^>]))?(?P<sign>[+-])?(?P<alt>#)?(?P<zero>0)?(?P<width>\d+)?"
+                   r"(?:\.(?P<precision>\d+))?(?P<kind>[?xXobeE]?)")
+
+
+def _shortest(v: float, elem: str) -> str:
+    """The fewest significant digits that read back as ``v`` in its type (as Rust prints floats)."""
+    if elem != "f32":
+        return repr(v)
+    for digits in range(1, 10):
+        text = f"{v:.{digits}g}"
+        if round_float(float(text), "f32") == v:
+            return text
+    return repr(v)
+
+
+def _float_text(v: float, elem: str, precision: int | None, kind: str) -> str:
+    from decimal import Decimal
+
+    if v != v:
+        return "NaN"
+    if math.isinf(v):
+        return "inf" if v > 0 else "-inf"
+    negative = math.copysign(1.0, v) < 0
+    if kind in ("e", "E"):
+        if precision is not None:
+            mantissa, _, exp = f"{abs(v):.{precision}e}".partition("e")
+        else:
+            d = Decimal(_shortest(abs(v), elem)).normalize()
+            digits = d.as_tuple().digits
+            exp = str(d.adjusted())
+            mantissa = str(digits[0]) + ("." + "".join(map(str, digits[1:])) if len(digits) > 1 else "")
+        text = f"{mantissa}{kind}{int(exp)}"
+    elif precision is not None:
+        text = f"{Decimal(abs(v)):.{precision}f}" if abs(v) >= 1e16 else f"{abs(v):.{precision}f}"
+    else:
+        d = Decimal(_shortest(abs(v), elem))
+        if kind == "?" and (abs(v) >= 1e16 or (v != 0 and abs(v) < 1e-4)):
+            return ("-" if negative else "") + _float_text(abs(v), elem, None, "e")
+        text = format(d, "f")
+        if "." in text:
+            text = text.rstrip("0").rstrip(".") if kind != "?" else text
+        if kind == "?" and "." not in text:
+            text += ".0"
+    return ("-" if negative else "") + text
+
+
+def display(value: object, elem: str = "", spec: str = "") -> str:
+    """``format!("{:spec}", value)`` as Rust writes it: Display (``1``, ``0.1``, ``true``, ``inf``)
+    or, with ``?``, Debug (``1.0``, ``1e-7``, a quoted string); width, fill, alignment, sign,
+    ``#``, ``0`` and precision; ``x``/``X``/``o``/``b``/``e`` of integers and floats."""
+    m = _SPEC.fullmatch(spec)
+    if m is None:
+        return str(value)
+    kind, precision = m.group("kind"), int(m.group("precision")) if m.group("precision") else None
+    numeric = False
+    if isinstance(value, bool):
+        text = "true" if value else "false"
+    elif isinstance(value, int):
+        numeric = True
+        bits = {"x": "x", "X": "X", "o": "o", "b": "b"}.get(kind)
+        if bits is not None:
+            v = value & ((1 << SCALARS[elem].bits) - 1) if elem in SCALARS and value < 0 else value
+            text = ("0" + ("x" if bits in "xX" else bits) if m.group("alt") else "") + format(v, bits)
+        elif kind in ("e", "E"):
+            text = _float_text(float(value), "f64", precision, kind)
+        else:
+            text = str(value)
+    elif isinstance(value, float):
+        numeric = True
+        text = _float_text(value, elem or "f64", precision, kind)
+    elif isinstance(value, str):
+        text = value if kind != "?" else '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+        if precision is not None and kind != "?":
+            text = text[:precision]
+    else:
+        text = str(value)
+    if numeric and m.group("sign") == "+" and not text.startswith("-"):
+        text = "+" + text
+    width = int(m.group("width") or 0)
+    if len(text) < width:
+        if m.group("zero") and numeric and not m.group("align"):
+            sign = text[0] if text[:1] in "+-" else ""
+            return sign + text[len(sign):].rjust(width - len(sign), "0")
+        fill = m.group("fill") or " "
+        align = m.group("align") or (">" if numeric else "<")
+        pad = width - len(text)
+        if align == "<":
+            return text + fill * pad
+        if align == ">":
+            return fill * pad + text
+        return fill * (pad // 2) + text + fill * (pad - pad // 2)
+    return text

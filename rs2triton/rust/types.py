@@ -146,6 +146,25 @@ FLOAT_CONSTANTS: dict[str, float] = {
     "consts::SQRT_2": 1.4142135623730951,
     "consts::FRAC_1_SQRT_2": 0.7071067811865476,
     "consts::FRAC_PI_2": 1.5707963267948966,
+    "consts::TAU": 6.283185307179586,
+    "consts::FRAC_PI_3": 1.0471975511965979,
+    "consts::FRAC_PI_4": 0.7853981633974483,
+    "consts::FRAC_PI_6": 0.5235987755982989,
+    "consts::FRAC_PI_8": 0.39269908169872414,
+    "consts::FRAC_1_PI": 0.3183098861837907,
+    "consts::FRAC_2_PI": 0.6366197723675814,
+    "consts::FRAC_2_SQRT_PI": 1.1283791670955126,
+    "consts::LOG2_10": 3.321928094887362,
+    "consts::LOG10_E": 0.4342944819032518,
+    "consts::LOG10_2": 0.3010299956639812,
+}
+
+# The integer associated constants of the float types (`f32::MANTISSA_DIGITS`): (u32 ones, i32 ones).
+FLOAT_INT_CONSTANTS: dict[str, dict[str, tuple[str, int]]] = {
+    "f32": {"RADIX": ("u32", 2), "MANTISSA_DIGITS": ("u32", 24), "DIGITS": ("u32", 6), "MIN_EXP": ("i32", -125),
+            "MAX_EXP": ("i32", 128), "MIN_10_EXP": ("i32", -37), "MAX_10_EXP": ("i32", 38)},
+    "f64": {"RADIX": ("u32", 2), "MANTISSA_DIGITS": ("u32", 53), "DIGITS": ("u32", 15), "MIN_EXP": ("i32", -1021),
+            "MAX_EXP": ("i32", 1024), "MIN_10_EXP": ("i32", -307), "MAX_10_EXP": ("i32", 308)},
 }
 
 

@@ -68,6 +68,8 @@ def python_name(rust: str) -> str:
     `_u<hex>_` (`𝐱` -> `_u1d431_`), so names distinct in Rust stay distinct in Python.
     """
     base = rust.removeprefix("r#")
+    if not base.isascii():
+        base = unicodedata.normalize("NFC", base)  # (rustc's own normalization of identifiers)
     if not base.isascii() and unicodedata.normalize("NFKC", base) != base:
         base = "".join(c if c.isascii() else f"_u{ord(c):x}_" for c in base)
     return base + "_" if base in PY_RESERVED else base

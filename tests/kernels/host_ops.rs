@@ -621,9 +621,9 @@ impl<D: Float + Send + Sync + 'static> teeny_core::model::RuntimeOp for LaterFor
         unimplemented!()
     }
 
-    /// A grid rs2triton does not translate: a closure of two parameters.
+    /// A grid rs2triton does not translate: `try_fold`.
     fn grid(&self, output_shape: &[usize]) -> [u32; 3] {
-        let n = output_shape.iter().fold(1, |a, b| a * b);
+        let n = output_shape.iter().try_fold(1usize, |a, &b| a.checked_mul(b)).unwrap();
         [n as u32, 1, 1]
     }
 }

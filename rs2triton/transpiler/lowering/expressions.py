@@ -10,7 +10,14 @@ import re
 from tree_sitter import Node
 
 from rs2triton.rust import semantics
-from rs2triton.rust.types import FLOAT_CONSTANTS, FLOAT_TYPES, INT_BITS, SCALARS, float_limit
+from rs2triton.rust.types import (
+    FLOAT_CONSTANTS,
+    FLOAT_INT_CONSTANTS,
+    FLOAT_TYPES,
+    INT_BITS,
+    SCALARS,
+    float_limit,
+)
 from rs2triton.transpiler.dsl.ops import ENUMS
 from rs2triton.transpiler.frontend.parse import named_children, part, text
 from rs2triton.transpiler.lowering import rustc
@@ -167,6 +174,9 @@ def scoped_identifier(lw: Lowerer, node: Node) -> Val:
         return Val(const(hi if rest == "MAX" else lo), Ty(Kind.CONST, head))
     if head in INT_BITS and rest == "BITS":
         return Val(const(INT_BITS[head][0]), Ty(Kind.CONST, "u32"))
+    if rest in FLOAT_INT_CONSTANTS.get(head, {}):
+        elem, n = FLOAT_INT_CONSTANTS[head][rest]
+        return Val(const(n), Ty(Kind.CONST, elem))
     return lw.build.path_value(lw, head, rest, node)
 
 

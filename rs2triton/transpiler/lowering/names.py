@@ -18,6 +18,7 @@ nothing has to be kept in step by hand:
 from __future__ import annotations
 
 import ast
+import unicodedata
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -38,6 +39,13 @@ class Binding:
     constexpr: bool = False
     expr: ast.expr | None = None  # a name that stands for an expression (host: `s` of `|(_, s)|` is `t.shape`)
     decl: str = ""
+
+
+def rust_key(rust: str) -> str:
+    """The name rustc sees: without a raw identifier's ``r#``, in Unicode's NFC (rustc normalizes
+    identifiers so: a composed and a decomposed ``é`` are one name, the Angstrom sign is ``Å``)."""
+    rust = rust.removeprefix("r#")
+    return rust if rust.isascii() else unicodedata.normalize("NFC", rust)
 
 
 def _same_known(a: Ty, b: Ty) -> bool:
@@ -90,7 +98,7 @@ class Names:
 
     # -------------------------------------------------------------- bindings
     def lookup(self, rust: str) -> Binding | None:
-        rust = rust.removeprefix("r#")  # (a raw identifier is the same name to rustc)
+        rust = rust_key(rust)  # (a raw identifier, an identifier not in NFC: the same name to rustc)
         for scope in reversed(self._scopes):
             if rust in scope:
                 return scope[rust]
@@ -103,7 +111,7 @@ class Names:
         a binding that would clobber a name live in an enclosing block is renamed, so
         the outer value is intact once the inner block ends, as in Rust.
         """
-        rust = rust.removeprefix("r#")
+        rust = rust_key(rust)
         current = self._scopes[-1].get(rust)
         if current is not None and not current.constexpr and not constexpr and current.py not in self.pinned:
             py = current.py
@@ -120,7 +128,7 @@ class Names:
 
     def declare_pending(self, rust: str) -> str:
         """The Python name a `let` will get, for a binding visible only after its initializer."""
-        rust = rust.removeprefix("r#")
+        rust = rust_key(rust)
         py = self.declare(rust, Ty(Kind.UNKNOWN))
         del self._scopes[-1][rust]
         self._live[-1].discard(py)
@@ -128,7 +136,7 @@ class Names:
 
     def bind(self, rust: str, py: str, ty: Ty, constexpr: bool = False) -> None:
         """Bind ``rust`` to the Python name ``py`` (from ``declare_pending``) in the current scope."""
-        rust = rust.removeprefix("r#")
+        rust = rust_key(rust)
         self._scopes[-1][rust] = Binding(py, ty, constexpr)
         self._live[-1].add(py)
         self._used.add(py)

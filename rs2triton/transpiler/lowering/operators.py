@@ -132,6 +132,8 @@ def cast_value(lw: Lowerer, v: Val, target: str, node: Node) -> Val:
         lit = v.expr.value
     if isinstance(lit, int) and v.weak:
         lit = semantics.wrap_int(lit, "i32")  # `as` does not infer its operand's type: it is i32
+    if isinstance(lit, float) and not v.weak and v.ty.elem in ("f32", "f16", "bf16"):
+        lit = semantics.round_float(lit, v.ty.elem)  # (`0.1f32 as f64` widens the f32 value)
     if isinstance(lit, (int, float)):
         return Val(const(semantics.cast_constant(lit, target)), Ty(Kind.CONST, target))
     if v.ty.elem == target:

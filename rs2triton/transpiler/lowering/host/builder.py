@@ -157,6 +157,7 @@ class HostBuilder:
             return Val(call("int", [v.expr]), out)
         if target in FLOAT_TYPES:
             if src in FLOAT_TYPES:
+                v = _f32_literal(v, src)  # (`0.1f32 as f64` is the f32 value, widened)
                 if target == "f64" or src == "f32":
                     return Val(v.expr, out)
                 return Val(call(lw.helper("f32"), [v.expr]), out)

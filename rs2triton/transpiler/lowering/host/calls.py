@@ -16,7 +16,8 @@ from rs2triton.rust.floats import FLOATS
 from rs2triton.rust.semantics import Panic
 from rs2triton.rust.types import FLOAT_TYPES, INT_TYPES, SCALARS
 from rs2triton.transpiler.frontend.parse import named_children, part, text
-from rs2triton.transpiler.lowering.host.expressions import const_string, range_bounds
+from rs2triton.transpiler.lowering.host.expressions import closure_function as _function
+from rs2triton.transpiler.lowering.host.expressions import const_string, range_parts, shown
 from rs2triton.transpiler.lowering.host.lowerer import HostLowerer, rust_type
 from rs2triton.transpiler.lowering.host.statements import pattern_target
 from rs2triton.transpiler.lowering.host.std import ITER_METHODS, OPTION_METHODS, SAME, SEQ_METHODS
@@ -52,6 +53,11 @@ def call_expression(lw: HostLowerer, node: Node) -> Val:
         func = part(func, "function")
     if func.type == "field_expression":
         return method_call(lw, node, part(func, "value"), text(part(func, "field")).removeprefix("r#"), args, turbofish)
+    if func.type == "identifier":
+        b = lw.names.lookup(text(func))
+        if b is not None and b.ty.kind is Kind.FN:  # a closure bound to a name
+            vals = [lw.narrow(lw.expr(a), a).expr for a in args]
+            return Val(call(b.expr if b.expr is not None else name(b.py), vals), b.ty.items[0] if b.ty.items else UNKNOWN)
     if func.type in ("identifier", "scoped_identifier"):
         return path_call(lw, node, func, args, turbofish)
     raise lw.err(node, "E0002", f"a call of `{' '.join(text(func).split())[:40]}`",
@@ -75,6 +81,10 @@ def method_call(lw: HostLowerer, node: Node, receiver: Node, method: str, args: 
         return visit(lw, node, method, args)
     recv = lw.expr(receiver)
     kind, elem = recv.ty.kind, recv.ty.elem
+    if method == "to_string" and not args:
+        return Val(shown(lw, lw.narrow(recv, receiver)) if kind is Kind.STR else
+                   (call("str", [lw.narrow(recv, receiver).expr]) if elem in INT_TYPES
+                    else shown(lw, lw.narrow(recv, receiver), "")), STR)
     if method in SAME and kind not in (Kind.SEQ, Kind.ARRAY) or (method in ("clone", "to_owned", "into")
                                                                   and kind in (Kind.KERNEL, Kind.STRUCT)):
         return recv
@@ -94,6 +104,11 @@ def method_call(lw: HostLowerer, node: Node, receiver: Node, method: str, args: 
         return option_method(lw, node, recv, method, args)
     if kind is Kind.STR and method == "len":
         return Val(call("len", [call(ast.Attribute(recv.expr, "encode", LOAD), [])]), USIZE)
+    if kind is Kind.STR and method in ("chars", "bytes") and not args:
+        items = recv.expr if method == "chars" else call(ast.Attribute(recv.expr, "encode", LOAD), [])
+        return Val(items, container(Kind.ITER, Ty(Kind.STR, "char") if method == "chars" else Ty(Kind.SCALAR, "u8")))
+    if kind is Kind.STR and method in ("is_empty",) and not args:
+        return Val(ast.Compare(left=call("len", [recv.expr]), ops=[ast.Eq()], comparators=[const(0)]), BOOL)
     if kind is Kind.STRUCT and recv.ty.elem in lw.module.inherent and method in lw.module.inherent[recv.ty.elem]:
         return _struct_call(lw, recv.expr, recv.ty.elem or "", method, args, node)
     raise lw.err(node, "E0002",
@@ -132,6 +147,8 @@ def _result_type(spec: rust_std.Method, elem: str) -> Ty:
         return Ty(Kind.TUPLE, None, (scalar, BOOL))
     if r == "Ordering":
         return Ty(Kind.SCALAR, "i8")
+    if r == "Option<Ordering>":
+        return container(Kind.OPTION, Ty(Kind.SCALAR, "i8"))
     return Ty(Kind.SCALAR, r)
 
 
@@ -144,11 +161,12 @@ def scalar_method(lw: HostLowerer, node: Node, recv: Val, receiver: Node, method
     spec = table.get(method)
     is_int = elem in INT_TYPES
     signed = SCALARS[elem].signed
-    if spec is None or (is_int and method in rust_std.UNSIGNED_ONLY and signed) or (
-            is_int and method in rust_std.SIGNED_ONLY and not signed):
+    if spec is None:
+        raise lw.err(node, "E0002", f"`.{method}()` of a `{elem}`", "not in the translated subset of the standard library")
+    if (is_int and method in rust_std.UNSIGNED_ONLY and signed) or (is_int and method in rust_std.SIGNED_ONLY and
+                                                                    not signed):
         raise lw.rejects(node, "E0599", f"no method named `{method}` found for type `{elem}`",
-                         None if spec is None else f"`{method}` exists for {'unsigned' if signed else 'signed'} "
-                         "types only")
+                         f"`{method}` exists for {'unsigned' if signed else 'signed'} types only")
     if len(args) != spec.arity:
         raise lw.rejects(node, "E0061", f"`{elem}::{method}` takes {spec.arity} argument{'s' * (spec.arity != 1)} "
                      f"but {len(args)} were supplied", None)
@@ -309,6 +327,24 @@ def seq_method(lw: HostLowerer, node: Node, recv: Val, method: str, args: list[N
         lw.hint(args[0], el)
         item = lw.settle(lw.expr(args[0]), el, args[0])
         return Val(ast.Compare(left=item.expr, ops=[ast.In()], comparators=[recv.expr]), BOOL)
+    if spec.form in ("sort", "reverse"):
+        return Val(call(ast.Attribute(recv.expr, spec.form, LOAD), []), NONE_TY)
+    if spec.form in ("dedup", "pop"):
+        return Val(call(lw.helper(spec.form), [recv.expr]), NONE_TY if spec.form == "dedup" else
+                   container(Kind.OPTION, el))
+    if spec.form == "extend":
+        other = lw.expr(args[0])
+        return Val(call(ast.Attribute(recv.expr, "extend", LOAD), [other.expr]), NONE_TY)
+    if spec.form == "insert":
+        lw.hint(args[0], USIZE)
+        i = lw.settle(lw.expr(args[0]), USIZE, args[0])
+        lw.hint(args[1], el)
+        item = lw.settle(lw.expr(args[1]), el if el.kind is not Kind.UNKNOWN else None, args[1])
+        return Val(call(lw.helper("insert"), [recv.expr, i.expr, item.expr]), NONE_TY)
+    if spec.form in ("chunks", "windows"):
+        lw.hint(args[0], USIZE)
+        n = lw.settle(lw.expr(args[0]), USIZE, args[0])
+        return Val(call(lw.helper(spec.form), [recv.expr, n.expr]), container(Kind.ITER, container(Kind.SEQ, el)))
     if spec.form == "append":
         lw.hint(args[0], el)
         item = lw.settle(lw.expr(args[0]), el if el.kind is not Kind.UNKNOWN else None, args[0])
@@ -347,6 +383,30 @@ def iter_method(lw: HostLowerer, node: Node, recv: Val, method: str, args: list[
     if form in ("all", "any"):
         clause, test = _closure(lw, args[0], el, value)
         return Val(call(form, [ast.GeneratorExp(elt=test.expr, generators=[clause])]), BOOL)
+    if form == "fold":
+        init = lw.settle(lw.expr(args[0]), None, args[0])
+        fn, _ = _function(lw, args[1], [init.ty, el])
+        return Val(call(ast.Attribute(lw.use("functools"), "reduce", LOAD), [fn, value, init.expr]), init.ty)
+    if form in ("position", "find"):
+        clause, test = _closure(lw, args[0], el, value)
+        clause.ifs = [test.expr]
+        if form == "position":
+            index = lw.names.fresh("i")
+            clause.target = ast.Tuple(elts=[ast.Name(index, ast.Store()), clause.target], ctx=ast.Store())
+            clause.iter = call("enumerate", [value])
+            found: ast.expr = name(index)
+        else:
+            found = _load(clause.target)
+        return Val(call("next", [ast.GeneratorExp(elt=found, generators=[clause]), const(None)]),
+                   container(Kind.OPTION, USIZE if form == "position" else el))
+    if form == "flat_map":
+        clause, inner = _closure(lw, args[0], el, value)
+        item = lw.names.fresh("y")
+        return Val(ast.GeneratorExp(elt=name(item), generators=[clause, ast.comprehension(
+            target=ast.Name(item, ast.Store()), iter=inner.expr, ifs=[], is_async=0)]), container(Kind.ITER, inner.ty.inner))
+    if form in ("max_by_key", "min_by_key"):
+        fn, _ = _function(lw, args[0], [el])
+        return Val(call(lw.helper(form), [value, fn]), container(Kind.OPTION, el))
     if form == "enumerate":
         return Val(call("enumerate", [value]), container(Kind.ITER, Ty(Kind.TUPLE, None, (USIZE, el))))
     if form == "zip":
@@ -419,24 +479,26 @@ def option_method(lw: HostLowerer, node: Node, recv: Val, method: str, args: lis
     if form in ("is_some", "is_none"):
         op = ast.IsNot() if form == "is_some" else ast.Is()
         return Val(ast.Compare(left=recv.expr, ops=[op], comparators=[const(None)]), BOOL)
-    closure = args[0]
-    params = [p for p in named_children(part(closure, "parameters")) if p.type not in COMMENTS] \
-        if closure.type == "closure_expression" else []
-    pattern = (params[0].child_by_field_name("pattern") if params and params[0].type == "parameter"
-               else params[0] if params else None)
-    if closure.type != "closure_expression" or len(params) != 1 or pattern is None or pattern.type != "identifier":
-        raise lw.err(closure, "E0002", "an `Option` method's argument that is not a one-name closure", "write `|x| ..`")
-    with lw.names.scope():
-        py = lw.names.declare(text(pattern), inner)
-        statements: list[ast.stmt] = []
-        with lw.into(statements):
-            body = lw.narrow(lw.expr(part(closure, "body")), closure)
-    if statements:
-        raise lw.err(closure, "E0002", "a closure whose body needs statements", "make it one expression")
-    lam = ast.Lambda(args=ast.arguments(posonlyargs=[], args=[ast.arg(arg=py)], kwonlyargs=[], kw_defaults=[],
-                                        defaults=[]), body=body.expr)
-    out = body.ty if form == "and_then" else container(Kind.OPTION, body.ty)
-    return Val(call(lw.helper(form), [recv.expr, lam]), out)
+    if form == "or":
+        other = lw.expr(args[0])
+        return Val(ast.IfExp(test=ast.Compare(left=recv.expr, ops=[ast.IsNot()], comparators=[const(None)]),
+                             body=recv.expr, orelse=other.expr), recv.ty)
+    if form == "zip_option":
+        other = lw.expr(args[0])
+        both = ast.BoolOp(op=ast.And(), values=[
+            ast.Compare(left=recv.expr, ops=[ast.IsNot()], comparators=[const(None)]),
+            ast.Compare(left=other.expr, ops=[ast.IsNot()], comparators=[const(None)])])
+        return Val(ast.IfExp(test=both, body=ast.Tuple(elts=[recv.expr, other.expr], ctx=LOAD), orelse=const(None)),
+                   container(Kind.OPTION, Ty(Kind.TUPLE, None, (inner, other.ty.inner))))
+    if form == "filter_option":
+        fn, _ = _function(lw, args[0], [inner])
+        keep = call(fn, [recv.expr])
+        return Val(ast.IfExp(test=ast.BoolOp(op=ast.And(), values=[
+            ast.Compare(left=recv.expr, ops=[ast.IsNot()], comparators=[const(None)]), keep]),
+            body=recv.expr, orelse=const(None)), recv.ty)
+    fn, returns = _function(lw, args[0], [inner])
+    out = returns if form == "and_then" else container(Kind.OPTION, returns)
+    return Val(call(lw.helper(form), [recv.expr, fn]), out)
 
 
 # ------------------------------------------------------------------ ranges and paths
@@ -444,15 +506,31 @@ def option_method(lw: HostLowerer, node: Node, recv: Val, method: str, args: lis
 
 @expression("range_expression", target=HOST)
 def range_value(lw: HostLowerer, node: Node) -> Val:
-    """``a..b`` / ``a..=b`` as an iterator (``(0..n).rev()``): ``range(a, b)``."""
-    lo, hi = range_bounds(lw, node)
-    if hi is None:
+    """``a..b`` / ``a..=b`` as an iterator (``for i in 0..n``, ``(0..n).rev()``): ``range(a, b)``, of
+    the bounds' type (unsuffixed literals take the other bound's; two of them an integer Rust
+    infers from the use)."""
+    start, end = range_parts(node)
+    if end is None:
         raise lw.err(node, "E0002", "an unbounded range in host code", "give the range an end")
-    args = [hi] if lo is None or literal_value(lo) == 0 else [lo, hi]
-    return Val(call("range", args), container(Kind.ITER, USIZE))
+    inclusive = any(c.type == "..=" for c in node.children)
+    vals = [lw.expr(b) if b is not None else None for b in (start, end)]
+    typed = next((v.ty for v in vals if v is not None and not v.weak), None)
+    settled = [lw.settle(v, typed, b) if v is not None and b is not None and (typed is not None or not v.weak) else v
+               for v, b in zip(vals, (start, end), strict=True)]
+    lo, hi = settled
+    assert hi is not None
+    upper = ast.BinOp(left=hi.expr, op=ast.Add(), right=const(1)) if inclusive else hi.expr
+    args = [upper] if lo is None or literal_value(lo.expr) == 0 else [lo.expr, upper]
+    elem = Ty(Kind.SCALAR, typed.elem) if typed is not None else Ty(Kind.SCALAR, None)
+    return Val(call("range", args), container(Kind.ITER, elem))
 
 
 _TURBOFISH = re.compile(r"::<(?:[^<>]|<[^<>]*>)*>")
+
+
+def _cmp_builtin(lw: HostLowerer, node: Node, fn: str, args: list[Node]) -> Val:
+    vals = [lw.narrow(lw.expr(a), a) for a in args]
+    return Val(call(fn, [v.expr for v in vals]), vals[0].ty)
 
 
 def path_call(lw: HostLowerer, node: Node, func: Node, args: list[Node], turbofish: list[Node]) -> Val:
@@ -470,6 +548,10 @@ def path_call(lw: HostLowerer, node: Node, func: Node, args: list[Node], turbofi
         if t in lw.type_params and not lw.in_classmethod:
             return Val(call(ast.Attribute(name("self"), "size_of", LOAD), [ast.Constant(t)]), USIZE)
         raise lw.err(node, "E0002", f"`size_of::<{t}>()`", "host code knows the size of scalars and of the op's dtypes")
+    if path in ("String::from", "String::new", "str::to_string") or (owner == "String" and last in ("from", "new")):
+        if not args:
+            return Val(ast.Constant(""), STR)
+        return Val(lw.expr(args[0]).expr, STR)
     if path in ("Some", "Option::Some"):
         _arity(lw, node, "Some", args, 1)
         v = lw.expr(args[0])
@@ -485,6 +567,11 @@ def path_call(lw: HostLowerer, node: Node, func: Node, args: list[Node], turbofi
             raise lw.rejects(node, "E0277", f"`{typed.elem}` is not `Ord`: `std::cmp::{last}` takes ordered values",
                          f"use `a.{last}(b)`")
         return Val(call(last, [a.expr, b.expr]), a.ty)
+    if owner in ("Ord", "PartialOrd", "f32", "f64", *INT_TYPES) and last in ("max", "min", "clamp") and args and \
+            owner not in SCALARS:
+        recv = lw.expr(args[0])
+        return method_call(lw, node, args[0], last, args[1:], []) if recv.ty.elem in SCALARS else \
+            _cmp_builtin(lw, node, last, args)
     if owner in SCALARS and last == "from" and len(args) == 1:
         v = lw.narrow(lw.expr(args[0]), args[0])
         return Val(v.expr, Ty(v.ty.kind if v.ty.kind is Kind.CONST else Kind.SCALAR, owner))

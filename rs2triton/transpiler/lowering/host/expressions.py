@@ -10,6 +10,8 @@ import re
 
 from tree_sitter import Node
 
+from rs2triton.rust.std import FLOAT_METHODS, INT_METHODS
+from rs2triton.rust.types import FLOAT_TYPES, INT_TYPES
 from rs2triton.transpiler.frontend.parse import named_children, parser, part, text
 from rs2triton.transpiler.lowering.expressions import rust_string
 from rs2triton.transpiler.lowering.host.lowerer import HostLowerer, assign_to
@@ -55,7 +57,7 @@ def index(lw: HostLowerer, node: Node) -> Val:
         raise lw.rejects(node, "E0608", f"cannot index into a value of type {base.ty.kind.value}", None)
     if index_node.type == "range_expression":
         lo, hi = range_bounds(lw, index_node)
-        return Val(ast.Subscript(value=base.expr, slice=ast.Slice(lower=lo, upper=hi, step=None), ctx=LOAD),
+        return Val(call(lw.helper("subslice"), [base.expr, lo or const(None), hi or const(None)]),
                    container(Kind.SEQ, base.ty.inner))
     lw.hint(index_node, USIZE)
     i = lw.settle(lw.expr(index_node), USIZE, index_node)
@@ -65,17 +67,23 @@ def index(lw: HostLowerer, node: Node) -> Val:
     return Val(ast.Subscript(value=base.expr, slice=i.expr, ctx=LOAD), base.ty.inner)
 
 
-def range_bounds(lw: HostLowerer, node: Node) -> tuple[ast.expr | None, ast.expr | None]:
-    """The Python bounds of a Rust range `a..b` / `a..=b` / `..b` / `a..`."""
+def range_parts(node: Node) -> tuple[Node | None, Node | None]:
+    """The start and end of a range expression (either may be absent)."""
     start, end = node.child_by_field_name("start"), node.child_by_field_name("end")
     parts = [c for c in named_children(node) if c.type not in COMMENTS]
-    if start is None and end is None and parts:  # (older grammars: positional children)
+    if start is None and end is None and parts:  # (the grammar's positional children)
         op_at = next(c for c in node.children if c.type in ("..", "..="))
         for p in parts:
             if p.end_byte <= op_at.start_byte:
                 start = p
             else:
                 end = p
+    return start, end
+
+
+def range_bounds(lw: HostLowerer, node: Node) -> tuple[ast.expr | None, ast.expr | None]:
+    """The Python bounds of a Rust range `a..b` / `a..=b` / `..b` / `a..`."""
+    start, end = range_parts(node)
     inclusive = any(c.type == "..=" for c in node.children)
     lo = hi = None
     if start is not None:
@@ -167,6 +175,67 @@ def iterable(lw: HostLowerer, node: Node) -> Val:
     return Val(v.expr, container(Kind.ITER, v.ty.inner))
 
 
+def closure_function(lw: HostLowerer, arg: Node, param_types: list[Ty | None]) -> tuple[ast.expr, Ty]:
+    """A closure (``|acc, (i, x)| ..``) as a Python ``lambda``, its patterns bound to what they read of
+    its parameters; or a path to a scalar method (``f32::max``) as that method."""
+    if arg.type == "scoped_identifier":
+        owner, _, method = text(arg).replace(" ", "").rpartition("::")
+        owner = owner.split("::")[-1]
+        table = INT_METHODS if owner in INT_TYPES else FLOAT_METHODS if owner in FLOAT_TYPES else {}
+        if method in table:
+            returns = Ty(Kind.SCALAR, owner) if table[method].returns == "Self" else UNKNOWN
+            return ast.Attribute(lw.helper(owner), method, LOAD), returns
+    if arg.type != "closure_expression":
+        raise lw.err(arg, "E0002", "a function passed where a closure is translated", "write `|x| f(x)`")
+    params = [p for p in named_children(part(arg, "parameters")) if p.type not in COMMENTS]
+    if len(params) != len(param_types):
+        raise lw.rejects(arg, "E0593", f"this closure takes {len(params)} arguments but {len(param_types)} are given")
+    args: list[ast.arg] = []
+    with lw.names.scope():
+        for p, ty in zip(params, param_types, strict=True):
+            pattern = p.child_by_field_name("pattern") if p.type == "parameter" else p
+            assert pattern is not None
+            if p.type == "parameter" and p.child_by_field_name("type") is not None:
+                ty = lw.rust_type(p.child_by_field_name("type"))
+            if pattern.type == "identifier":
+                py = lw.names.declare(text(pattern), ty or UNKNOWN)
+            else:
+                py = lw.names.fresh("p")
+                _bind_reads(lw, pattern, name(py), ty or UNKNOWN)
+            args.append(ast.arg(arg=py))
+        statements: list[ast.stmt] = []
+        with lw.into(statements):
+            body = lw.settle(lw.expr(part(arg, "body")), None, arg)
+    if statements:
+        raise lw.err(arg, "E0002", "a closure whose body needs statements", "make it one expression")
+    lam = ast.Lambda(args=ast.arguments(posonlyargs=[], args=args, kwonlyargs=[], kw_defaults=[], defaults=[]),
+                     body=body.expr)
+    return lam, body.ty
+
+
+def _bind_reads(lw: HostLowerer, pattern: Node, value: ast.expr, ty: Ty) -> None:
+    """Bind a pattern's names to what they read of ``value`` (``(i, &x)`` of ``p``: ``p[0]``, ``p[1]``)."""
+    kind = pattern.type
+    if kind in ("reference_pattern", "ref_pattern", "mut_pattern"):
+        _bind_reads(lw, pattern.named_children[-1], value, ty)
+        return
+    if text(pattern) == "_":
+        return
+    if kind == "identifier":
+        lw.names.declare(text(pattern), ty)
+        b = lw.names.lookup(text(pattern))
+        assert b is not None
+        b.expr = value
+        return
+    if kind == "tuple_pattern":
+        subs = [c for c in pattern.children if c.type not in ("(", ")", ",", *COMMENTS)]
+        items = ty.items if ty.kind is Kind.TUPLE and len(ty.items) == len(subs) else (UNKNOWN,) * len(subs)
+        for i, (sub, item) in enumerate(zip(subs, items, strict=True)):
+            _bind_reads(lw, sub, ast.Subscript(value=value, slice=const(i), ctx=LOAD), item)
+        return
+    raise lw.err(pattern, "E0002", f"this closure pattern (`{text(pattern)}`)", "bind names or tuples of names")
+
+
 # ------------------------------------------------------------------ statements as values
 
 
@@ -218,8 +287,25 @@ def statement_value(lw: HostLowerer, node: Node) -> Val:
 
 @expression("closure_expression", target=HOST)
 def closure(lw: HostLowerer, node: Node) -> Val:
-    raise lw.err(node, "E0002", "a closure outside an iterator or `Option` method",
-                 "closures are translated as the argument of `.map`, `.filter`, `.all`, `.any`, `.and_then`...")
+    """A closure as a value (``let f = |x: i32| x * k;``): a ``lambda`` over what it captures (one that
+    changes what it captures, or needs statements, is not translated)."""
+    params = [p for p in named_children(part(node, "parameters")) if p.type not in COMMENTS]
+    fn, returns = closure_function(lw, node, [None] * len(params))
+    return Val(fn, Ty(Kind.FN, None, (returns,)))
+
+
+@expression("try_expression", target=HOST)
+def try_(lw: HostLowerer, node: Node) -> Val:
+    """``e?`` of an ``Option``: ``None`` returned at once, the value otherwise."""
+    inner = next(c for c in named_children(node) if c.type not in COMMENTS)
+    v = lw.expr(inner)
+    if v.ty.kind is not Kind.OPTION:
+        raise lw.err(node, "E0002", "`?` on a value that is not an `Option`", "host code's `?` is Option's")
+    py = lw.names.fresh("value")
+    lw.emit(ast.Assign(targets=[ast.Name(py, STORE)], value=v.expr), node)
+    lw.emit(ast.If(test=ast.Compare(left=name(py), ops=[ast.Is()], comparators=[const(None)]),
+                   body=[ast.Return(value=const(None))], orelse=[]), node)
+    return Val(name(py), v.ty.inner)
 
 
 # ------------------------------------------------------------------ macros
@@ -279,7 +365,7 @@ def format_message(lw: HostLowerer, args: list[Node], node: Node) -> ast.expr:
         if template is None:
             raise lw.err(args[0] if args else node, "E0002", "a format string that is not a string literal",
                          "rustc: format argument must be a string literal")
-        values = [lw.narrow(lw.expr(a), a).expr for a in args[1:]]
+        values = [lw.narrow(lw.expr(a), a) for a in args[1:]]
         out: list[str] = []
         used: list[ast.expr] = []
         implicit = 0
@@ -307,17 +393,24 @@ def format_message(lw: HostLowerer, args: list[Node], node: Node) -> ast.expr:
             else:
                 b = lw.names.lookup(arg)
                 if b is None:
-                    raise lw.rejects(node, "E0425", f"cannot find value `{arg}` in this scope", None)
-                value = b.expr if b.expr is not None else name(b.py)
-            used.append(value)
-            conv = "!r" if spec.endswith("?") else ""
-            spec = spec.removesuffix("?").removesuffix("#")
-            out.append("{" + conv + (":" + spec if spec else "") + "}")
+                    raise lw.rejects(node, "E0425", f"cannot find value `{arg}` in this scope")
+                value = Val(b.expr if b.expr is not None else name(b.py), b.ty)
+            used.append(shown(lw, value, spec))
+            out.append("{}")
         out.append(template[pos:].replace("{", "{{").replace("}", "}}"))
     py_template = "".join(out)
     if not used:
         return ast.Constant(py_template.replace("{{", "{").replace("}}", "}"))
     return call(ast.Attribute(value=ast.Constant(py_template), attr="format", ctx=LOAD), used)
+
+
+def shown(lw: HostLowerer, v: Val, spec: str = "") -> ast.expr:
+    """``v`` as Rust's ``{:spec}`` writes it: an integer or a string with no spec as it is, the rest
+    through ``display`` (``1.0`` is ``1``, ``true`` is ``true``, ``{:.2}`` is Rust's precision)."""
+    elem = v.ty.elem or ""
+    if not spec and (elem in INT_TYPES or v.ty.kind is Kind.STR):
+        return v.expr
+    return call(lw.helper("display"), [v.expr, ast.Constant(elem)] + ([ast.Constant(spec)] if spec else []))
 
 
 @expression("macro_invocation", target=HOST)

@@ -12,9 +12,16 @@ import ast
 
 from tree_sitter import Node
 
+from rs2triton.rust.types import INT_TYPES
 from rs2triton.transpiler.frontend.parse import named_children, part, text
 from rs2triton.transpiler.lowering import rustc
-from rs2triton.transpiler.lowering.host.expressions import condition, format_message, iterable, macro_args
+from rs2triton.transpiler.lowering.host.expressions import (
+    condition,
+    format_message,
+    iterable,
+    macro_args,
+    shown,
+)
 from rs2triton.transpiler.lowering.host.lowerer import HostLowerer, assign_to, discard, returning
 from rs2triton.transpiler.lowering.lowerer import COMMENTS
 from rs2triton.transpiler.lowering.operators import binop
@@ -110,8 +117,13 @@ def nested_item(lw: HostLowerer, node: Node) -> None:
 def let(lw: HostLowerer, node: Node) -> None:
     pattern = part(node, "pattern")
     value = node.child_by_field_name("value")
-    if node.child_by_field_name("alternative") is not None:
-        raise lw.err(node, "E0002", "`let ... else` in host code", "use `match` or `if let` is not translated either")
+    alternative = node.child_by_field_name("alternative")
+    if alternative is not None and value is not None:  # `let Some(x) = e else { return .. };`
+        subject = subject_of(lw, value, node)
+        test = pattern_test(lw, pattern, subject)
+        if test is not None:
+            lw.emit(ast.If(test=_negate(test), body=lw.body_of(alternative, discard), orelse=[]), node)
+        return
     if value is None:
         raise lw.err(node, "E0002", "a `let` without a value", "initialize the variable where it is declared")
     declared = lw.rust_type(node.child_by_field_name("type")) if node.child_by_field_name("type") else None
@@ -236,11 +248,30 @@ def local_const(lw: HostLowerer, node: Node) -> None:
 # ------------------------------------------------------------------ if and match
 
 
+def subject_of(lw: HostLowerer, value: Node, node: Node) -> Val:
+    """The value a pattern is matched against, in a variable of its own unless it is one."""
+    subject = lw.narrow(lw.expr(value), value)
+    if not isinstance(subject.expr, ast.Name | ast.Constant):
+        tmp = lw.names.fresh("value")
+        lw.emit(ast.Assign(targets=[ast.Name(tmp, STORE)], value=subject.expr), node)
+        subject = Val(name(tmp), subject.ty)
+    return subject
+
+
 @statement("if_expression", target=HOST)
 def if_(lw: HostLowerer, node: Node) -> None:
     sink = lw.sink
-    test = condition(lw, part(node, "condition"))
-    body = lw.body_of(part(node, "consequence"), sink)
+    cond = part(node, "condition")
+    if cond.type == "let_condition":  # `if let Some(x) = e { .. }`: the pattern's test, its names in the branch
+        pattern, value = cond.child_by_field_name("pattern"), cond.child_by_field_name("value")
+        assert pattern is not None and value is not None
+        subject = subject_of(lw, value, node)
+        with lw.names.scope():
+            test = pattern_test(lw, pattern, subject) or const(True)
+            body = lw.body_of(part(node, "consequence"), sink)
+    else:
+        test = condition(lw, cond)
+        body = lw.body_of(part(node, "consequence"), sink)
     alt = node.child_by_field_name("alternative")
     orelse: list[ast.stmt] = []
     if alt is not None:
@@ -261,12 +292,16 @@ def match(lw: HostLowerer, node: Node) -> None:
         lw.emit(ast.Assign(targets=[ast.Name(tmp, STORE)], value=subject.expr), node)
         subject = Val(name(tmp), subject.ty)
     chain: list[tuple[ast.expr | None, list[ast.stmt]]] = []
+    covered: list[tuple[int, int]] | None = []  # the integers (or bools) the unguarded arms match
     for arm in [a for a in named_children(body) if a.type == "match_arm"]:
         pattern, arm_value = part(arm, "pattern"), part(arm, "value")
         with lw.names.scope():
             guard = pattern.child_by_field_name("condition")
             inner = next((c for c in pattern.named_children if c.id != (guard.id if guard else -1)), pattern)
             test = pattern_test(lw, inner, subject)
+            if covered is not None and guard is None:
+                spans = _spans(test, subject)
+                covered = None if spans is None else covered + spans
             if guard is not None:
                 g = condition(lw, guard)
                 test = g if test is None else ast.BoolOp(op=ast.And(), values=[test, g])
@@ -276,9 +311,14 @@ def match(lw: HostLowerer, node: Node) -> None:
         chain.append((test, arm_body or [ast.Pass()]))
         if test is None:
             break  # (arms after a catch-all are never reached)
+    integers = subject.ty.elem in INT_TYPES or subject.ty.elem == "bool"
+    if chain and chain[-1][0] is not None and (covered is None or not integers or _exhaustive(covered, subject.ty.elem)):
+        # the arms cover every value (integers and bools: checked, as rustc checks them; other values,
+        # `Some(..)` and `None` say: taken from the source, which rustc checked): the last is the rest
+        chain[-1] = (None, chain[-1][1])
     if not chain or chain[-1][0] is not None:
         raise lw.rejects(node, "E0004", "non-exhaustive patterns: this `match` has no catch-all arm",
-                     "add a `_ => ...` arm")
+                         "add a `_ => ...` arm")
     out: list[ast.stmt] = chain[-1][1]
     for test, arm_body in reversed(chain[:-1]):
         assert test is not None
@@ -287,17 +327,81 @@ def match(lw: HostLowerer, node: Node) -> None:
         lw.emit(s, node)
 
 
+def _spans(test: ast.expr | None, subject: Val) -> list[tuple[int, int]] | None:
+    """The integer intervals a pattern's test matches (a bool is 0 or 1), or None where the test is
+    not literals and ranges."""
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or):
+        parts = [_spans(t, subject) for t in test.values]
+        return None if any(p is None for p in parts) else [x for p in parts for x in p or []]
+    if not isinstance(test, ast.Compare):
+        return None
+    values = [literal_value(e) if not (isinstance(e, ast.Constant) and isinstance(e.value, bool)) else int(e.value)
+              for e in [test.left, *test.comparators]]
+    ops = [type(o) for o in test.ops]
+    if ops == [ast.Eq] and isinstance(values[1], int):
+        return [(values[1], values[1])]
+    if ops == [ast.GtE] and isinstance(values[1], int):
+        return [(values[1], 1 << 128)]
+    if len(ops) == 2 and isinstance(values[0], int) and isinstance(values[2], int):
+        return [(values[0], values[2] - (1 if ops[1] is ast.Lt else 0))]
+    return None
+
+
+def _exhaustive(spans: list[tuple[int, int]], elem: str | None) -> bool:
+    """Whether the intervals cover every value of ``elem`` (rustc's exhaustiveness for integers)."""
+    from rs2triton.rust.types import SCALARS
+
+    s = SCALARS.get(elem or "")
+    if s is None or not (s.is_int or elem == "bool"):
+        return False
+    lo, hi = (0, 1) if elem == "bool" else (s.min, s.max)
+    at = lo
+    for a, b in sorted(spans):
+        if a > at:
+            return False
+        at = max(at, b + 1)
+        if at > hi:
+            return True
+    return at > hi
+
+
 def pattern_test(lw: HostLowerer, pattern: Node, subject: Val) -> ast.expr | None:
-    """The test of a match arm's pattern against ``subject``; None for a catch-all."""
+    """The test of a pattern against ``subject`` (None: it always matches), binding its names to
+    what they match: literals, ranges, ``|``, ``_``, names, ``name @ pattern``, tuples, ``&x``,
+    ``Some(p)`` and ``None``."""
     kind = pattern.type
     if text(pattern) == "_":
         return None
+    if kind == "identifier" and text(pattern) == "None":
+        return ast.Compare(left=subject.expr, ops=[ast.Is()], comparators=[const(None)])
     if kind == "identifier":
         lw.names.declare(text(pattern), subject.ty)
         b = lw.names.lookup(text(pattern))
         assert b is not None
         b.expr = subject.expr
         return None
+    if kind in ("reference_pattern", "ref_pattern", "mut_pattern"):
+        return pattern_test(lw, pattern.named_children[-1], subject)
+    if kind == "captured_pattern":  # `name @ pattern`
+        inner = [c for c in pattern.named_children if c.type not in COMMENTS]
+        test = pattern_test(lw, inner[-1], subject)
+        pattern_test(lw, inner[0], subject)
+        return test
+    if kind == "tuple_pattern":
+        subs = [c for c in pattern.children if c.type not in ("(", ")", ",", *COMMENTS)]
+        if len(subs) == 1 and not any(c.type == "," for c in pattern.children):
+            return pattern_test(lw, subs[0], subject)  # `(10 | 20)`: parentheses
+        items = subject.ty.items if subject.ty.kind is Kind.TUPLE and len(subject.ty.items) == len(subs) \
+            else (UNKNOWN,) * len(subs)
+        tests = [pattern_test(lw, sub, Val(ast.Subscript(value=subject.expr, slice=const(i), ctx=LOAD), item))
+                 for i, (sub, item) in enumerate(zip(subs, items, strict=True))]
+        found = [t for t in tests if t is not None]
+        return None if not found else found[0] if len(found) == 1 else ast.BoolOp(op=ast.And(), values=found)
+    if kind == "tuple_struct_pattern" and text(pattern.child_by_field_name("type") or pattern).split("::")[-1] == "Some":
+        subs = [c for c in pattern.named_children if c.type not in COMMENTS][1:]
+        some = ast.Compare(left=subject.expr, ops=[ast.IsNot()], comparators=[const(None)])
+        inner = pattern_test(lw, subs[0], Val(subject.expr, subject.ty.inner)) if subs else None
+        return some if inner is None else ast.BoolOp(op=ast.And(), values=[some, inner])
     if kind == "or_pattern":
         tests = [pattern_test(lw, p, subject) for p in named_children(pattern)]
         if any(t is None for t in tests):
@@ -315,8 +419,8 @@ def pattern_test(lw: HostLowerer, pattern: Node, subject: Val) -> ast.expr | Non
     if kind in ("integer_literal", "boolean_literal", "negative_literal", "string_literal", "char_literal",
                 "float_literal", "scoped_identifier"):
         return ast.Compare(left=subject.expr, ops=[ast.Eq()], comparators=[_literal(lw, pattern, subject)])
-    raise lw.err(pattern, "E0002", f"this match pattern (`{text(pattern)}`)",
-                 "host code matches literals, ranges, `|`, `_` and names")
+    raise lw.err(pattern, "E0002", f"this pattern (`{text(pattern)}`)",
+                 "host code matches literals, ranges, `|`, `_`, names, tuples, `Some(..)` and `None`")
 
 
 def _literal(lw: HostLowerer, node: Node, subject: Val) -> ast.expr:
@@ -422,10 +526,10 @@ def _macro_statement(lw: HostLowerer, node: Node, macro: str) -> None:
     if macro in _PANICS:
         args = macro_args(lw, node)
         message = format_message(lw, args, node) if args else ast.Constant(_PANICS[macro])
-        if macro in ("unimplemented", "todo") and args:
+        if macro != "panic" and args:  # `unreachable!(m)`: "internal error: entered unreachable code: m"
             message = _prefixed(f"{_PANICS[macro]}: ", message)
-        exc = "NotImplementedError" if macro in ("unimplemented", "todo") else None
-        lw.emit(ast.Raise(exc=call(exc or lw.helper("Panic"), [message]), cause=None), node)
+        exc = "NotImplementedPanic" if macro in ("unimplemented", "todo") else "Panic"
+        lw.emit(ast.Raise(exc=call(lw.helper(exc), [message]), cause=None), node)
         return
     if macro in _ASSERTS:
         args = macro_args(lw, node)
@@ -438,14 +542,18 @@ def _macro_statement(lw: HostLowerer, node: Node, macro: str) -> None:
             a, b = lw.narrow(lw.expr(args[0]), args[0]), lw.narrow(lw.expr(args[1]), args[1])
             fails: ast.expr = ast.Compare(left=a.expr, ops=[ast.NotEq() if macro == "assert_eq" else ast.Eq()],
                                           comparators=[b.expr])
-            message = format_message(lw, args[2:], node) if args[2:] else ast.Constant(
-                f"assertion `left {'==' if macro == 'assert_eq' else '!='} right` failed")
+            head = f"assertion `left {'==' if macro == 'assert_eq' else '!='} right` failed"
+            message = _prefixed(head + ": ", format_message(lw, args[2:], node)) if args[2:] else ast.Constant(head)
+            sides = call(ast.Attribute(ast.Constant("\n  left: {}\n right: {}"), "format", LOAD),
+                         [shown(lw, a, "?"), shown(lw, b, "?")])
+            message = ast.BinOp(left=message, op=ast.Add(), right=sides)
         else:
             fails = _negate(condition(lw, args[0]))
             message = format_message(lw, args[1:], node) if args[1:] else ast.Constant(
                 f"assertion failed: {' '.join(text(args[0]).split())}")
-        lw.emit(ast.If(test=fails, body=[ast.Raise(exc=call(lw.helper("Panic"), [message]), cause=None)],
-                       orelse=[]), node)
+        raise_ = ast.Raise(exc=call(lw.helper("Panic"), [message]), cause=None)
+        raise_.lineno = (lw.anchor or node).start_point[0] + 1
+        lw.emit(ast.If(test=fails, body=[raise_], orelse=[]), node)
         return
     lw.sink(lw, lw.expr(node), node)
 
