@@ -323,7 +323,7 @@ def _c_function(name: str, arity: int, single: bool) -> Callable[..., float] | N
     except (OSError, AttributeError):
         fn = None
     _C_CACHE[name] = fn
-    return fn  # type: ignore[return-value]
+    return fn
 
 
 def _python_math(fn: str, *args: float) -> float:

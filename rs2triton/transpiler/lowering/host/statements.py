@@ -398,10 +398,10 @@ def pattern_test(lw: HostLowerer, pattern: Node, subject: Val) -> ast.expr | Non
         found = [t for t in tests if t is not None]
         return None if not found else found[0] if len(found) == 1 else ast.BoolOp(op=ast.And(), values=found)
     if kind == "tuple_struct_pattern" and text(pattern.child_by_field_name("type") or pattern).split("::")[-1] == "Some":
-        subs = [c for c in pattern.named_children if c.type not in COMMENTS][1:]
+        fields = [c for c in pattern.named_children if c.type not in COMMENTS][1:]
         some = ast.Compare(left=subject.expr, ops=[ast.IsNot()], comparators=[const(None)])
-        inner = pattern_test(lw, subs[0], Val(subject.expr, subject.ty.inner)) if subs else None
-        return some if inner is None else ast.BoolOp(op=ast.And(), values=[some, inner])
+        inner_test = pattern_test(lw, fields[0], Val(subject.expr, subject.ty.inner)) if fields else None
+        return some if inner_test is None else ast.BoolOp(op=ast.And(), values=[some, inner_test])
     if kind == "or_pattern":
         tests = [pattern_test(lw, p, subject) for p in named_children(pattern)]
         if any(t is None for t in tests):
