@@ -140,7 +140,7 @@ def test_a_stub_and_an_untranslated_method_raise_saying_why():
     assert warning.line == SOURCE.read_text().splitlines().index(
         "        let n = output_shape.iter().try_fold(1usize, |a, &b| a.checked_mul(b)).unwrap();") + 1
     op = ops.LaterForward(BLOCK_SIZE=16)
-    with pytest.raises(NotImplementedError, match="^not implemented: LaterForward has no runtime support yet$"):
+    with pytest.raises(NotImplementedError, match="not implemented: LaterForward has no runtime support yet$"):
         op.n_activation_inputs()
     with pytest.raises(NotImplementedError, match="LaterForward.grid: not translated from Rust"):
         op.grid((4,))

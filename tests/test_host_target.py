@@ -90,7 +90,7 @@ def test_rust_panics_are_panic_exceptions_at_the_rust_line(tmp_path, body, args,
 @pytest.mark.parametrize(("body", "code", "line", "col", "words"), [
     ("        255u8 + 1u8;\n        0", "E0012", 8, 9, "will overflow"),
     ("        let x: u8 = 256;\n        0", "E0012", 8, 21, "literal out of range for `u8`"),
-    ("        let s = \"a\\qb\";\n        0", "E0001", 8, 17, "unknown character escape"),
+    ("        let s = \"a\\qb\";\n        0", "E0001", 8, 20, "unknown character escape"),
     ("        let x = 1;\n        x = 2;\n        x", "E0015", 9, 9, "E0384"),
     ("        if a {\n            1\n        } else {\n            0\n        }", "E0014", 8, 12, "E0308"),
     ("        -(i as u32) as i32", "E0014", 8, 9, "E0600"),

@@ -34,6 +34,16 @@ class ConstError(Exception):
         self.message = message
         self.hint = hint
 
+    @property
+    def lint(self) -> str | None:
+        """The rustc lint (denied by default) that rejects it, where one does."""
+        for start, lint in (("literal out of range", "overflowing_literals"),
+                            ("this arithmetic operation will overflow", "arithmetic_overflow"),
+                            ("this operation will panic at runtime", "unconditional_panic")):
+            if self.message.startswith(start):
+                return lint
+        return None
+
 
 class Panic(RuntimeError):
     """A Rust panic: ``message`` is Rust's; ``location`` (``file.rs:LINE``) is where, once known."""

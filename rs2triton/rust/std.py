@@ -478,6 +478,34 @@ INT_METHODS: dict[str, Method] = {
     "is_power_of_two": Method(0, "bool"), "next_multiple_of": Method(1), "is_multiple_of": Method(1, "bool"),
     "isqrt": Method(0), "min": Method(1), "max": Method(1), "clamp": Method(2),
 }
+# Every stable method (and trait method in the prelude) the integer and float types have, whether
+# rs2triton translates it or not: a method outside these is rustc's E0599, one inside them and not
+# in the tables above is outside the translated subset.
+RUST_INT_METHODS = frozenset(INT_METHODS) | {
+    "to_be_bytes", "to_le_bytes", "to_ne_bytes", "from_be_bytes", "from_le_bytes", "from_ne_bytes", "to_be", "to_le",
+    "from_be", "from_le", "from_str_radix", "checked_ilog", "checked_ilog10", "checked_isqrt", "checked_pow",
+    "checked_neg", "checked_signum", "wrapping_neg", "unbounded_shl", "unbounded_shr", "cast_signed",
+    "cast_unsigned", "midpoint", "count_ones", "cmp", "partial_cmp", "eq", "ne", "lt", "le", "gt", "ge", "clone",
+    "into", "try_into", "to_string", "to_owned", "hash", "fmt", "is_multiple_of", "div_floor", "checked_div_euclid",
+    "wrapping_div_euclid", "wrapping_rem_euclid", "overflowing_div", "overflowing_rem", "overflowing_div_euclid",
+    "overflowing_rem_euclid", "saturating_neg", "checked_next_multiple_of", "isqrt",
+}
+RUST_FLOAT_METHODS = frozenset({
+    "floor", "ceil", "round", "round_ties_even", "trunc", "fract", "abs", "signum", "copysign", "mul_add",
+    "div_euclid", "rem_euclid", "powi", "powf", "sqrt", "exp", "exp2", "ln", "log", "log2", "log10", "cbrt",
+    "hypot", "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sin_cos", "exp_m1", "ln_1p", "sinh", "cosh",
+    "tanh", "asinh", "acosh", "atanh", "is_nan", "is_infinite", "is_finite", "is_subnormal", "is_normal",
+    "classify", "is_sign_positive", "is_sign_negative", "next_up", "next_down", "recip", "to_degrees",
+    "to_radians", "max", "min", "maximum", "minimum", "midpoint", "to_int_unchecked", "to_bits", "from_bits",
+    "to_be_bytes", "to_le_bytes", "to_ne_bytes", "from_be_bytes", "from_le_bytes", "from_ne_bytes", "total_cmp",
+    "clamp", "partial_cmp", "eq", "ne", "lt", "le", "gt", "ge", "clone", "into", "to_string", "to_owned", "fmt",
+    "abs_sub",
+})
+# The associated constants of the scalar types.
+RUST_INT_CONSTS = frozenset({"MIN", "MAX", "BITS"})
+RUST_FLOAT_CONSTS = frozenset({"MIN", "MAX", "EPSILON", "MIN_POSITIVE", "NAN", "INFINITY", "NEG_INFINITY", "RADIX",
+                               "MANTISSA_DIGITS", "DIGITS", "MIN_EXP", "MAX_EXP", "MIN_10_EXP", "MAX_10_EXP"})
+
 # Methods only unsigned types have (rustc: "no method named `div_ceil` found for type `i32`").
 UNSIGNED_ONLY = frozenset({"div_ceil", "next_power_of_two", "is_power_of_two", "next_multiple_of",
                            "checked_next_power_of_two", "checked_next_multiple_of", "is_multiple_of"})

@@ -9,6 +9,7 @@ import re
 
 from tree_sitter import Node
 
+from rs2triton.diagnostics import TranspileError
 from rs2triton.rust import semantics
 from rs2triton.rust.types import (
     FLOAT_CONSTANTS,
@@ -47,6 +48,10 @@ def integer_literal(lw: Lowerer, node: Node, negated: bool = False) -> Val:
     value, suffix = parsed
     if suffix in ("f32", "f64"):
         return Val(const(-float(value) if negated else float(value)), Ty(Kind.CONST, suffix))
+    typed = suffix or lw.literal_type(node.parent or node if negated else node)
+    if negated and typed in INT_BITS and not INT_BITS[typed][1]:  # `-1u32`, `let x: u8 = -5;`
+        raise lw.err(node.parent or node, "E0014", f"cannot apply unary operator `-` to type `{typed}` (rustc's E0600)",
+                     "unsigned values cannot be negated; use a signed type")
     with lw.rust_rules(node):
         semantics.check_literal_size(value)
         semantics.check_int_literal(value, suffix, negated)
@@ -88,9 +93,24 @@ def string_literal(lw: Lowerer, node: Node) -> Val:
     try:
         value = rust_string(text(node))
     except ValueError as e:
-        raise lw.err(node, "E0001", f"invalid string literal: {e}",
-                     "Rust escapes are \\n \\r \\t \\\\ \\0 \\' \\\" \\x00-\\x7F and \\u{...}") from None
+        hint = "Rust escapes are \\n \\r \\t \\\\ \\0 \\' \\\" \\x00-\\x7F and \\u{...}"
+        err = lw.err(node, "E0001", f"invalid string literal: {e}", hint)
+        bad = next((c for c in node.named_children if c.type == "escape_sequence" and not _valid_escape(text(c))), None)
+        if bad is not None and not getattr(lw, "anchor", None):  # at the escape, as rustc points (the letter of `\q`)
+            d = lw.smap.diag(bad, "E0001", f"invalid string literal: {e}", hint)
+            if str(e).startswith("unknown character escape"):
+                d.col += 1
+            err = TranspileError([d])
+        raise err from None
     return Val(ast.Constant(value), Ty(Kind.STR))
+
+
+def _valid_escape(escape: str) -> bool:
+    try:
+        rust_string('"' + escape + '"')
+    except ValueError:
+        return False
+    return True
 
 
 @expression("raw_string_literal")
@@ -198,6 +218,7 @@ def binary_expression(lw: Lowerer, node: Node) -> Val:
     op = text(part(node, "operator"))
     right = lw.branch_value(part(node, "right"), f"the right of `{op}`") if op in ("&&", "||") \
         else lw.expr(part(node, "right"))
+    lw.build.check_operands(lw, op, left, right, node)
     return binop(lw, op, left, right, node)
 
 
@@ -247,6 +268,9 @@ def field_expression(lw: Lowerer, node: Node) -> Val:
         raise lw.err(field_node, "E0006", f"no field `{field}` on type `Tile`", "a Tile has `tensor` and `mask`")
     if field_node.type == "integer_literal" and base.ty.kind is not Kind.INPUT:
         i = int(text(field_node))
+        if base.ty.kind is Kind.TUPLE and base.ty.items and i >= len(base.ty.items):
+            raise lw.err(field_node, "E0014", f"no field `{i}` on a tuple of {len(base.ty.items)} (rustc's E0609)",
+                         f"its fields are .0 to .{len(base.ty.items) - 1}")
         ty = base.ty.items[i] if base.ty.kind is Kind.TUPLE and i < len(base.ty.items) else UNKNOWN
         return Val(ast.Subscript(value=base.expr, slice=ast.Constant(i), ctx=LOAD), ty)
     return lw.build.field_value(lw, base, field_node, node)

@@ -72,6 +72,7 @@ class Builder(Protocol):
     is the target's own lowerer.)"""
 
     def bool_kind(self, kind: Kind) -> Kind: ...
+    def check_operands(self, lw: Any, op: str, left: Val, right: Val, node: Node) -> None: ...
     def pointer_arith(self, lw: Any, op: str, left: Val, right: Val, node: Node) -> Val: ...
     def arith(self, lw: Any, op: str, left: Val, right: Val, ty: Ty, node: Node) -> Val: ...
     def negate(self, lw: Any, v: Val, node: Node) -> Val: ...
@@ -99,7 +100,14 @@ class _RustRules:
 
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: object) -> None:
         if isinstance(exc, semantics.ConstError):
-            raise self.lowerer.err(self.node, "E0012", exc.message, exc.hint) from None
+            lint = exc.lint
+            if self.lowerer.in_const_item and lint in ("arithmetic_overflow", "unconditional_panic"):
+                hint = ((exc.hint + "; ") if exc.hint else "") + "rustc's E0080: evaluation of constant value failed"
+            elif lint is not None:
+                hint = ((exc.hint + " ") if exc.hint else "") + f"(rustc's `{lint}` lint, denied by default)"
+            else:
+                hint = exc.hint
+            raise self.lowerer.err(self.node, "E0012", exc.message, hint) from None
 
 
 def _nested_fns(fn: Node) -> dict[str, Node]:
@@ -130,6 +138,7 @@ class Lowerer:
     """
 
     target: Target = KERNEL
+    in_const_item = False  # lowering a `const` item's value (rustc evaluates it: E0080)
 
     @property
     def build(self) -> Builder:

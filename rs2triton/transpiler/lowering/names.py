@@ -129,9 +129,14 @@ class Names:
     def declare_pending(self, rust: str) -> str:
         """The Python name a `let` will get, for a binding visible only after its initializer."""
         rust = rust_key(rust)
+        previous = self._scopes[-1].get(rust)  # (`let a = a - b;`: the initializer still reads the old `a`)
         py = self.declare(rust, Ty(Kind.UNKNOWN))
-        del self._scopes[-1][rust]
-        self._live[-1].discard(py)
+        if previous is not None:
+            self._scopes[-1][rust] = previous
+        else:
+            del self._scopes[-1][rust]
+        if previous is None or previous.py != py:
+            self._live[-1].discard(py)
         return py
 
     def bind(self, rust: str, py: str, ty: Ty, constexpr: bool = False) -> None:

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from tree_sitter import Node
 
 from rs2triton.rust import semantics
-from rs2triton.rust.types import INT_TYPES
+from rs2triton.rust.types import FLOAT_TYPES, INT_TYPES
 from rs2triton.transpiler.lowering.values import BLOCKS, Kind, Ty, Val, join_kind
 from rs2triton.transpiler.pyast import const, literal_value
 
@@ -74,6 +74,12 @@ def binop(lw: Lowerer, op: str, left: Val, right: Val, node: Node) -> Val:
     else:
         with lw.rust_rules(node):
             _check_literal_operand(lw, op, left, right, lit_left, lit_right, elem)
+        if op not in ("<<", ">>") and elem in INT_TYPES:
+            for v, lit, side in ((left, lit_left, "left"), (right, lit_right, "right")):
+                if v.weak and type(lit) is int:  # an unsuffixed literal out of the range the other side gives it
+                    at = node.child_by_field_name(side) if node.type == "binary_expression" else None
+                    with lw.rust_rules(at or node):
+                        semantics.check_int_literal(lit, elem)
     if folded is not None:
         return Val(const(folded), Ty(Kind.CONST, elem), weak=weak)
     return lw.build.arith(lw, op, left, right, Ty(kind, elem), node)
@@ -94,10 +100,6 @@ def _check_literal_operand(lw: Lowerer, op: str, left: Val, right: Val, lit_left
             raise semantics.ConstError("this arithmetic operation will overflow",
                                        f"attempt to shift {'left' if op == '<<' else 'right'} by `{lit_right}`, "
                                        f"which would overflow `{left.ty.elem}`")
-    if op not in ("<<", ">>") and elem in INT_TYPES:
-        for v, lit in ((left, lit_left), (right, lit_right)):
-            if v.weak and type(lit) is int:
-                semantics.check_int_literal(lit, elem)
 
 
 def unary(lw: Lowerer, op: str, v: Val, node: Node) -> Val:
@@ -130,6 +132,12 @@ def cast_value(lw: Lowerer, v: Val, target: str, node: Node) -> Val:
     lit: object = literal_value(v.expr)
     if isinstance(v.expr, ast.Constant) and isinstance(v.expr.value, bool):
         lit = v.expr.value
+        if target in FLOAT_TYPES:
+            raise lw.err(node, "E0014", f"casting `bool` as `{target}` is invalid (rustc's E0606)",
+                         "cast through an integer (`b as u8 as f32`)")
+    if isinstance(lit, int) and not isinstance(lit, bool) and v.weak and target in INT_TYPES and lit >= 0:
+        with lw.rust_rules(node.child_by_field_name("value") or node):  # (`256 as u8`: rustc's overflowing_literals)
+            semantics.check_int_literal(lit, target)
     if isinstance(lit, int) and v.weak:
         lit = semantics.wrap_int(lit, "i32")  # `as` does not infer its operand's type: it is i32
     if isinstance(lit, float) and not v.weak and v.ty.elem in ("f32", "f16", "bf16"):

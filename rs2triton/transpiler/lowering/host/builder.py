@@ -27,6 +27,7 @@ import ast
 from tree_sitter import Node
 
 from rs2triton.rust import semantics
+from rs2triton.rust.std import RUST_FLOAT_CONSTS, RUST_INT_CONSTS
 from rs2triton.rust.types import FLOAT_TYPES, INT_TYPES, SCALARS
 from rs2triton.transpiler.frontend.parse import text
 from rs2triton.transpiler.lowering.host.lowerer import HostLowerer
@@ -65,11 +66,50 @@ class HostBuilder:
     def bool_kind(self, kind: Kind) -> Kind:
         return Kind.CONST if kind is Kind.CONST else Kind.SCALAR
 
+    def check_operands(self, lw: HostLowerer, op: str, left: Val, right: Val, node: Node) -> None:
+        """What rustc's type rules reject in ``a op b``: Rust converts no operand (``i32 + i64`` is
+        E0308, ``f32 + 1`` E0277), and ``&&``/``||`` take bools."""
+        left_node, right_node = node.child_by_field_name("left") or node, node.child_by_field_name("right") or node
+        operator = node.child_by_field_name("operator") or node
+        a, b = left.ty.elem, right.ty.elem
+        if op in ("&&", "||"):
+            for v, at in ((left, left_node), (right, right_node)):
+                if v.ty.elem not in ("bool", None) and v.ty.kind in (Kind.SCALAR, Kind.CONST):
+                    raise lw.rejects(at, "E0308", f"mismatched types: expected `bool`, found `{v.ty.elem}`")
+            return
+        if a not in SCALARS or b not in SCALARS:
+            return
+        fa, fb = a in FLOAT_TYPES, b in FLOAT_TYPES
+        if op in ("<<", ">>"):
+            if fb or fa:
+                raise lw.rejects(operator, "E0277", f"no implementation for `{a} {op} {b}`")
+            return
+        words = {"+": "add", "-": "subtract", "*": "multiply", "/": "divide", "%": "calculate the remainder of"}
+        if left.weak and right.weak:
+            if fa != fb:
+                raise lw.rejects(operator, "E0277", f"cannot {words.get(op, 'apply')} `{{float}}` and `{{integer}}`")
+            return
+        if left.weak or right.weak:
+            weak, typed = (left, b) if left.weak else (right, a)
+            if (weak.ty.elem in FLOAT_TYPES) != (typed in FLOAT_TYPES) and typed != "bool":
+                kind = "{float}" if weak.ty.elem in FLOAT_TYPES else "{integer}"
+                raise lw.rejects(operator, "E0277", f"cannot {words.get(op, 'apply')} `{kind}` to `{typed}`")
+            return
+        if a != b:
+            if fa != fb and op in words:
+                raise lw.rejects(operator, "E0277", f"cannot {words[op]} `{b}` to `{a}`")
+            raise lw.rejects(right_node, "E0308", f"mismatched types: expected `{a}`, found `{b}`")
+
     # ------------------------------------------------------------------ operators
     def pointer_arith(self, lw: HostLowerer, op: str, left: Val, right: Val, node: Node) -> Val:
         raise lw.err(node, "E0002", f"`{op}` on a pointer", "offset a pointer with `.add(n)`")
 
     def arith(self, lw: HostLowerer, op: str, left: Val, right: Val, ty: Ty, node: Node) -> Val:
+        out = self._arith(lw, op, left, right, ty, node)
+        weak = left.weak if op in ("<<", ">>") else left.weak and right.weak  # (its type is still inferred)
+        return Val(out.expr, out.ty, weak=weak) if weak else out
+
+    def _arith(self, lw: HostLowerer, op: str, left: Val, right: Val, ty: Ty, node: Node) -> Val:
         elem = ty.elem
         kind = Kind.CONST if ty.kind is Kind.CONST else Kind.SCALAR
         if elem in FLOAT_TYPES or (elem is None and (isinstance(literal_value(left.expr), float)
@@ -130,7 +170,7 @@ class HostBuilder:
         if v.ty.elem == "bool" or v.ty.elem is None and v.ty.kind is not Kind.SCALAR:
             return Val(ast.UnaryOp(op=ast.Not(), operand=v.expr), Ty(v.ty.kind, "bool"))
         if v.ty.elem in FLOAT_TYPES:
-            raise lw.err(node, "E0012", f"cannot apply unary operator `!` to type `{v.ty.elem}`", None)
+            raise lw.rejects(node, "E0600", f"cannot apply unary operator `!` to type `{v.ty.elem}`")
         unsigned = is_int(v.ty.elem) and not SCALARS[v.ty.elem or ""].signed
         return Val(ast.UnaryOp(op=ast.Invert(), operand=v.expr), Ty(v.ty.kind, v.ty.elem, wide=v.ty.wide or unsigned))
 
@@ -195,7 +235,7 @@ class HostBuilder:
         if v.weak and type(lit) is int:
             elem = want if want in SCALARS else "i32"
             if elem in FLOAT_TYPES:
-                raise lw.err(node, "E0012", f"mismatched types: expected `{elem}`, found integer",
+                raise lw.rejects(node, "E0308", f"mismatched types: expected `{elem}`, found integer",
                              f"write a float literal (`{lit}.0`)")
             with lw.rust_rules(node):
                 semantics.check_int_literal(lit, elem)
@@ -203,10 +243,15 @@ class HostBuilder:
         if v.weak and isinstance(lit, float):
             elem = want if want in FLOAT_TYPES else "f64"
             if want in INT_TYPES:
-                raise lw.err(node, "E0012", f"mismatched types: expected `{want}`, found floating-point number",
+                raise lw.rejects(node, "E0308", f"mismatched types: expected `{want}`, found floating-point number",
                              None)
             return _f32_literal(Val(v.expr, Ty(Kind.CONST, elem), weak=True), elem) if elem == "f32" else \
                 Val(v.expr, Ty(Kind.CONST, elem))
+        if want in SCALARS and v.ty.elem in SCALARS and v.ty.elem != want and v.ty.kind in (Kind.SCALAR, Kind.CONST):
+            raise lw.rejects(node, "E0308", f"mismatched types: expected `{want}`, found `{v.ty.elem}`",
+                             f"convert it: `{text(node)} as {want}`" if node.type != "block" else None)
+        if want in INT_TYPES and v.ty.elem is None and v.ty.kind is Kind.SCALAR and isinstance(v.expr, ast.BinOp):
+            return Val(call(lw.helper(f"as_{want}"), [v.expr]), Ty(Kind.SCALAR, want))  # (an inferred integer, typed here)
         v = _f32_literal(self.narrow(lw, v, node), v.ty.elem)
         if ty is not None and ty.kind in (Kind.SCALAR, Kind.CONST) and ty.elem in SCALARS and v.ty.elem is None:
             return Val(v.expr, Ty(v.ty.kind, ty.elem))
@@ -218,6 +263,8 @@ class HostBuilder:
             return Val(const(None), container(Kind.OPTION, UNKNOWN))
         if ident in lw.module.consts:
             return host_const(lw, ident, node)
+        if ident not in lw.module.imported and not lw.module.foreign_globs and ident not in lw.ctx.functions:
+            raise lw.rejects(node, "E0425", f"cannot find value `{ident}` in this scope")
         raise lw.err(node, "E0006", f"cannot find value `{ident}` in this scope",
                      "host code can use its parameters, its `let`s, `self` and the file's `const`s")
 
@@ -226,8 +273,10 @@ class HostBuilder:
             return Val(const(None), container(Kind.OPTION, UNKNOWN))
         if head in ("Self", "self", "crate", "super") and rest in lw.module.consts:
             return host_const(lw, rest, node)
-        if head in FLOAT_TYPES and rest in ("MIN_POSITIVE", "EPSILON", "MAX", "MIN"):
-            raise lw.err(node, "E0006", f"unknown path `{head}::{rest}`")  # (the shared rules know f32/f64's)
+        if head in SCALARS and "::" not in rest and rest not in (RUST_FLOAT_CONSTS if head in FLOAT_TYPES
+                                                                 else RUST_INT_CONSTS):
+            raise lw.rejects(node.child_by_field_name("name") or node, "E0599",
+                             f"no associated item named `{rest}` found for type `{head}`")
         raise lw.err(node, "E0006", f"unknown path `{text(node)}`",
                      "paths in host code are scalar constants (`usize::MAX`, `f32::EPSILON`), `Option::None` and "
                      "the file's constants")
@@ -295,6 +344,7 @@ def host_const(lw: HostLowerer, ident: str, node: Node) -> Val:
         raise lw.err(node, "E0002", f"cycle detected when evaluating module constant `{ident}`",
                      "a constant cannot be defined in terms of itself")
     sub = HostLowerer(module, item, "", {})
+    sub.in_const_item = True
     declared = sub.rust_type(item.child_by_field_name("type"))
     sub.hint(value, declared)
     module.evaluating.add(ident)

@@ -88,10 +88,13 @@ def method_call(lw: HostLowerer, node: Node, receiver: Node, method: str, args: 
     if method in SAME and kind not in (Kind.SEQ, Kind.ARRAY) or (method in ("clone", "to_owned", "into")
                                                                   and kind in (Kind.KERNEL, Kind.STRUCT)):
         return recv
+    method_node = node.child_by_field_name("function")
+    method_node = method_node.child_by_field_name("field") if method_node is not None and \
+        method_node.type == "field_expression" else None
     if elem in INT_TYPES and kind in (Kind.SCALAR, Kind.CONST):
-        return scalar_method(lw, node, recv, receiver, method, args, rust_std.INT_METHODS)
+        return scalar_method(lw, node, recv, receiver, method, args, rust_std.INT_METHODS, method_node)
     if elem in FLOAT_TYPES and kind in (Kind.SCALAR, Kind.CONST):
-        return scalar_method(lw, node, recv, receiver, method, args, rust_std.FLOAT_METHODS)
+        return scalar_method(lw, node, recv, receiver, method, args, rust_std.FLOAT_METHODS, method_node)
     if kind is Kind.PTR and method == "add" and len(args) == 1:
         lw.hint(args[0], USIZE)
         count = lw.settle(lw.expr(args[0]), USIZE, args[0])
@@ -153,7 +156,7 @@ def _result_type(spec: rust_std.Method, elem: str) -> Ty:
 
 
 def scalar_method(lw: HostLowerer, node: Node, recv: Val, receiver: Node, method: str, args: list[Node],
-                  table: dict[str, rust_std.Method]) -> Val:
+                  table: dict[str, rust_std.Method], method_node: Node | None = None) -> Val:
     """``x.method(args)`` of an integer or float: ``i32.saturating_sub(x, y)``, or its value now
     when every argument is a literal; ``max``/``min`` of integers are Python's, ``abs`` of an
     integer is Python's (wrapped where observed)."""
@@ -162,13 +165,16 @@ def scalar_method(lw: HostLowerer, node: Node, recv: Val, receiver: Node, method
     is_int = elem in INT_TYPES
     signed = SCALARS[elem].signed
     if spec is None:
+        known = rust_std.RUST_INT_METHODS if is_int else rust_std.RUST_FLOAT_METHODS
+        if method not in known and not lw.module.imports_traits:
+            raise lw.rejects(method_node or node, "E0599", f"no method named `{method}` found for type `{elem}`")
         raise lw.err(node, "E0002", f"`.{method}()` of a `{elem}`", "not in the translated subset of the standard library")
     if (is_int and method in rust_std.UNSIGNED_ONLY and signed) or (is_int and method in rust_std.SIGNED_ONLY and
                                                                     not signed):
         raise lw.rejects(node, "E0599", f"no method named `{method}` found for type `{elem}`",
                          f"`{method}` exists for {'unsigned' if signed else 'signed'} types only")
     if len(args) != spec.arity:
-        raise lw.rejects(node, "E0061", f"`{elem}::{method}` takes {spec.arity} argument{'s' * (spec.arity != 1)} "
+        raise lw.rejects(method_node or node, "E0061", f"`{elem}::{method}` takes {spec.arity} argument{'s' * (spec.arity != 1)} "
                      f"but {len(args)} were supplied", None)
     self_ty = Ty(Kind.SCALAR, elem)
     recv = lw.settle(recv, self_ty, receiver)
@@ -300,8 +306,19 @@ def _arity(lw: HostLowerer, node: Node, method: str, args: list[Node], n: int) -
                      None)
 
 
+_MUTATING = frozenset({"push", "insert", "pop", "sort", "sort_unstable", "dedup", "reverse", "extend_from_slice"})
+
+
 def seq_method(lw: HostLowerer, node: Node, recv: Val, method: str, args: list[Node], turbofish: list[Node]) -> Val:
     el = recv.ty.inner
+    receiver = node.child_by_field_name("function")
+    receiver = receiver.child_by_field_name("value") if receiver is not None and receiver.type == "field_expression" \
+        else None
+    if method in _MUTATING and receiver is not None and receiver.type == "identifier":
+        b = lw.names.lookup(text(receiver))
+        if b is not None and b.decl not in ("mut", "param") and b.expr is None:
+            raise lw.rejects(receiver, "E0596", f"cannot borrow `{text(receiver)}` as mutable, as it is not "
+                             "declared as mutable", f"declare it `let mut {text(receiver)}`")
     if method in ("iter", "into_iter", "iter_mut", "copied", "cloned"):
         return Val(recv.expr, container(Kind.ITER, el))
     if method in ("to_vec", "clone", "to_owned", "into"):
@@ -384,7 +401,9 @@ def iter_method(lw: HostLowerer, node: Node, recv: Val, method: str, args: list[
         clause, test = _closure(lw, args[0], el, value)
         return Val(call(form, [ast.GeneratorExp(elt=test.expr, generators=[clause])]), BOOL)
     if form == "fold":
-        init = lw.settle(lw.expr(args[0]), None, args[0])
+        init = lw.expr(args[0])
+        # an unsuffixed start takes the items' type where they are numbers (as Rust infers it)
+        init = lw.settle(init, el if init.weak and el.elem in SCALARS else None, args[0])
         fn, _ = _function(lw, args[1], [init.ty, el])
         return Val(call(ast.Attribute(lw.use("functools"), "reduce", LOAD), [fn, value, init.expr]), init.ty)
     if form in ("position", "find"):
@@ -434,6 +453,11 @@ def iter_method(lw: HostLowerer, node: Node, recv: Val, method: str, args: list[
             return Val(call(ast.Attribute(lw.use("math"), "prod", LOAD), [value]), Ty(Kind.SCALAR, ty.elem, wide=True))
         return Val(call("sum", [value]), Ty(Kind.SCALAR, ty.elem, wide=True))
     if form in ("max", "min"):
+        if el.elem in FLOAT_TYPES:
+            at = node.child_by_field_name("function")
+            at = at.child_by_field_name("field") if at is not None and at.type == "field_expression" else node
+            raise lw.rejects(at or node, "E0277", f"the trait bound `{el.elem}: Ord` is not satisfied",
+                             f"fold with `{el.elem}::{form}` instead: `.fold({el.elem}::NEG_INFINITY, {el.elem}::{form})`")
         return Val(call(form, [value], [("default", const(None))]), container(Kind.OPTION, el))
     if form == "count":
         return Val(call("len", [_sequence(value)]), USIZE)
@@ -597,6 +621,9 @@ def path_call(lw: HostLowerer, node: Node, func: Node, args: list[Node], turbofi
         target = name("cls") if lw.in_classmethod and struct == lw.struct else (
             call("type", [name("self")]) if struct == lw.struct else name(struct))
         return _struct_call(lw, target, struct, last, args, node)
+    if len(segments) == 1 and last not in lw.ctx.functions and last not in lw.module.imported and \
+            not lw.module.foreign_globs and lw.names.lookup(last) is None:
+        raise lw.rejects(func, "E0425", f"cannot find function `{last}` in this scope")
     raise lw.err(node, "E0002", f"a call of `{path}`", "host code calls methods, `Kernel::new`, `Self::new`, "
                  "`Some`, `size_of::<T>()`, `std::cmp::max/min` and scalar types' functions")
 

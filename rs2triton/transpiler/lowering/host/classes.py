@@ -17,6 +17,7 @@ located warning; the rest of the op, and the kernel's launcher, still work.
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -161,6 +162,7 @@ def translate(items: ModuleItems, kernels: list[Kernel], ctx: ModuleContext, fea
     side = HostSide()
     found = _Items(items, source, smap, features, side.warnings)
     module = HostModule(ctx, taken=set(taken), consts=dict(found.consts))
+    _read_uses(module, source)
     for k in kernels:
         lname = launcher_name(k.name)
         module.kernels[lname] = {c.name: c.rust_type for c in k.consts}
@@ -210,10 +212,49 @@ def translate(items: ModuleItems, kernels: list[Kernel], ctx: ModuleContext, fea
                                            severity="warning"))
             continue
         side.ops.append(op)
+    _check_consts(module, smap)
     side.helpers = module.helpers
     side.modules = module.modules
     side.consts = [stmt for stmt, _ty in module.const_defs.values()]
     return side
+
+
+_USE = re.compile(rb"^[ \t]*(?:pub(?:\([^)]*\))?[ \t]+)?use[ \t]+([^;]+);", re.M)
+# Crates whose globs bring no value, function or number trait that host code would call by name
+# (teenygrad's DSL and core types; the standard library's prelude is always there).
+_KNOWN_GLOBS = (b"teeny_triton", b"teeny_core", b"teeny_macros", b"std", b"core", b"crate::triton")
+
+
+def _read_uses(module: HostModule, source: bytes) -> None:
+    """What the file's `use` declarations bring into scope: names (and whether a glob of another
+    crate could bring any name, or a trait could add methods to numbers)."""
+    for m in _USE.finditer(source):
+        tree = m.group(1).replace(b" ", b"").replace(b"\n", b"")
+        if b"*" in tree and not tree.startswith(_KNOWN_GLOBS):
+            module.foreign_globs = True
+        if not tree.startswith(_KNOWN_GLOBS):
+            module.imports_traits = True
+        for name_ in re.findall(rb"([A-Za-z_][A-Za-z0-9_]*)(?:as([A-Za-z_][A-Za-z0-9_]*))?(?=[,}]|$)", tree):
+            module.imported.add((name_[1] or name_[0]).decode())
+
+
+def _check_consts(module: HostModule, smap: SourceMap) -> None:
+    """Every module `const` is evaluated, as rustc evaluates them, used or not: one that overflows
+    or divides by zero is an error (rustc's E0080); what is outside the translated subset is left
+    for rustc (and left out of the module unless host code reads it)."""
+    from rs2triton.transpiler.lowering.host.builder import host_const
+
+    kept = dict(module.const_defs)
+    helpers, modules = set(module.helpers), set(module.modules)
+    for name_, item in module.consts.items():
+        lw = HostLowerer(module, item, "", {})
+        try:
+            host_const(lw, name_, item)
+        except TranspileError as e:
+            if any(d.code not in UNTRANSLATED for d in e.diagnostics):
+                raise
+    module.const_defs = kept
+    module.helpers, module.modules = helpers, modules
 
 
 # What a generated op class has of its own (the runtime's machinery, the class tables, what

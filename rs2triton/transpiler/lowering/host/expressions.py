@@ -59,11 +59,15 @@ def index(lw: HostLowerer, node: Node) -> Val:
         lo, hi = range_bounds(lw, index_node)
         return Val(call(lw.helper("subslice"), [base.expr, lo or const(None), hi or const(None)]),
                    container(Kind.SEQ, base.ty.inner))
-    lw.hint(index_node, USIZE)
-    i = lw.settle(lw.expr(index_node), USIZE, index_node)
-    if i.ty.elem not in ("usize", None):
-        raise lw.rejects(index_node, "E0277", f"the type `[T]` cannot be indexed by `{i.ty.elem}`",
+    if index_node.type == "unary_expression" and text(index_node).startswith("-"):
+        raise lw.err(index_node, "E0014", "negative integers cannot be used to index on a slice",
                      "slices are indexed by `usize`")
+    lw.hint(index_node, USIZE)
+    i = lw.expr(index_node)
+    if i.ty.elem not in ("usize", None) and not i.weak:
+        raise lw.rejects(index_node, "E0277", f"the type `[T]` cannot be indexed by `{i.ty.elem}`",
+                         "slices are indexed by `usize`")
+    i = lw.settle(i, USIZE, index_node)
     return Val(ast.Subscript(value=base.expr, slice=i.expr, ctx=LOAD), base.ty.inner)
 
 

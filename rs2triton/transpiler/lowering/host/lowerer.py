@@ -25,6 +25,7 @@ from typing import cast
 from tree_sitter import Node
 
 from rs2triton.diagnostics import TranspileError
+from rs2triton.rust.semantics import check_int_literal
 from rs2triton.rust.types import SCALARS
 from rs2triton.transpiler.frontend.parse import named_children, text
 from rs2triton.transpiler.lowering.context import ModuleContext
@@ -42,7 +43,7 @@ from rs2triton.transpiler.lowering.values import (
     Val,
     container,
 )
-from rs2triton.transpiler.pyast import python_name
+from rs2triton.transpiler.pyast import literal_value, python_name
 
 # What generated host code imports by name (rs2triton.runtime.host, the runtime's classes, the
 # standard library): a host local never takes one of these names.
@@ -91,6 +92,10 @@ class HostModule:
     # from its `consts` instead, by the const generic's name
     const_reads: dict[str, dict[str, str]] = field(default_factory=dict)
 
+    imported: set[str] = field(default_factory=set)  # the names the file's `use`s bring in by name
+    foreign_globs: bool = False  # a `use x::*` of a path that could bring any name (not the DSL's or std's)
+    imports_traits: bool = False  # a `use` that could bring a trait adding methods to numbers
+
     def method_name(self, struct: str, method: str) -> str:
         return self.method_names.get(struct, {}).get(method) or python_name(method)
 
@@ -116,11 +121,21 @@ def returning(lw: HostLowerer, v: Val, node: Node) -> None:
     lw.emit(ast.Return(value=lw.settle(v, lw.returns, node).expr if v.ty.kind is not Kind.NONE else None), node)
 
 
-def assign_to(py: str, declared: Ty | None, bound: list[Ty]) -> Sink:
+def assign_to(py: str, declared: Ty | None, bound: list[Ty], infer: bool = False) -> Sink:
     """A sink assigning the value to ``py`` (the type each branch gives is appended to ``bound``):
-    an integer is wrapped to its type when it is bound to a name."""
+    an integer is wrapped to its type when it is bound to a name. ``infer``: an unsuffixed literal
+    bound without an annotation (`let mut n = 0;`) is a number whose type Rust infers from its
+    later uses (`n += len`): it stays untyped here, and the uses type it."""
 
     def assign(lw: HostLowerer, v: Val, node: Node) -> None:
+        lit = literal_value(v.expr)
+        if infer and v.weak and v.ty.elem not in ("bool", None) and not isinstance(lit, float):
+            if isinstance(lit, int):  # (unless something else types it, Rust's fallback is i32)
+                with lw.rust_rules(node):
+                    check_int_literal(lit, "i32")
+            bound.append(Ty(Kind.SCALAR, None))
+            lw.emit(ast.Assign(targets=[ast.Name(py, ast.Store())], value=v.expr), node)
+            return
         v = lw.settle(v, declared, node)
         bound.append(v.ty)
         lw.emit(ast.Assign(targets=[ast.Name(py, ast.Store())], value=v.expr), node)

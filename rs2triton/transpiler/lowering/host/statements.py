@@ -132,8 +132,9 @@ def let(lw: HostLowerer, node: Node) -> None:
         lw.value_into(value, discard)  # `let _ = expr;`: evaluated for what it does
         return
     if pattern.type in ("identifier", "mut_pattern"):
-        rust = text(pattern.named_children[-1] if pattern.type == "mut_pattern" else pattern)
-        bind_value(lw, rust, value, declared, mutable, node)
+        name_node = pattern.named_children[-1] if pattern.type == "mut_pattern" else pattern
+        check_identifier(lw, name_node)
+        bind_value(lw, text(name_node), value, declared, mutable, node)
         return
     if pattern.type == "tuple_pattern":
         lw.hint(value, declared)
@@ -144,12 +145,26 @@ def let(lw: HostLowerer, node: Node) -> None:
     raise lw.err(pattern, "E0002", f"this `let` pattern (`{text(pattern)}`)", "bind a name or a tuple of names")
 
 
+RUST_KEYWORDS = frozenset("""as break const continue crate else enum extern false fn for if impl in let loop match mod
+move mut pub ref return self Self static struct super trait true type unsafe use where while async await dyn abstract
+become box do final macro override priv typeof unsized virtual yield try""".split())
+
+
+def check_identifier(lw: HostLowerer, node: Node) -> None:
+    """A keyword is no name (`let fn = 1;`), nor are `r#self`, `r#Self`, `r#super`, `r#crate`."""
+    name_ = text(node)
+    if name_ in RUST_KEYWORDS:
+        raise lw.err(node, "E0001", f"expected identifier, found keyword `{name_}`", f"write `r#{name_}`")
+    if name_ in ("r#self", "r#Self", "r#super", "r#crate"):
+        raise lw.err(node, "E0001", f"`{name_[2:]}` cannot be a raw identifier", "choose another name")
+
+
 def bind_value(lw: HostLowerer, rust: str, value: Node, declared: Ty | None, mutable: bool, node: Node) -> None:
     """`let rust = value;` (shadowing any binding of the name before it)."""
     py = lw.names.declare_pending(rust)
     lw.hint(value, declared)
     bound: list[Ty] = []
-    lw.value_into(value, assign_to(py, declared, bound))
+    lw.value_into(value, assign_to(py, declared, bound, infer=declared is None))
     ty = declared if declared is not None and declared.kind is not Kind.UNKNOWN else (bound[0] if bound else UNKNOWN)
     if ty.wide and mutable:
         ty = Ty(ty.kind, ty.elem, ty.items)
@@ -277,6 +292,9 @@ def if_(lw: HostLowerer, node: Node) -> None:
     if alt is not None:
         inner = alt.named_children[-1] if alt.type == "else_clause" else alt
         orelse = lw.body_of(inner, sink)
+    elif sink is not discard and not (sink is returning and lw.returns.kind is Kind.NONE) and \
+            _tail(list(part(node, "consequence").named_children))[1] is not None:
+        raise lw.rejects(node, "E0317", "`if` may be missing an `else` clause", "a value needs both branches")
     lw.emit(ast.If(test=test, body=body, orelse=orelse), node)
 
 
@@ -317,7 +335,7 @@ def match(lw: HostLowerer, node: Node) -> None:
         # `Some(..)` and `None` say: taken from the source, which rustc checked): the last is the rest
         chain[-1] = (None, chain[-1][1])
     if not chain or chain[-1][0] is not None:
-        raise lw.rejects(node, "E0004", "non-exhaustive patterns: this `match` has no catch-all arm",
+        raise lw.rejects(value, "E0004", "non-exhaustive patterns: this `match` has no catch-all arm",
                          "add a `_ => ...` arm")
     out: list[ast.stmt] = chain[-1][1]
     for test, arm_body in reversed(chain[:-1]):

@@ -55,6 +55,7 @@ def module_const(lw: Lowerer, ident: str, node: Node) -> Val:
         raise lw.err(node, "E0002", f"cycle detected when evaluating module constant `{ident}`",
                      "a constant cannot be defined in terms of itself")
     sub = type(lw)(lw.ctx, None, item, lw.T)
+    sub.in_const_item = True
     lw.ctx.evaluating_consts.add(ident)
     try:
         v = sub.expr(value)
