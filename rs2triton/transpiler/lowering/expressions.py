@@ -90,6 +90,12 @@ def boolean_literal(lw: Lowerer, node: Node) -> Val:
 
 @expression("string_literal")
 def string_literal(lw: Lowerer, node: Node) -> Val:
+    raw = text(node)
+    if raw.startswith(("b\"", "br")) and not raw.isascii():  # a byte string holds ASCII only
+        offset = next(i for i, c in enumerate(raw) if not c.isascii())
+        d = lw.smap.diag(node, "E0001", "non-ASCII character in byte string literal", "write it as `\\xNN` escapes")
+        d.col += offset
+        raise TranspileError([d])
     try:
         value = rust_string(text(node))
     except ValueError as e:
