@@ -101,6 +101,7 @@ class _RustRules:
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: object) -> None:
         if isinstance(exc, semantics.ConstError):
             lint = exc.lint
+            hint: str | None
             if self.lowerer.in_const_item and lint in ("arithmetic_overflow", "unconditional_panic"):
                 hint = ((exc.hint + "; ") if exc.hint else "") + "rustc's E0080: evaluation of constant value failed"
             elif lint is not None:
