@@ -516,7 +516,7 @@ def test_workers_die_with_their_command(tmp_path):
             (src / f"{f.stem}_{i}.rs").write_text(f.read_text())
     env = {**os.environ, "RS2TRITON_NO_CACHE": "1"}
     proc = subprocess.Popen([sys.executable, "-m", "rs2triton", "transpile", str(src), "-o", str(tmp_path / "out"),
-                             "-j", "2"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                             "-j", "3"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # (2 workers)
     workers: list[int] = []
     deadline = time.monotonic() + 60
     while len(workers) < 2 and proc.poll() is None and time.monotonic() < deadline:
