@@ -89,9 +89,10 @@ def runtime_import(launchers: list, host, class_text: list[str]) -> str:
     if host is not None and host.ops:
         names |= {"RuntimeOp"}
         for o, printed in zip(host.ops, class_text, strict=True):
-            wanted = [name for name in ("ArgVisitor", "Unsupported") if name in printed]  # (a name prints as itself)
-            if wanted:
-                names.update(n.id for n in ast.walk(o.node) if isinstance(n, ast.Name) and n.id in wanted)
+            for name in ("ArgVisitor", "Unsupported"):  # (a name prints as itself: no walk where the text lacks it)
+                if name not in names and name in printed and \
+                        any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(o.node)):
+                    names.add(name)
         helpers = sorted(host.helpers)
     lines = [f"from rs2triton.runtime import {', '.join(sorted(names))}"]
     if helpers:
