@@ -46,7 +46,8 @@ def _difference(printed: ast.AST, lowered: ast.AST) -> tuple[list[str], str] | N
     kind = type(printed)
     if kind is not type(lowered):
         return [], f"{kind.__name__} printed, {type(lowered).__name__} lowered"
-    for field in _fields.get(kind) or _compared(kind):
+    fields = _fields.get(kind)
+    for field in _compared(kind) if fields is None else fields:
         a = getattr(printed, field, None)
         b = getattr(lowered, field, None)
         if isinstance(b, list):
