@@ -386,8 +386,20 @@ assert [getattr(r, "text", None) for r in one] == [getattr(r, "text", None) for 
 assert [r.line_map for r in one[:-1]] == [r.line_map for r in three[:-1]]
 assert [d.message for d in one[-1].diagnostics] == [d.message for d in three[-1].diagnostics]
 assert sum(getattr(r, "text", None) is not None for r in one) >= 20
-def planted(*args, **kwargs):
-    raise MemoryError("planted")
+real, here = pipeline.lower_source, os.getpid()
+by = Path({str(tmp_path)!r}) / "by"
+def noted(*args, **kwargs):  # which process lowered each file
+    with open(by, "a") as f:
+        f.write(str(os.getpid()) + " ")
+    return real(*args, **kwargs)
+pipeline.lower_source = noted
+assert [getattr(r, "text", None) for r in workers.transpile_many(sources, jobs=2)] == [getattr(r, "text", None) for r in one]
+pids = by.read_text().split()
+assert len(pids) == len(sources) and str(here) in pids and len(set(pids)) == 2, pids  # this process lowers files too
+def planted(*args, **kwargs):  # (in a worker: this process lowers files too)
+    if os.getpid() != here:
+        raise MemoryError("planted")
+    return real(*args, **kwargs)
 pipeline.lower_source = planted
 try:
     workers.transpile_many(sources, jobs=2)
@@ -395,7 +407,7 @@ except MemoryError as e:
     assert "planted" in str(e) and "lower_one" in str(e.__cause__), e.__cause__
 else:
     raise AssertionError("a worker's exception went unnoticed")
-pipeline.lower_source = lambda *args, **kwargs: os._exit(3)
+pipeline.lower_source = lambda *args, **kwargs: os._exit(3) if os.getpid() != here else real(*args, **kwargs)
 try:
     workers.transpile_many(sources, jobs=2)
 except BrokenProcessPool:

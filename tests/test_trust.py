@@ -387,6 +387,12 @@ def test_reading_back_finds_code_the_lowering_did_not_build():
     assert difference(same, lowered) is None
     assert "body: 3 printed, 2 lowered" in difference(extra, lowered)
     assert "2 printed, 1 lowered" in difference(changed, lowered)
+    renamed = ast.parse("def f(x):\n    y = x + 1\n    return z\n").body[0]
+    assert difference(renamed, lowered) == ".body[1].value.id: 'z' printed, 'y' lowered"
+    assert "Name printed, Constant lowered" in difference(ast.parse("x\n").body[0], ast.parse("1\n").body[0])
+    nan = ast.Expr(ast.Constant(float("nan")))
+    assert difference(nan, ast.Expr(ast.Constant(float("nan")))) is None  # (NaN is NaN)
+    assert "1 printed, True lowered" in difference(ast.parse("1\n").body[0], ast.parse("True\n").body[0])
     from rs2triton.transpiler.emit.verify import check_module
 
     module = ast.parse("def f(x):\n    y = x + 1\n    return y\n")
@@ -510,7 +516,7 @@ def test_workers_die_with_their_command(tmp_path):
             (src / f"{f.stem}_{i}.rs").write_text(f.read_text())
     env = {**os.environ, "RS2TRITON_NO_CACHE": "1"}
     proc = subprocess.Popen([sys.executable, "-m", "rs2triton", "transpile", str(src), "-o", str(tmp_path / "out"),
-                             "-j", "2"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                             "-j", "3"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # (2 workers)
     workers: list[int] = []
     deadline = time.monotonic() + 60
     while len(workers) < 2 and proc.poll() is None and time.monotonic() < deadline:

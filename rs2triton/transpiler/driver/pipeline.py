@@ -174,6 +174,22 @@ def _lower_source(source: bytes, smap: SourceMap, line_comments: bool, launchers
     return result
 
 
+def load_stages() -> None:
+    """Import every stage that lowering a file needs, and make what is made once a process (the
+    parser, the module template): for a process that is about to lower many files, and the
+    workers forked from it (:mod:`.workers`)."""
+    from rs2triton.transpiler import lowering  # noqa: F401 - (imported for what it loads)
+    from rs2triton.transpiler.driver import tuning  # noqa: F401
+    from rs2triton.transpiler.emit import launchers, verify  # noqa: F401
+    from rs2triton.transpiler.emit.module import template
+    from rs2triton.transpiler.frontend import items  # noqa: F401
+    from rs2triton.transpiler.frontend.parse import parser
+    from rs2triton.transpiler.host import classes  # noqa: F401
+
+    parser()
+    template()
+
+
 def _features(path: str, features: frozenset[str] | None) -> frozenset[str]:
     """The crate features ``#[cfg(feature = ...)]`` sees (:mod:`rs2triton.rust.cfg`)."""
     from rs2triton.rust.cfg import DEFAULT_FEATURES, crate_features

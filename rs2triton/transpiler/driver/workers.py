@@ -1,16 +1,17 @@
-"""Lowering many files in worker processes: the standard library's process pool.
+"""Lowering many files in several processes: this one and the standard library's process pool.
 
-:func:`transpile_many` gives each file to a ``concurrent.futures.ProcessPoolExecutor``, the
-biggest first and one at a time, so that the workers finish together; the results come back in
-input order. A worker's exception reaches the caller with its traceback as the cause; a worker
-that dies is a ``BrokenProcessPool``.
+:func:`transpile_many` queues every file on a ``concurrent.futures.ProcessPoolExecutor`` of
+``jobs - 1`` workers, the biggest first, and lowers files itself meanwhile: it takes, in the same
+order, each file no worker has taken yet (a queued file it can still cancel is its own). So the
+processes finish together, and the files come back in input order. A worker's exception reaches
+the caller with its traceback as the cause; a worker that dies is a ``BrokenProcessPool``.
 
-The workers are forked from this process (each then imports the lowering stages, all at once
-on their own cores) when it runs no other thread, as the command line's does. A caller with
-threads, which forking would not be safe for, gets them from multiprocessing's *forkserver*
-instead: a clean server process that imports the stages once (:mod:`.preload`) and forks each
-worker from itself. A pool is made only when there is something to lower: a run served from the
-cache starts no process.
+This process imports the lowering stages before the pool starts (it needs them itself), and the
+workers are forked from it when it runs no other thread, as the command line's does: they start
+with the stages loaded. A caller with threads, which forking would not be safe for, gets them
+from multiprocessing's *forkserver* instead: a clean server process that imports the stages once
+(:mod:`.preload`) and forks each worker from itself. A pool is made only when there is something
+to lower: a run served from the cache starts no process.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ if TYPE_CHECKING:
 
     from rs2triton.transpiler.driver.pipeline import Result
 
-PRELOAD = ["rs2triton.transpiler.driver.preload"]
+PRELOAD = ["rs2triton.transpiler.driver.preload"]  # what the forkserver imports before it forks workers
 MIN_FILES_PER_JOB = 4  # below this a worker costs more than it saves
 Source = tuple[bytes, str, dict]  # (source bytes, display path, lower_source options)
 Outcome = tuple[str | None, list[Diagnostic], dict[int, int]] | list[Diagnostic]
@@ -60,10 +61,10 @@ def default_jobs() -> int:
 def transpile_many(sources: list[Source], jobs: int = 1, line_comments: bool = False) -> list[Result | TranspileError]:
     """Lower and compile each (source, display path, options): a :class:`Result` or the file's errors.
 
-    With ``jobs`` > 1 and enough files, the files are lowered by that many worker processes (at
-    most one per :data:`MIN_FILES_PER_JOB` files). The results are the same either way, except
-    that results carry no ``kernels`` or ``functions`` (the tree-sitter nodes stay where they
-    were made).
+    With ``jobs`` > 1 and enough files, the files are lowered by that many processes, this one and
+    ``jobs - 1`` workers (at most one process per :data:`MIN_FILES_PER_JOB` files). The results are
+    the same either way, except that results carry no ``kernels`` or ``functions`` (the tree-sitter
+    nodes stay where they were made).
     """
     jobs = min(jobs, max(1, len(sources) // MIN_FILES_PER_JOB))
     if jobs <= 1:
@@ -72,29 +73,44 @@ def transpile_many(sources: list[Source], jobs: int = 1, line_comments: bool = F
     outcomes: list[Outcome | None] = [None] * len(sources)
     from concurrent.futures import ProcessPoolExecutor
 
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=context(), initializer=_watch_parent) as executor:
-        futures = {i: executor.submit(lower_one, sources[i], line_comments) for i in order}
-        for i, future in futures.items():
-            outcomes[i] = future.result()
+    from rs2triton.transpiler.driver.pipeline import load_stages
+
+    load_stages()  # (before the workers are forked: they start with them)
+    mp_context = context()
+    parent = os.getpid() if mp_context.get_start_method() == "fork" else None
+    executor = ProcessPoolExecutor(max_workers=jobs - 1, mp_context=mp_context, initializer=_watch_parent,
+                                   initargs=(parent,))
+    try:
+        futures = [(i, executor.submit(lower_one, sources[i], line_comments)) for i in order]
+        for i, future in futures:
+            if future.cancel():  # no worker has taken it: this process lowers it
+                outcomes[i] = lower_one(sources[i], line_comments)
+        for i, future in futures:
+            if outcomes[i] is None:
+                outcomes[i] = future.result()
+    except BaseException:
+        executor.shutdown(wait=True, cancel_futures=True)  # (the files not started yet are dropped)
+        raise
+    executor.shutdown(wait=True)
     return [_result(s, o) for s, o in zip(sources, outcomes, strict=True) if o is not None]
 
 
-def _watch_parent() -> None:
+def _watch_parent(parent: int | None) -> None:
     """In a worker: exit as soon as the process that started the pool is gone (killed, say), so
     that no worker outlives its command. (Blocked on the pool's queue, a worker would not notice:
     its siblings hold the queue open.) A dead parent may linger as a zombie, so what is watched is
-    this worker's own parent process (the command, or the forkserver, which ends with it): when it
-    dies the worker is handed to another."""
+    this worker's own parent process: ``parent``, the command that forked it (gone already if the
+    worker's parent is another by now), or for a worker from the forkserver, the server (which ends
+    with the command); when it dies the worker is handed to another."""
     import threading
     import time
 
-    born = os.getppid()
+    born = os.getppid() if parent is None else parent
 
     def watch() -> None:
-        while True:
+        while os.getppid() == born:
             time.sleep(0.2)
-            if os.getppid() != born:
-                os._exit(1)
+        os._exit(1)
 
     threading.Thread(target=watch, name="rs2triton-watch-parent", daemon=True).start()
 

@@ -58,34 +58,41 @@ def module_text(source: str, doc: str | None, imports: list[str], consts: list[a
     classes = [print_statement(o.node) for o in host.ops] if host is not None else []
     consts = consts + (host.consts if host is not None else [])
     const_text = ["\n".join(print_statement(c).lines) for c in consts]
+    function_text = ["\n".join(p.lines) for p in printed]
+    class_text = ["\n".join(p.lines) for p in classes]
     text = template().render(
         header_prefix=HEADER_PREFIX, source=_safe_comment(source), doc=doc_text, imports=sorted(imports),
         stdlib_imports=sorted(f"import {m}" for m in (host.modules - {"triton"} if host is not None else ())),
-        consts=const_text, functions=["\n".join(p.lines) for p in printed],
-        classes=["\n".join(p.lines) for p in classes],
-        launchers=[launcher for launcher, _ in launchers], runtime_import=runtime_import(launchers, host))
+        consts=const_text, functions=function_text, classes=class_text,
+        launchers=[launcher for launcher, _ in launchers], runtime_import=runtime_import(launchers, host, class_text))
     line_map: dict[int, int] = {}
-    at = 0
-    for p in printed + classes:  # where each function and class landed: its text is unique (its first line)
-        at = text.index("\n" + "\n".join(p.lines) + "\n", at) + 1
-        line_map.update(p.line_map(offset=text.count("\n", 0, at)))
+    at = line = 0  # (the offset of a line's start, and its number from 0)
+    for p, block in zip(printed + classes, function_text + class_text, strict=True):
+        # where each function and class landed: its text is unique (its first line)
+        found = text.index("\n" + block + "\n", at) + 1
+        line += text.count("\n", at, found)
+        at = found
+        line_map.update(p.line_map(offset=line))
     for launcher, rust in launchers:
-        at = text.index("\n" + launcher + "\n", at) + 1
-        first = text.count("\n", 0, at) + 1
-        line_map.update({line: rust for line in range(first, first + launcher.count("\n") + 1)})
+        found = text.index("\n" + launcher + "\n", at) + 1
+        line += text.count("\n", at, found)
+        at = found
+        line_map.update(dict.fromkeys(range(line + 1, line + launcher.count("\n") + 2), rust))
     return text, line_map, all(p.exact for p in printed + classes)
 
 
-def runtime_import(launchers: list, host) -> str:
-    """The module's imports from rs2triton.runtime: the launcher, and what the host classes use."""
+def runtime_import(launchers: list, host, class_text: list[str]) -> str:
+    """The module's imports from rs2triton.runtime: the launcher, and what the host classes use
+    (``class_text``: the classes printed)."""
     names = {"Launcher"}
     helpers: list[str] = []
     if host is not None and host.ops:
         names |= {"RuntimeOp"}
-        for o in host.ops:
-            for n in ast.walk(o.node):
-                if isinstance(n, ast.Name) and n.id in ("ArgVisitor", "Unsupported"):
-                    names.add(n.id)
+        for o, printed in zip(host.ops, class_text, strict=True):
+            for name in ("ArgVisitor", "Unsupported"):  # (a name prints as itself: no walk where the text lacks it)
+                if name not in names and name in printed and \
+                        any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(o.node)):
+                    names.add(name)
         helpers = sorted(host.helpers)
     lines = [f"from rs2triton.runtime import {', '.join(sorted(names))}"]
     if helpers:

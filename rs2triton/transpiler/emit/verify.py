@@ -22,7 +22,7 @@ import inspect
 from rs2triton.transpiler.pyast import Comment
 
 _SKIP = {"ctx", "type_comment", "kind", "type_params", "lineno", "col_offset", "end_lineno", "end_col_offset"}
-_AST = ast.AST
+_AST, _Name = ast.AST, ast.Name
 
 _fields: dict[type[ast.AST], tuple[str, ...]] = {}  # {node type: its fields that hold code}
 
@@ -46,7 +46,8 @@ def _difference(printed: ast.AST, lowered: ast.AST) -> tuple[list[str], str] | N
     kind = type(printed)
     if kind is not type(lowered):
         return [], f"{kind.__name__} printed, {type(lowered).__name__} lowered"
-    for field in _fields.get(kind) or _compared(kind):
+    fields = _fields.get(kind)
+    for field in _compared(kind) if fields is None else fields:
         a = getattr(printed, field, None)
         b = getattr(lowered, field, None)
         if isinstance(b, list):
@@ -57,10 +58,7 @@ def _difference(printed: ast.AST, lowered: ast.AST) -> tuple[list[str], str] | N
             if field == "body":
                 a, b = _docstrings(a), _docstrings(b)
         elif not isinstance(a, list):
-            if isinstance(a, _AST) and isinstance(b, _AST):
-                found = _difference(a, b)
-            else:
-                found = _value_difference(a, b)
+            found = _value(a, b)
             if found is not None:
                 found[0].append(f".{field}")
                 return found
@@ -69,22 +67,28 @@ def _difference(printed: ast.AST, lowered: ast.AST) -> tuple[list[str], str] | N
         if len(a) != len(b):
             return [f".{field}"], f"{len(a)} printed, {len(b)} lowered"
         for i, x in enumerate(a):
-            y = b[i]
-            if isinstance(x, _AST) and isinstance(y, _AST):
-                found = _difference(x, y)
-            else:
-                found = _value_difference(x, y)
+            found = _value(x, b[i])
             if found is not None:
                 found[0].append(f".{field}[{i}]")
                 return found
     return None
 
 
-def _value_difference(a, b) -> tuple[list[str], str] | None:
-    """Two field values that are not both nodes: the same when of one type and equal (NaN is NaN)."""
-    if isinstance(a, _AST) or isinstance(b, _AST) or type(a) is not type(b) or a != b and not (a != a and b != b):
-        return [], f"{a!r} printed, {b!r} lowered"
-    return None
+def _value(a, b) -> tuple[list[str], str] | None:
+    """The difference between two values of a field: nodes compared as above, anything else the
+    same when of one type and equal (NaN is NaN). (Names, a fifth of all nodes, are compared here.)"""
+    kind = type(a)
+    if kind is type(b):
+        if kind is _Name:
+            if a.id == b.id:
+                return None
+        elif isinstance(a, _AST):
+            return _difference(a, b)
+        elif a == b or a != a and b != b:
+            return None
+    if isinstance(a, _AST) and isinstance(b, _AST):
+        return _difference(a, b)
+    return [], f"{a!r} printed, {b!r} lowered"
 
 
 def _docstrings(body):

@@ -91,8 +91,9 @@ def check_utf8(source: bytes, smap: SourceMap) -> None:
 
 
 # Codepoints that change the visible direction of text ("Trojan Source"): rustc refuses them in
-# comments and literals (deny-by-default lints), and anywhere else they are no token at all.
-_BIDI = re.compile("[\u202a-\u202e\u2066-\u2069]".encode())
+# comments and literals (deny-by-default lints), and anywhere else they are no token at all. Their
+# UTF-8 bytes (a class of the str pattern's bytes would match most non-ASCII text: a dash, a `×`).
+_BIDI = re.compile(rb"\xe2\x80[\xaa-\xae]|\xe2\x81[\xa6-\xa9]")
 
 
 def check_bidi(source: bytes, smap: SourceMap) -> None:
