@@ -68,6 +68,21 @@ def map_option(value, f):
     return None if value is None else f(value)
 
 
+def or_option(value, other):
+    """``option.or(other)``."""
+    return other if value is None else value
+
+
+def zip_option(value, other):
+    """``option.zip(other)``: the pair, or None."""
+    return None if value is None or other is None else (value, other)
+
+
+def filter_option(value, keep):
+    """``option.filter(f)``."""
+    return value if value is not None and keep(value) else None
+
+
 def first(seq):
     """``seq.first()``: the first item or ``None``."""
     return seq[0] if len(seq) else None
@@ -249,7 +264,7 @@ def rust_panics(fn):
 
 
 __all__ = [
-    "NotImplementedPanic", "Panic", "and_then", "chunks", "dedup", "display", "insert", "max_by_key", "min_by_key", "pop", "subslice",
+    "NotImplementedPanic", "Panic", "and_then", "filter_option", "or_option", "zip_option", "chunks", "dedup", "display", "insert", "max_by_key", "min_by_key", "pop", "subslice",
     "windows", "as_bool", "as_f32", "as_f64", "as_i8", "as_i16", "as_i32", "as_i64", "as_isize", "as_u8",
     "as_u16", "as_u32", "as_u64", "as_usize", "f32", "f64", "first", "get", "i8", "i16", "i32", "i64",
     "isize", "last", "map_option", "panic", "ptr_add", "rust_panics", "u8", "u16", "u32", "u64", "unwrap",

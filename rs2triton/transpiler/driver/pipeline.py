@@ -184,7 +184,7 @@ def load_stages() -> None:
     from rs2triton.transpiler.emit.module import template
     from rs2triton.transpiler.frontend import items  # noqa: F401
     from rs2triton.transpiler.frontend.parse import parser
-    from rs2triton.transpiler.host import classes  # noqa: F401
+    from rs2triton.transpiler.lowering.host import classes  # noqa: F401
 
     parser()
     template()

@@ -52,7 +52,7 @@ def module_text(source: str, doc: str | None, imports: list[str], consts: list[a
                 launchers: list[tuple[str, int]], host=None) -> tuple[str, dict[int, int], bool]:
     """(the module's text, {generated line: Rust line}, whether every line is laid out as ruff
     would). ``launchers``: each launcher's text and the Rust line of its kernel; ``host``: the
-    host side's classes (:mod:`rs2triton.transpiler.host.classes`)."""
+    host side's classes (:mod:`rs2triton.transpiler.lowering.host.classes`)."""
     doc_text = "\n".join(docstring_lines(doc + ("\n" if "\n" in doc else ""), "")) if doc else None
     printed = [print_statement(f, param_comments.get(f.name)) for f in functions]
     classes = [print_statement(o.node) for o in host.ops] if host is not None else []

@@ -505,21 +505,14 @@ def option_method(lw: HostLowerer, node: Node, recv: Val, method: str, args: lis
         return Val(ast.Compare(left=recv.expr, ops=[op], comparators=[const(None)]), BOOL)
     if form == "or":
         other = lw.expr(args[0])
-        return Val(ast.IfExp(test=ast.Compare(left=recv.expr, ops=[ast.IsNot()], comparators=[const(None)]),
-                             body=recv.expr, orelse=other.expr), recv.ty)
+        return Val(call(lw.helper("or_option"), [recv.expr, other.expr]), recv.ty)
     if form == "zip_option":
         other = lw.expr(args[0])
-        both = ast.BoolOp(op=ast.And(), values=[
-            ast.Compare(left=recv.expr, ops=[ast.IsNot()], comparators=[const(None)]),
-            ast.Compare(left=other.expr, ops=[ast.IsNot()], comparators=[const(None)])])
-        return Val(ast.IfExp(test=both, body=ast.Tuple(elts=[recv.expr, other.expr], ctx=LOAD), orelse=const(None)),
+        return Val(call(lw.helper("zip_option"), [recv.expr, other.expr]),
                    container(Kind.OPTION, Ty(Kind.TUPLE, None, (inner, other.ty.inner))))
     if form == "filter_option":
         fn, _ = _function(lw, args[0], [inner])
-        keep = call(fn, [recv.expr])
-        return Val(ast.IfExp(test=ast.BoolOp(op=ast.And(), values=[
-            ast.Compare(left=recv.expr, ops=[ast.IsNot()], comparators=[const(None)]), keep]),
-            body=recv.expr, orelse=const(None)), recv.ty)
+        return Val(call(lw.helper("filter_option"), [recv.expr, fn]), recv.ty)
     fn, returns = _function(lw, args[0], [inner])
     out = returns if form == "and_then" else container(Kind.OPTION, returns)
     return Val(call(lw.helper(form), [recv.expr, fn]), out)

@@ -405,7 +405,7 @@ def format_message(lw: HostLowerer, args: list[Node], node: Node) -> ast.expr:
     py_template = "".join(out)
     if not used:
         return ast.Constant(py_template.replace("{{", "{").replace("}}", "}"))
-    return call(ast.Attribute(value=ast.Constant(py_template), attr="format", ctx=LOAD), used)
+    return call("str.format", [ast.Constant(py_template), *used])
 
 
 def shown(lw: HostLowerer, v: Val, spec: str = "") -> ast.expr:

@@ -48,7 +48,7 @@ from rs2triton.transpiler.pyast import literal_value, python_name
 # What generated host code imports by name (rs2triton.runtime.host, the runtime's classes, the
 # standard library): a host local never takes one of these names.
 RUNTIME_NAMES = frozenset({
-    "Panic", "NotImplementedPanic", "and_then", "display", "subslice", "insert", "pop", "dedup", "chunks", "windows", "max_by_key", "min_by_key",
+    "Panic", "NotImplementedPanic", "and_then", "filter_option", "or_option", "zip_option", "display", "subslice", "insert", "pop", "dedup", "chunks", "windows", "max_by_key", "min_by_key",
     "functools", "as_bool", "as_f32", "as_f64", "as_i8", "as_i16", "as_i32", "as_i64", "as_isize", "as_u8",
     "as_u16", "as_u32", "as_u64", "as_usize", "f32", "f64", "first", "get", "i8", "i16", "i32", "i64", "isize",
     "last", "map_option", "panic", "ptr_add", "u8", "u16", "u32", "u64", "unwrap", "unwrap_or", "usize",

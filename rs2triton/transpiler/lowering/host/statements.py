@@ -561,10 +561,10 @@ def _macro_statement(lw: HostLowerer, node: Node, macro: str) -> None:
             fails: ast.expr = ast.Compare(left=a.expr, ops=[ast.NotEq() if macro == "assert_eq" else ast.Eq()],
                                           comparators=[b.expr])
             head = f"assertion `left {'==' if macro == 'assert_eq' else '!='} right` failed"
-            message = _prefixed(head + ": ", format_message(lw, args[2:], node)) if args[2:] else ast.Constant(head)
-            sides = call(ast.Attribute(ast.Constant("\n  left: {}\n right: {}"), "format", LOAD),
-                         [shown(lw, a, "?"), shown(lw, b, "?")])
-            message = ast.BinOp(left=message, op=ast.Add(), right=sides)
+            template, values = _template(format_message(lw, args[2:], node)) if args[2:] else ("", [])
+            message = call("str.format", [ast.Constant(head + (": " + template if args[2:] else "")
+                                                       + "\n  left: {}\n right: {}"),
+                                          *values, shown(lw, a, "?"), shown(lw, b, "?")])
         else:
             fails = _negate(condition(lw, args[0]))
             message = format_message(lw, args[1:], node) if args[1:] else ast.Constant(
@@ -576,13 +576,20 @@ def _macro_statement(lw: HostLowerer, node: Node, macro: str) -> None:
     lw.sink(lw, lw.expr(node), node)
 
 
+def _template(message: ast.expr) -> tuple[str, list[ast.expr]]:
+    """A message as ``str.format``'s template and arguments."""
+    if isinstance(message, ast.Constant) and isinstance(message.value, str):
+        return message.value.replace("{", "{{").replace("}", "}}"), []
+    assert isinstance(message, ast.Call) and isinstance(message.args[0], ast.Constant)
+    return str(message.args[0].value), list(message.args[1:])
+
+
 def _prefixed(prefix: str, message: ast.expr) -> ast.expr:
     if isinstance(message, ast.Constant) and isinstance(message.value, str):
         return ast.Constant(prefix + message.value)
-    if isinstance(message, ast.Call) and isinstance(message.func, ast.Attribute) and \
-            isinstance(message.func.value, ast.Constant) and isinstance(message.func.value.value, str):
-        return call(ast.Attribute(value=ast.Constant(prefix + message.func.value.value), attr="format", ctx=LOAD),
-                    message.args)
+    if isinstance(message, ast.Call) and message.args and isinstance(message.args[0], ast.Constant) and \
+            isinstance(message.args[0].value, str):  # `str.format(template, ..)`
+        return call("str.format", [ast.Constant(prefix + message.args[0].value), *message.args[1:]])
     return ast.BinOp(left=ast.Constant(prefix), op=ast.Add(), right=message)
 
 
