@@ -316,12 +316,29 @@ def _metavariables(nodes: list[Node]) -> list[str]:
     return names
 
 
+_EXPANSIONS: dict[tuple[bytes, bytes, int, int], Expansion] = {}
+
+
 def expand(definition: Node, invocation: Node, file_source: bytes, within: Text | None = None,
            depth: int = 0) -> Expansion:
     """Expand one item-level invocation of the ``macro_rules!`` ``definition`` (both nodes of the
     file whose bytes are ``file_source``; ``within``: the expansion the invocation is in, if it is
     in one): the first rule that matches, transcribed and parsed, with the file's macros it
-    invokes as items expanded in turn."""
+    invokes as items expanded in turn. An invocation of the file is expanded once a process,
+    however many stages ask (the expansion is a function of the two texts and where they are)."""
+    if within is not None or depth:
+        return _expand(definition, invocation, file_source, within, depth)
+    key = (definition.text or b"", invocation.text or b"", definition.start_byte, invocation.start_byte)
+    found = _EXPANSIONS.get(key)
+    if found is None:
+        if len(_EXPANSIONS) > 256:
+            _EXPANSIONS.clear()
+        found = _EXPANSIONS[key] = _expand(definition, invocation, file_source, within, depth)
+    return found
+
+
+def _expand(definition: Node, invocation: Node, file_source: bytes, within: Text | None = None,
+            depth: int = 0) -> Expansion:
     name = text(definition.child_by_field_name("name") or definition)
     args = next((c for c in invocation.children if c.type == "token_tree"), None)
     if args is None:
@@ -450,6 +467,11 @@ def append_macro_kernels(source: bytes, tree: Tree, smap: SourceMap, features: f
     macros = file_macros(tree.root_node)
     if not macros:
         return None
+    invocations = [inv for inv, _span, in_impl in item_invocations(tree.root_node, impls=False)
+                   if not in_impl and _macro_name(inv) in macros]
+    if not any(b"kernel" in (m.text or b"") for m in macros.values()) and \
+            not any(b"kernel" in (inv.text or b"") for inv in invocations):
+        return None  # (no expansion can write a `#[kernel]`: the usual file, whose macros write impls)
     parts: list[Text] = []
     regions: list[tuple[int, int, str]] = []  # (start, end, note) of what each invocation wrote
     at = len(source) + 2

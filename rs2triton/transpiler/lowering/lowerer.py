@@ -165,7 +165,7 @@ class Lowerer:
         self.diverged: tuple[Node, ast.stmt] | None = None
         # fn items nested in the body (`#[inline(always)] fn helper(..)`): visible in the whole
         # body, as Rust's items are; lowered to @triton.jit helpers when called
-        self.local_fns: dict[str, Node] = _nested_fns(fn)
+        self.local_fns: dict[str, Node] = _nested_fns(fn) if self.target is KERNEL else {}
         # a helper's dtype parameters -> where their Triton dtype comes from (`t_tensor.dtype`)
         self.dtype_sources: dict[str, ast.expr] = {}
         # a called helper's own dtype parameters that no argument's dtype gives: the caller passes
