@@ -5,8 +5,8 @@ Numerics under the interpreter against torch in f32 and f16, compiled for sm_90 
 and the generated text."""
 
 import pytest
-import triton
 import torch
+import triton
 
 import rs2triton
 from rs2triton import TranspileError, transpile_source
