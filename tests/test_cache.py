@@ -420,6 +420,25 @@ print("ok", len(sources))
     assert res.returncode == 0 and res.stdout.startswith("ok"), res.stdout + res.stderr
 
 
+def test_load_stages_loads_all_that_lowering_needs():
+    """Workers are forked once the stages are loaded (workers.py): lowering a file after
+    load_stages imports nothing more of rs2triton, the parser or the template engine."""
+    script = f"""
+import sys
+sys.path.insert(0, {str(ROOT)!r})
+from rs2triton.transpiler.driver import pipeline
+pipeline.load_stages()
+before = set(sys.modules)
+for name in ("relu.rs", "layernorm.rs", "matmul.rs"):
+    pipeline.finish([pipeline.lower_source(open({str(ROOT / "kernels_rs")!r} + "/" + name, "rb").read(), name)])
+new = sorted(m for m in set(sys.modules) - before if m.split(".")[0] in ("rs2triton", "jinja2", "tree_sitter", "markupsafe"))
+assert not new, new
+print("ok")
+"""
+    res = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0 and res.stdout.startswith("ok"), res.stdout + res.stderr
+
+
 def test_a_caller_with_threads_gets_workers_from_the_forkserver(tmp_path):
     script = f"""
 import sys, threading

@@ -1,13 +1,15 @@
-"""The pipeline of one file: parse -> discover -> lower -> print, then the compile check.
+"""The pipeline of one file: parse -> discover -> lower -> print, then the read-back.
 
 :func:`lower_source` turns a file's bytes into a :class:`Result` (the module text, its kernels,
-its warnings and the generated-line -> Rust-line map); :func:`finish` compiles the text, so
-nothing that does not compile is ever handed on. Every failure is a :class:`TranspileError`:
+its warnings and the generated-line -> Rust-line map); :func:`finish` reads the text back
+(parses and compiles it, and compares it with the lowered code), so nothing that does not
+compile, or is not the code lowered, is ever handed on. Every failure is a :class:`TranspileError`:
 a user's mistake where it is, an unexpected exception an internal error (E0999) at the node
 being lowered. Many files: :mod:`.workers`; files on disk (plan, write, check): :mod:`.files`.
 
-The stages (tree-sitter, lowering, jinja2) are imported when first needed, so a run served
-from the transpile cache never loads them.
+The stages (tree-sitter, lowering, jinja2) are imported when first needed (or all at once by
+:func:`load_stages`, before worker processes are forked), so a run served from the transpile
+cache never loads them.
 """
 
 from __future__ import annotations
