@@ -115,7 +115,9 @@ def _nested_fns(fn: Node) -> dict[str, Node]:
     """The fn items inside ``fn``'s body (in its blocks, at any depth), by name."""
     body = fn.child_by_field_name("body")
     found: dict[str, Node] = {}
-    stack = [body] if body is not None else []
+    if body is None or b"fn" not in (body.text or b""):  # (most bodies: no `fn` anywhere, no walk)
+        return found
+    stack = [body]
     while stack:
         n = stack.pop()
         for c in n.named_children:
