@@ -43,7 +43,7 @@ def _cast(elem: str):
 
 as_i8, as_i16, as_i32, as_i64, as_isize = (_cast(t) for t in ("i8", "i16", "i32", "i64", "isize"))
 as_u8, as_u16, as_u32, as_u64, as_usize = (_cast(t) for t in ("u8", "u16", "u32", "u64", "usize"))
-as_f32, as_f64, as_bool = _cast("f32"), _cast("f64"), _cast("bool")
+as_f32, as_f64 = _cast("f32"), _cast("f64")
 
 
 # ---------------------------------------------------------------- Option, slices, pointers
@@ -160,11 +160,6 @@ def min_by_key(items, key):
     return best
 
 
-def panic(message: str = "explicit panic"):
-    """``panic!``, ``unreachable!``, ``assert!``: Rust's panic."""
-    raise Panic(message)
-
-
 def ptr_add(ptr, count: int):
     """``(ptr as *mut D).add(count)``: the tensor's elements from ``count`` on, a view."""
     if ptr is None:
@@ -264,9 +259,9 @@ def rust_panics(fn):
 
 
 __all__ = [
-    "NotImplementedPanic", "Panic", "and_then", "filter_option", "or_option", "zip_option", "chunks", "dedup", "display", "insert", "max_by_key", "min_by_key", "pop", "subslice",
-    "windows", "as_bool", "as_f32", "as_f64", "as_i8", "as_i16", "as_i32", "as_i64", "as_isize", "as_u8",
-    "as_u16", "as_u32", "as_u64", "as_usize", "f32", "f64", "first", "get", "i8", "i16", "i32", "i64",
-    "isize", "last", "map_option", "panic", "ptr_add", "rust_panics", "u8", "u16", "u32", "u64", "unwrap",
-    "unwrap_or", "usize",
+    "NotImplementedPanic", "Panic", "and_then", "as_f32", "as_f64", "as_i16", "as_i32", "as_i64", "as_i8",
+    "as_isize", "as_u16", "as_u32", "as_u64", "as_u8", "as_usize", "chunks", "dedup", "display", "f32",
+    "f64", "filter_option", "first", "get", "i16", "i32", "i64", "i8", "insert", "isize", "last",
+    "map_option", "max_by_key", "min_by_key", "or_option", "pop", "ptr_add", "rust_panics", "subslice",
+    "u16", "u32", "u64", "u8", "unwrap", "unwrap_or", "usize", "windows", "zip_option"
 ]

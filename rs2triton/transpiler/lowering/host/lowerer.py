@@ -25,6 +25,7 @@ from typing import cast
 from tree_sitter import Node
 
 from rs2triton.diagnostics import TranspileError
+from rs2triton.runtime import host as runtime_host
 from rs2triton.rust.semantics import check_int_literal
 from rs2triton.rust.types import SCALARS
 from rs2triton.transpiler.frontend.parse import named_children, text
@@ -47,12 +48,8 @@ from rs2triton.transpiler.pyast import literal_value, python_name
 
 # What generated host code imports by name (rs2triton.runtime.host, the runtime's classes, the
 # standard library): a host local never takes one of these names.
-RUNTIME_NAMES = frozenset({
-    "Panic", "NotImplementedPanic", "and_then", "filter_option", "or_option", "zip_option", "display", "subslice", "insert", "pop", "dedup", "chunks", "windows", "max_by_key", "min_by_key",
-    "functools", "as_bool", "as_f32", "as_f64", "as_i8", "as_i16", "as_i32", "as_i64", "as_isize", "as_u8",
-    "as_u16", "as_u32", "as_u64", "as_usize", "f32", "f64", "first", "get", "i8", "i16", "i32", "i64", "isize",
-    "last", "map_option", "panic", "ptr_add", "u8", "u16", "u32", "u64", "unwrap", "unwrap_or", "usize",
-    "ArgVisitor", "RuntimeOp", "Unsupported", "Launcher", "math", "triton", "tl"})
+RUNTIME_NAMES = frozenset(runtime_host.__all__) | {"ArgVisitor", "RuntimeOp", "Unsupported", "Launcher", "math",
+                                                  "functools", "triton", "tl"}
 RESERVED = frozenset(keyword.kwlist) | frozenset(keyword.softkwlist) | frozenset(dir(builtins)) | RUNTIME_NAMES | {
     "self", "cls", "visitor"}
 
