@@ -110,3 +110,41 @@ def test_an_f16_literal_is_its_f16_value_and_f16_arithmetic_is_not_translated(tm
         module.P.f(0, 0, [], 0)
     (tmp_path / "probe.rs").write_text(HOST.format(body="        let h = 1.1f16;\n        0"))
     assert "h = 1.099609375" in rs2triton.transpile_file(tmp_path / "probe.rs").text  # (f16's nearest to 1.1)
+
+
+def _text(tmp_path, body: str) -> str:
+    (tmp_path / "probe.rs").write_text(HOST.format(body=body))
+    return rs2triton.transpile_file(tmp_path / "probe.rs").text.split("def f(cls, a, b, v, i):", 1)[1]
+
+
+def test_a_cast_that_cannot_change_the_value_is_left_out(tmp_path):
+    text = _text(tmp_path, "        let w = (a as u32) as u64;\n        let s = (a as u8) as i16;\n        let u = i as u8;\n"
+                           "        (w + s as u64 + u as u64) as i32")
+    assert "w = as_u64(as_u32(a))" not in text and "w = as_u32(a)" in text  # u32 -> u64 changes nothing
+    assert "s = as_u8(a)" in text and "u = as_u8(i)" in text and "as_u64(s)" in text  # i16 -> u64 wraps
+
+
+def test_float_division_by_a_literal_is_python_s_and_by_a_value_ieee_s(tmp_path):
+    text = _text(tmp_path, "        let x = a as f64;\n        let h = x / 2.0;\n        let q = x / (b as f64);\n"
+                           "        (h + q) as i32")
+    assert "h = x / 2.0" in text and "q = f64.div(x, float(b))" in text
+    module = _probe("        let x = a as f64;\n        (x / (b as f64)) as i32", tmp_path)
+    assert module.P.f(1, 0, [], 0) == 2147483647  # 1 / 0 is inf, saturated by `as i32`
+
+
+def test_paths_to_none_self_constants_and_a_kernel_s_constant(tmp_path):
+    source = HOST.replace("pub struct P {{ n: usize }}", "const KC: i32 = 3;\nconst H: usize = 5;\npub struct P {{ n: usize }}")
+    source = source.replace("pub fn k<T: Triton, const B: i32>(x: T::Pointer<f32>) {{ }}",
+                            "pub fn k<T: Triton, const B: i32>(x: T::Pointer<f32>) {{ let y = KC; }}")
+    path = tmp_path / "probe.rs"
+    path.write_text(source.format(body="        let o: Option<i32> = Option::None;\n"
+                                       "        o.unwrap_or(KC + Self::H as i32 + a)"))
+    module = rs2triton.load(path)
+    assert module.P.f(1, 0, [], 0) == 9
+    text = rs2triton.transpile_file(path).text
+    assert "KC = tl.constexpr(3)" in text and "KC.value" in text and "\nH = 5\n" in text
+
+
+def test_a_pair_s_pointer_and_shape_and_a_compile_time_comparison(tmp_path):
+    module = _probe("        let t: (i32, bool) = (a, a < b);\n        if t.1 { t.0 } else { -t.0 }", tmp_path)
+    assert module.P.f(3, 5, [], 0) == 3 and module.P.f(5, 3, [], 0) == -5
