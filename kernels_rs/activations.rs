@@ -142,3 +142,104 @@ pub fn celu_forward<T: Triton, D: Float, const BLOCK_SIZE: i32>(
     let y = T::maximum(zero, x) + T::minimum(zero, negative_part);
     T::store(y_ptr.add_offsets(offsets), y, Some(mask), &[], None, None);
 }
+
+// ── RuntimeOp: how teenygrad's executor would launch these ─────────────────────
+//
+// All six are flat: one input, the output of its shape, no parameters, one program per
+// `BLOCK_SIZE` elements. The three without a scalar argument are their own ops; softplus,
+// ELU and CELU carry theirs in a wrapper struct built by `new`.
+
+/// `impl RuntimeOp` for a flat one-input kernel whose only argument after the two
+/// buffers is the element count.
+macro_rules! impl_flat_unary_op {
+    ($Fwd:ident) => {
+        impl<D: Float + Send + Sync + 'static> teeny_core::model::RuntimeOp for $Fwd<D> {
+            fn n_activation_inputs(&self) -> usize {
+                1
+            }
+
+            fn param_shapes(&self, _input_shapes: &[&[usize]], _output_shape: &[usize]) -> Vec<Vec<usize>> {
+                Vec::new()
+            }
+
+            fn pack_args(
+                &self,
+                inputs: &[(teeny_core::model::RawPtr, &[usize])],
+                _params: &[teeny_core::model::RawPtr],
+                output: teeny_core::model::RawPtr,
+                output_shape: &[usize],
+                _output_row_stride: i32,
+                visitor: &mut dyn teeny_core::device::program::ArgVisitor,
+            ) {
+                let n: usize = output_shape.iter().product();
+                visitor.visit_ptr(inputs[0].0);
+                visitor.visit_ptr(output);
+                visitor.visit_i32(n as i32);
+            }
+
+            fn grid(&self, output_shape: &[usize]) -> [u32; 3] {
+                let n: usize = output_shape.iter().product();
+                [n.div_ceil(self.block_size as usize) as u32, 1, 1]
+            }
+        }
+    };
+}
+
+impl_flat_unary_op!(LogsigmoidForward);
+impl_flat_unary_op!(MishForward);
+impl_flat_unary_op!(GeluTanhForward);
+
+/// A flat activation with one `f32` argument (softplus' `beta`, ELU's and CELU's `alpha`),
+/// visited after the element count.
+macro_rules! scalar_activation_op {
+    ($Op:ident, $Fwd:ident, $field:ident) => {
+        pub struct $Op<D: Float + Send + Sync + 'static> {
+            pub kernel: $Fwd<D>,
+            pub $field: f32,
+        }
+
+        impl<D: Float + Send + Sync + 'static> $Op<D> {
+            pub fn new(block_size: i32, $field: f32) -> Self {
+                Self {
+                    kernel: $Fwd::<D>::new(block_size),
+                    $field,
+                }
+            }
+        }
+
+        impl<D: Float + Send + Sync + 'static> teeny_core::model::RuntimeOp for $Op<D> {
+            fn n_activation_inputs(&self) -> usize {
+                1
+            }
+
+            fn param_shapes(&self, _input_shapes: &[&[usize]], _output_shape: &[usize]) -> Vec<Vec<usize>> {
+                Vec::new()
+            }
+
+            fn pack_args(
+                &self,
+                inputs: &[(teeny_core::model::RawPtr, &[usize])],
+                _params: &[teeny_core::model::RawPtr],
+                output: teeny_core::model::RawPtr,
+                output_shape: &[usize],
+                _output_row_stride: i32,
+                visitor: &mut dyn teeny_core::device::program::ArgVisitor,
+            ) {
+                let n: usize = output_shape.iter().product();
+                visitor.visit_ptr(inputs[0].0);
+                visitor.visit_ptr(output);
+                visitor.visit_i32(n as i32);
+                visitor.visit_f32(self.$field);
+            }
+
+            fn grid(&self, output_shape: &[usize]) -> [u32; 3] {
+                let n: usize = output_shape.iter().product();
+                [n.div_ceil(self.kernel.block_size as usize) as u32, 1, 1]
+            }
+        }
+    };
+}
+
+scalar_activation_op!(SoftplusRuntimeOp, SoftplusForward, beta);
+scalar_activation_op!(EluRuntimeOp, EluForward, alpha);
+scalar_activation_op!(CeluRuntimeOp, CeluForward, alpha);

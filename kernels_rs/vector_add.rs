@@ -100,3 +100,37 @@ mod tests {
         assert_eq!(vector_add_grid(1024, 128), [8, 1, 1]);
     }
 }
+
+/// `out = a + b` as teenygrad's executor runs it: two inputs of one shape, the output of
+/// that shape, no parameters; the buffers are flat, one program per `BLOCK_SIZE` elements.
+impl<D: Num + Send + Sync + 'static> teeny_core::model::RuntimeOp for VectorAdd<D> {
+    fn n_activation_inputs(&self) -> usize {
+        2
+    }
+
+    fn param_shapes(&self, _input_shapes: &[&[usize]], _output_shape: &[usize]) -> Vec<Vec<usize>> {
+        Vec::new()
+    }
+
+    fn pack_args(
+        &self,
+        inputs: &[(teeny_core::model::RawPtr, &[usize])],
+        _params: &[teeny_core::model::RawPtr],
+        output: teeny_core::model::RawPtr,
+        output_shape: &[usize],
+        _output_row_stride: i32,
+        visitor: &mut dyn teeny_core::device::program::ArgVisitor,
+    ) {
+        assert!(inputs[0].1 == inputs[1].1, "vector_add adds two tensors of one shape");
+        let n: usize = output_shape.iter().product();
+        visitor.visit_ptr(inputs[0].0);
+        visitor.visit_ptr(inputs[1].0);
+        visitor.visit_ptr(output);
+        visitor.visit_i32(n as i32);
+    }
+
+    fn grid(&self, output_shape: &[usize]) -> [u32; 3] {
+        let n: usize = output_shape.iter().product();
+        [n.div_ceil(self.block_size as usize) as u32, 1, 1]
+    }
+}

@@ -1,0 +1,287 @@
+"""One call of a mapped torch operation, planned: which teenygrad op runs it, built with which
+const generics, on which views of the call's tensors — or why it runs on torch instead.
+
+A plan depends only on what a call's shapes, dtypes, devices and non-tensor arguments are, so
+the backend keeps one per such key (dynamic shapes: each new shape is planned once). Its
+:meth:`Plan.forward` and :meth:`Plan.backward` run the op's own kernels through its translated
+host logic (``runtime/apply.py``: ``pack_args``/``grid`` and the output padded as teenygrad's
+executor pads it; ``pack_backward_args``/``backward_grid`` with zeroed gradient buffers), with
+the layout's views and pads undone on the way out.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from rs2triton.backend.entry import Entry, Present
+
+_DESCRIPTOR_ALIGN = 16  # bytes: a tensor descriptor's row strides (Triton's and TMA's rule)
+
+
+class Fallback(Exception):
+    """The call runs on torch; the message says why."""
+
+
+def _torch():
+    import torch
+
+    return torch
+
+
+def _reference(path: str):
+    import importlib
+
+    module, _, name = path.rpartition(".")
+    return getattr(importlib.import_module(module), name)
+
+
+def _meta(value):
+    torch = _torch()
+    if isinstance(value, torch.Tensor):
+        return torch.empty(value.shape, dtype=value.dtype, device="meta")
+    return value
+
+
+def _uses_descriptors(op) -> bool:
+    """Whether the op's kernels build tensor descriptors (``T::make_tensor_descriptor``): their
+    bases' row strides must then be 16-byte multiples."""
+    for kernel in (op.forward_kernel(), op.backward_kernel() if op.has_backward() else None):
+        fn = getattr(getattr(getattr(kernel, "launcher", None), "fn", None), "fn", None)  # (jit fn -> Python fn)
+        if "make_tensor_descriptor" in getattr(getattr(fn, "__code__", None), "co_names", ()):
+            return True
+    return False
+
+
+@dataclass
+class Arg:
+    """How one tensor argument reaches the op: broadcast to ``expand`` (flat layout), viewed as
+    ``view``, then zero-padded by ``pad`` elements in its last dimension."""
+
+    name: str
+    shape: tuple[int, ...]
+    expand: tuple[int, ...] | None = None
+    view: tuple[int, ...] | None = None
+    pad: int = 0
+
+    def prepare(self, t):
+        torch = _torch()
+        if self.expand is not None:
+            t = t.expand(self.expand)
+        t = t.contiguous()
+        if self.view is not None:
+            t = t.reshape(self.view)
+        if self.pad:
+            t = torch.nn.functional.pad(t, (0, self.pad))
+        return t.contiguous()
+
+    def undo(self, g):
+        """A gradient of the prepared tensor, as the gradient of the call's argument."""
+        if g is None:
+            return None
+        if self.pad:
+            g = g[..., :g.shape[-1] - self.pad]
+        if self.expand is not None:
+            g = g.reshape(self.expand).sum_to_size(self.shape)
+        return g.reshape(self.shape)
+
+
+@dataclass
+class Plan:
+    entry: Entry
+    struct: str
+    op: Any
+    inputs: list[Arg]
+    params: list[Arg | None]
+    op_shape: list[int]
+    out_shape: tuple[int, ...]
+    notes: tuple[str, ...] = ()
+
+    def tensors(self, args: dict) -> list:
+        """The call's tensors the op takes, inputs then the parameters that are given."""
+        return [args[a.name] for a in self.inputs] + [args[p.name] for p in self.params if p is not None]
+
+    def forward(self, tensors: list):
+        """The output (in torch's shape), and what :meth:`backward` needs."""
+        from rs2triton.runtime import apply
+
+        n = len(self.inputs)
+        inputs = tuple(a.prepare(t) for a, t in zip(self.inputs, tensors[:n], strict=True))
+        given = [p for p in self.params if p is not None]
+        params = tuple(p.prepare(t) for p, t in zip(given, tensors[n:], strict=True))
+        out = apply.forward(self.op, inputs, params, None, list(self.op_shape))
+        return out.reshape(self.out_shape), (inputs, params, out)
+
+    def backward(self, saved, grad_output, needs: list[bool]) -> list:
+        from rs2triton.runtime import apply
+
+        inputs, params, out = saved
+        dy = grad_output.reshape(self.op_shape).contiguous()
+        grads = apply.backward(self.op, inputs, params, out, list(self.op_shape), dy, needs)
+        args = self.inputs + [p for p in self.params if p is not None]
+        return [a.undo(g) for a, g in zip(args, grads, strict=True)]
+
+
+def _cols_dim(entry: Entry, args: dict, x) -> None:
+    """The rows layout works along the last dimension: ``dim`` (or ``normalized_shape``) must say so."""
+    nd = x.dim()
+    if "normalized_shape" in args:
+        shape = list(args["normalized_shape"])
+        if len(shape) != 1 or nd == 0 or shape[0] != x.shape[-1]:
+            raise Fallback(f"it normalizes over the last dimension only; normalized_shape is {shape}")
+        return
+    dim = args.get("dim")
+    if dim is None or nd == 0 or dim not in (-1, nd - 1):
+        raise Fallback(f"it works along the last dimension; the call has dim={dim} on a {nd}-d tensor")
+
+
+def make_plan(entry: Entry, ops: dict[str, Any], args: dict, grad: bool) -> Plan:
+    """The plan for one call (``args``: the call bound to the entry's schema; ``grad``: whether
+    a gradient will be needed), or :class:`Fallback`."""
+    torch = _torch()
+    from rs2triton.runtime import apply
+
+    struct = next((s for s in entry.op if s in ops), None)
+    if struct is None:
+        raise Fallback(f"the kernel tree has no {' or '.join(entry.op)}")
+    for key, want in entry.require.items():
+        if args.get(key) != want:
+            raise Fallback(f"{struct} implements {key}={want!r} only; the call has {key}={args.get(key)!r}")
+    inputs = [args[n] for n in entry.inputs]
+    for n, t in zip(entry.inputs, inputs, strict=True):
+        if not isinstance(t, torch.Tensor):
+            raise Fallback(f"`{n}` is a {type(t).__name__}, and {struct} takes tensors")
+    given = [args.get(n) for n in entry.params]
+    tensors = inputs + [p for p in given if p is not None]
+    if len({t.dtype for t in tensors}) > 1:
+        raise Fallback(f"the tensors' dtypes differ ({', '.join(sorted({str(t.dtype) for t in tensors}))})")
+    if len({t.device for t in tensors}) > 1:
+        raise Fallback("the tensors are on different devices")
+    dtype = inputs[0].dtype
+    try:
+        ref = _reference(entry.reference)(**{k: _meta(v) for k, v in args.items()})
+    except (TypeError, ValueError, RuntimeError, IndexError) as e:  # (torch's own error, raised again on torch)
+        raise Fallback(f"torch rejects the call: {e}") from e
+    out_shape = tuple(int(s) for s in ref.shape)
+    if ref.dtype != dtype:
+        raise Fallback(f"torch's result is {ref.dtype}, and {struct} returns its inputs' dtype {dtype}")
+
+    notes: list[str] = []
+    x = inputs[0]
+    if entry.layout == "flat":
+        arg_list = [Arg(n, tuple(t.shape), expand=out_shape if tuple(t.shape) != out_shape else None)
+                    for n, t in zip(entry.inputs, inputs, strict=True)]
+        if any(a.expand is not None for a in arg_list):
+            notes.append("inputs broadcast on torch")
+        op_shape = list(out_shape)
+        cols = out_shape[-1] if out_shape else 1
+    elif entry.layout == "rows":
+        _cols_dim(entry, args, x)
+        cols = int(x.shape[-1])
+        rows = x.numel() // cols if cols else 0
+        op_shape = [rows, cols]
+        arg_list = [Arg(n, tuple(t.shape), view=(rows, cols)) for n, t in zip(entry.inputs, inputs, strict=True)]
+    elif entry.layout == "matrix":
+        if x.dim() == 0:
+            raise Fallback("its input is a 0-d tensor")
+        k = int(x.shape[-1])
+        cols = out_shape[-1] if out_shape else 1
+        rows = x.numel() // k if k else 0
+        op_shape = [rows, cols]
+        arg_list = [Arg(n, tuple(t.shape), view=(rows, k)) for n, t in zip(entry.inputs, inputs, strict=True)]
+    else:  # pragma: no cover (the table's layouts)
+        raise AssertionError(entry.layout)
+    param_list = [None if t is None else Arg(n, tuple(t.shape)) for n, t in zip(entry.params, given, strict=True)]
+    numel = 1
+    for s in op_shape:
+        numel *= s
+    sizes = {"numel": numel, "cols": op_shape[-1] if op_shape else 1,
+             "rows": numel // op_shape[-1] if op_shape and op_shape[-1] else 0,
+             "k": int(x.shape[-1]) if x.dim() else 1}
+    if numel == 0:
+        raise Fallback("the output is empty")
+
+    op = _build(entry, struct, ops[struct], args, sizes)
+    op = apply.bind_dtype(op, tuple(inputs))
+    if grad and not op.has_backward():
+        raise Fallback(f"{struct} has no backward in teenygrad (has_backward() is false), and a gradient is needed")
+    if entry.zero_pad and _uses_descriptors(op):
+        align = _DESCRIPTOR_ALIGN // dtype.itemsize
+        for a in arg_list + [p for p in param_list if p is not None]:
+            width = (a.view or a.shape)[-1] if (a.view or a.shape) else 1
+            if a.name in entry.zero_pad and width % align:
+                a.pad = next_multiple(width, align) - width
+        if any(a.pad for a in arg_list + [p for p in param_list if p is not None]):
+            notes.append(f"rows zero-padded to {_DESCRIPTOR_ALIGN} bytes (its kernels use tensor descriptors)")
+            sizes["k"] += next((a.pad for a in arg_list if a.pad), 0)
+            op = apply.bind_dtype(_build(entry, struct, ops[struct], args, sizes), tuple(inputs))
+    _check_host(op, struct, arg_list, param_list, op_shape, dtype)
+    return Plan(entry, struct, op, arg_list, param_list, op_shape, out_shape, tuple(notes))
+
+
+def next_multiple(n: int, m: int) -> int:
+    return -(-n // m) * m
+
+
+def _build(entry: Entry, struct: str, maker, args: dict, sizes: dict[str, int]):
+    """The op: a kernel struct configured with a value for each const generic, or a wrapper
+    built by its ``new``."""
+    from rs2triton.runtime import Launcher
+
+    def value(rule):
+        if isinstance(rule, str):
+            return args[rule]
+        if isinstance(rule, Present):
+            return args.get(rule.arg) is not None
+        chosen, why = rule.choose(sizes)
+        if chosen is None:
+            raise Fallback(why)
+        return chosen
+
+    if isinstance(maker, Launcher):
+        missing = [c for c in maker.consts if c not in entry.consts]
+        if missing:
+            raise Fallback(f"no rule of the mapping chooses {struct}'s const generic {missing[0]}")
+        return maker(**{c: value(entry.consts[c]) for c in maker.consts})
+    if not entry.new:
+        raise Fallback(f"the mapping does not say how to build {struct} (no `new` arguments)")
+    return maker.new(*[value(r) for r in entry.new])
+
+
+def _check_host(op, struct: str, inputs: list[Arg], params: list[Arg | None], op_shape: list[int], dtype) -> None:
+    """The op's own host logic agrees with torch: the output shape it computes, the parameter
+    shapes it asks for, and the dtype of its output."""
+    torch = _torch()
+    from rs2triton.runtime import apply
+
+    class Stand:  # a tensor as host code sees one
+        def __init__(self, shape):
+            self.shape = tuple(shape)
+            self.dtype = dtype
+
+    def prepared(a: Arg) -> tuple[int, ...]:
+        shape = list(a.view or a.expand or a.shape)
+        if a.pad:
+            shape[-1] += a.pad
+        return tuple(shape)
+
+    input_shapes = [prepared(a) for a in inputs]
+    given = [p for p in params if p is not None]
+    try:
+        with apply.host_code(op, input_shapes, op_shape):
+            n = int(op.n_activation_inputs())
+            if n != len(inputs):
+                raise Fallback(f"{struct} takes {n} inputs, the operation {len(inputs)}")
+            shape = apply.resolve_output_shape(op, input_shapes, None, op_shape)
+            if list(shape) != list(op_shape):
+                raise Fallback(f"{struct} computes the output shape {shape}, torch {op_shape}")
+            want = [list(s) for s in op.param_shapes(input_shapes, op_shape)]
+            have = [list(prepared(p)) for p in given]
+            if want != have:
+                raise Fallback(f"{struct} takes parameters of shapes {want}; the call gives {have}")
+            out_dtype = apply.output_dtype(op, tuple(Stand(s) for s in input_shapes),
+                                           tuple(Stand(prepared(p)) for p in given), op_shape)
+    except (TypeError, ValueError, NotImplementedError) as e:
+        raise Fallback(str(e)) from e
+    if out_dtype not in (dtype, None) and isinstance(out_dtype, torch.dtype):
+        raise Fallback(f"{struct}'s output is {out_dtype}, torch's {dtype}")
