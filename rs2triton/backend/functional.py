@@ -19,8 +19,9 @@ class Functional:
     def __init__(self, backend) -> None:
         self._backend = backend
         self._entries = {e.name: e for e in backend.table}
-        self._ops: dict[str, Any] = {}
         self._funcs: dict[str, Any] = {}
+        for entry in backend.table:  # (made now: under torch.compile, Dynamo only reads the attribute)
+            setattr(self, entry.name, self._make(entry))
 
     def __dir__(self) -> list[str]:
         return sorted(self._entries)
@@ -32,10 +33,7 @@ class Functional:
         if entry is None:
             raise AttributeError(f"backend.functional has no {name!r}; the mapped operations are "
                                  f"{', '.join(sorted(self._entries))}")
-        fn = self._funcs.get(name)
-        if fn is None:
-            fn = self._funcs[name] = self._make(entry)
-        return fn
+        raise AssertionError(name)  # pragma: no cover (every row's function is an attribute)
 
     def _make(self, entry: Entry):
         import torch
@@ -83,21 +81,44 @@ class Functional:
         lib_op.register_fake(fake)
         tensor_args = [p for p in signature.parameters if "Tensor" in _arg_type(entry, p)]
 
+        # The backward is an opaque custom op too (AOT autograd traces a backward formula with
+        # fake tensors): it runs the forward again under autograd, so that the op's own backward
+        # kernels compute the gradients, and returns one per tensor argument given.
+        def backward_impl(grad_output, *args, **kwargs):
+            bound = signature.bind(*args, **kwargs)
+            bound.apply_defaults()
+            values = dict(bound.arguments)
+            given = [n for n in tensor_args if values.get(n) is not None]
+            for n in given:
+                values[n] = values[n].detach().requires_grad_()
+            with torch.enable_grad():
+                out = impl(**values)
+                grads = torch.autograd.grad(out, [values[n] for n in given], grad_output, allow_unused=True)
+            return [torch.zeros_like(values[n]) if g is None else g for n, g in zip(given, grads, strict=True)]
+
+        backward_schema = "(Tensor grad_output, " + schema[1:].rsplit("->", 1)[0].rstrip() + " -> Tensor[]"
+        backward_op = torch.library.custom_op(f"{qualname}_backward", backward_impl, mutates_args=(),
+                                              schema=backward_schema)
+
+        def backward_fake(grad_output, *args, **kwargs):
+            values = signature.bind(*args, **kwargs).arguments
+            return [torch.empty_like(values[n]) for n in tensor_args if values.get(n) is not None]
+
+        backward_op.register_fake(backward_fake)
+
         def setup_context(ctx, inputs, output):
-            bound = signature.bind(*inputs)
-            ctx.arguments = dict(bound.arguments)
-            ctx.save_for_backward(*[bound.arguments.get(n) for n in tensor_args])
+            arguments = dict(zip(signature.parameters, inputs, strict=True))
+            ctx.arguments = arguments
+            ctx.given = [n for n in tensor_args if arguments.get(n) is not None]
+            ctx.save_for_backward(*[arguments[n] for n in ctx.given])
 
         def backward(ctx, grad_output):
             values = dict(ctx.arguments)
-            for n, t in zip(tensor_args, ctx.saved_tensors, strict=True):
-                values[n] = None if t is None else t.detach().requires_grad_(t.requires_grad or True)
-            with torch.enable_grad():
-                out = impl(**values)
-                wanted = [values[n] for n in tensor_args if values[n] is not None]
-                grads = torch.autograd.grad(out, wanted, grad_output, allow_unused=True)
-            by_name = dict(zip([n for n in tensor_args if values[n] is not None], grads, strict=True))
-            return tuple(by_name.get(p) if p in tensor_args else None for p in signature.parameters)
+            for n, t in zip(ctx.given, ctx.saved_tensors, strict=True):
+                values[n] = t
+            grads = backward_op(grad_output, **values)
+            by_name = dict(zip(ctx.given, grads, strict=True))
+            return tuple(by_name.get(p) for p in signature.parameters)
 
         lib_op.register_autograd(backward, setup_context=setup_context)
         return lib_op

@@ -35,7 +35,7 @@ def _unary(name: str, struct: str, *, functional: bool = False, inplace: bool = 
     targets = (f"torch.{name}",) if not functional else ()
     targets += (f"torch.nn.functional.{name}",) if functional or inplace else ()
     targets += (f"Tensor.{name}",) if method else ()
-    reference = reference or (f"torch.nn.functional.{name}" if inplace else f"torch.{name}")
+    reference = reference or (f"torch.nn.functional.{name}" if inplace or functional else f"torch.{name}")
     return Entry(name, schema, targets + also, (struct,), ("input",), reference,
                  consts=ELEMENTS, require={**({"inplace": False} if inplace else {}), **(require or {})})
 

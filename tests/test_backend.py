@@ -1,0 +1,322 @@
+"""The teenygrad torch.compile backend on the project's own kernels (kernels_rs/), under the interpreter.
+
+Op by op, like PyTorch's OpInfo tests: every row of the mapping against eager torch over
+several shapes (1, odd, non-power-of-two, 3-d, non-contiguous, broadcast), f32 and f16, forward
+and, where the op has a backward, backward — and the kernels that ran are counted by a spy on
+the launches, not only by the backend's own report. Then whole models: compiled, trained with
+Adam, under ``strict=True``.
+"""
+
+import logging
+
+import pytest
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+import rs2triton
+from rs2triton.backend.compiler import StrictFallback, register
+from rs2triton.backend.plan import _reference
+from rs2triton.backend.table import TABLE
+from rs2triton.runtime import apply
+from tests.conftest import DEVICE, ROOT
+from tests.numerics import assert_matches
+
+NAME = "rs2triton_tests"
+
+
+@pytest.fixture(scope="module")
+def backend():
+    return rs2triton.torch_backend(ROOT / "kernels_rs", name=NAME)
+
+
+@pytest.fixture
+def launches(monkeypatch):
+    """The names of the kernels launched, in order (a spy on the one launch path)."""
+    seen: list[str] = []
+    real = apply._launch
+
+    def spy(op, kernel, args, grid, method, torch_op=False):
+        seen.append(kernel.launcher.name)
+        return real(op, kernel, args, grid, method, torch_op)
+
+    monkeypatch.setattr(apply, "_launch", spy)
+    return seen
+
+
+def _gen(seed=0):
+    return torch.Generator().manual_seed(seed)
+
+
+def _randn(shape, dtype, contiguous=True, seed=0):
+    if contiguous or len(shape) < 2:
+        return torch.randn(shape, generator=_gen(seed)).to(dtype).to(DEVICE)
+    t = torch.randn(tuple(reversed(shape)), generator=_gen(seed)).to(dtype).to(DEVICE)
+    return t.permute(*reversed(range(len(shape))))  # the same shape, not contiguous
+
+
+POSITIVE = {"log", "sqrt"}
+
+
+def sample(name, shape, dtype, contiguous):
+    """(args, kwargs) of one call of the operation ``name`` on a tensor of ``shape``."""
+    x = _randn(shape, dtype, contiguous)
+    if name in POSITIVE:
+        x = x.abs() + 0.1
+    if name == "reciprocal":
+        x = torch.where(x >= 0, x + 0.5, x - 0.5)
+    if name in ("add", "sub", "mul", "div", "maximum", "minimum"):
+        y = _randn(shape, dtype, contiguous, seed=1)
+        if name == "div":
+            y = torch.where(y >= 0, y + 0.5, y - 0.5)
+        return (x, y), {}
+    if name == "gelu":
+        return (x,), {"approximate": "tanh"}
+    if name in ("softmax", "log_softmax"):
+        return (x,), {"dim": -1}
+    if name == "softplus":
+        return (x,), {"beta": 2.0}
+    if name in ("elu", "celu"):
+        return (x,), {"alpha": 0.7}
+    if name == "layer_norm":
+        n = shape[-1]
+        return (x, [n], _randn((n,), dtype, seed=2), _randn((n,), dtype, seed=3)), {}
+    if name == "linear":
+        return (x, _randn((5, shape[-1]), dtype, seed=2), _randn((5,), dtype, seed=3)), {}
+    return (x,), {}
+
+
+SHAPES = [(1,), (7,), (3, 5), (2, 3, 17)]
+WITH_BACKWARD = {"linear", "relu", "softmax"}  # kernels_rs' ops with a backward kernel
+ENTRIES = {e.name: e for e in TABLE}
+
+
+def _grad_inputs(args):
+    return [a for a in args if isinstance(a, torch.Tensor) and a.is_floating_point()]
+
+
+def _tolerance(dtype):
+    return {"atol": 2e-2, "rtol": 2e-2} if dtype == torch.float16 else {"atol": 2e-5, "rtol": 2e-5}
+
+
+def _struct(backend, entry):
+    return next((s for s in entry.op if s in backend.tree.ops), None)
+
+
+def _compare(entry, out, want, dtype):
+    if entry.name == "log_softmax" or dtype == torch.float16:
+        assert_matches(entry.name, out.float(), want.float(), **_tolerance(dtype))
+    else:
+        assert_matches(entry.name, out, want, **_tolerance(dtype))
+
+
+@pytest.mark.parametrize("contiguous", [True, False], ids=["contiguous", "strided"])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16], ids=["f32", "f16"])
+@pytest.mark.parametrize("shape", SHAPES, ids=lambda s: "x".join(map(str, s)))
+@pytest.mark.parametrize("name", sorted(ENTRIES))
+def test_each_row_forward_matches_torch(backend, launches, name, shape, dtype, contiguous):
+    entry = ENTRIES[name]
+    args, kwargs = sample(name, shape, dtype, contiguous)
+    reference = _reference(entry.reference)
+    backend.reset_report()
+    with torch.no_grad():
+        out = getattr(backend.functional, name)(*args, **kwargs)
+        want = reference(*args, **kwargs)
+    _compare(entry, out, want, dtype)
+    report = backend.report()
+    struct = _struct(backend, entry)
+    if struct is None:  # not in this tree: the call ran on torch, and the report says why
+        assert report.fallbacks(name) == {f"the kernel tree has no {' or '.join(entry.op)}": 1}
+        assert launches == []
+        return
+    fell = report.fallbacks(name)
+    if fell:  # a limit of the kernel the call does not fit: said, never silent
+        (reason,) = fell
+        assert name == "log_softmax" and "not a power of two" in reason, reason
+        return
+    assert report.ran(name, "forward") == 1
+    launcher = backend.tree.ops[struct]
+    assert launches == [getattr(launcher, "name", None) or _kernel_of(launcher)]
+
+
+def _kernel_of(wrapper_class):
+    """The kernel a wrapper op launches (its ``kernel`` field's type)."""
+    return wrapper_class.FIELDS["kernel"].removeprefix("kernel:")
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16], ids=["f32", "f16"])
+@pytest.mark.parametrize("shape", [(7,), (3, 5), (2, 3, 17)], ids=lambda s: "x".join(map(str, s)))
+@pytest.mark.parametrize("name", sorted(ENTRIES))
+def test_each_row_backward_matches_torch(backend, launches, name, shape, dtype):
+    entry = ENTRIES[name]
+    args, kwargs = sample(name, shape, dtype, contiguous=False)
+    args = tuple(a.detach().requires_grad_() if isinstance(a, torch.Tensor) else a for a in args)
+    ref_args = tuple(a.detach().double().requires_grad_() if isinstance(a, torch.Tensor) else a for a in args)
+    reference = _reference(entry.reference)
+    backend.reset_report()
+    out = getattr(backend.functional, name)(*args, **kwargs)
+    want = reference(*ref_args, **kwargs)
+    grad = _randn(tuple(out.shape), dtype, seed=7)
+    out.backward(grad)
+    want.backward(grad.double())
+    report = backend.report()
+    if name not in WITH_BACKWARD:
+        assert report.ran(name) == 0 and sum(report.fallbacks(name).values()) == 1
+    else:
+        assert report.ran(name, "forward") == 1 and report.ran(name, "backward") == 1, str(report)
+        assert len(launches) == 2 and launches[1] != launches[0]  # the op's own backward kernel ran
+    tol = _tolerance(dtype)
+    for a, r in zip(_grad_inputs(args), _grad_inputs(ref_args), strict=True):
+        assert_matches(f"{name}: grad", a.grad.double(), r.grad, **tol)
+
+
+# ---------------------------------------------------------------------- whole models
+
+
+class Classifier(nn.Module):
+    def __init__(self, d_in=10, hidden=16, d_out=3):
+        super().__init__()
+        self.net = nn.Sequential(nn.Linear(d_in, hidden), nn.ReLU(), nn.Linear(hidden, d_out))
+
+    def forward(self, x):
+        return torch.softmax(self.net(x), dim=-1)
+
+
+def test_a_model_trains_as_in_eager_torch_and_strict_proves_the_kernels_ran(backend, launches):
+    torch.manual_seed(0)
+    model, eager = Classifier(), Classifier()
+    eager.load_state_dict(model.state_dict())
+    strict = rs2triton.torch_backend(ROOT / "kernels_rs", name="rs2triton_tests_strict", strict=True)
+    compiled = torch.compile(model, backend="rs2triton_tests_strict", dynamic=True)
+    opt, opt_eager = torch.optim.Adam(model.parameters(), lr=1e-2), torch.optim.Adam(eager.parameters(), lr=1e-2)
+    loss_fn = nn.NLLLoss()
+    for step in range(5):
+        x = torch.randn(9 + step, 10, generator=_gen(step)).to(DEVICE)  # a new batch size each step
+        y = torch.randint(0, 3, (9 + step,), generator=_gen(step)).to(DEVICE)
+        losses = []
+        for m, o in ((compiled, opt), (eager, opt_eager)):
+            o.zero_grad()
+            loss = loss_fn(torch.log(m(x)), y)
+            loss.backward()
+            o.step()
+            losses.append(loss.item())
+        assert losses[0] == pytest.approx(losses[1], rel=1e-5, abs=1e-6), step
+    report = strict.report()
+    assert report.total_fallbacks == 0
+    assert report.ran("linear", "forward") == 10 and report.ran("linear", "backward") == 10
+    assert report.ran("relu", "backward") == 5 and report.ran("softmax", "backward") == 5
+    assert launches.count("LinearBackward") == 10 and launches.count("SoftmaxBackward") == 5
+    for p, q in zip(model.parameters(), eager.parameters(), strict=True):
+        assert_matches("parameter after 5 steps", p.detach(), q.detach(), atol=1e-5, rtol=1e-5)
+
+
+def test_strict_names_the_node_that_would_run_on_torch():
+    rs2triton.torch_backend(ROOT / "kernels_rs", name="rs2triton_tests_strict2", strict=True)
+
+    def f(x):
+        return torch.relu(x).cumsum(0)
+
+    with pytest.raises(Exception, match=r"node `cumsum` \(Tensor.cumsum\) would run on torch: no teenygrad op"):
+        torch.compile(f, backend="rs2triton_tests_strict2")(torch.randn(8))
+
+    def g(x):
+        return F.gelu(x)  # approximate='none': the kernels compute the tanh form
+
+    with pytest.raises(StrictFallback, match=r"node `gelu` \(gelu\) would run on torch: GeluTanhForward implements "
+                                             r"approximate='tanh' only; the call has approximate='none'"):
+        torch.compile(g, backend="rs2triton_tests_strict2")(torch.randn(8))
+
+
+def test_fallbacks_keep_torch_results_and_say_why(backend):
+    def f(x, w):
+        a = torch.softmax(x, dim=0)  # along the first dimension: the kernel works along the last
+        b = F.linear(x, w)  # no bias: kernels_rs' linear takes one
+        c = F.gelu(x)
+        return a.sum() + b.sum() + c.sum() + x.cumsum(1).sum()
+
+    backend.reset_report()
+    x, w = torch.randn(4, 6).to(DEVICE), torch.randn(3, 6).to(DEVICE)
+    got = torch.compile(f, backend=NAME)(x, w)
+    assert_matches("f(x, w)", got, f(x, w), atol=1e-5, rtol=1e-5)
+    report = backend.report()
+    (reason,) = report.fallbacks("softmax")
+    assert reason == "it works along the last dimension; the call has dim=0 on a 2-d tensor"
+    (reason,) = report.fallbacks("linear")
+    assert "LinearForward takes parameters of shapes [[3, 6], [3]]; the call gives [[3, 6]]" in reason
+    assert report.fallbacks("Tensor.cumsum") == {"no teenygrad op implements it (no row of the mapping)": 1}
+    assert "approximate='tanh' only" in next(iter(report.fallbacks("gelu")))
+    text = str(report)
+    assert text.splitlines()[0].split() == ["torch", "operation", "teenygrad", "op", "forward", "backward", "on",
+                                            "torch", "why", "/", "notes"]
+    assert "1 x it works along the last dimension" in text
+
+
+def test_dynamic_shapes_plan_each_shape_without_recompiling(backend):
+    compiles = []
+
+    def counting(gm, example_inputs):
+        compiles.append(gm)
+        return backend(gm, example_inputs)
+
+    f = torch.compile(lambda x: torch.relu(x) + x, backend=counting, dynamic=True)
+    backend.reset_report()
+    for n in (3, 17, 130, 1025):
+        x = torch.randn(n).to(DEVICE)
+        assert_matches(f"n={n}", f(x), torch.relu(x) + x)
+    assert len(compiles) == 1
+    assert backend.report().ran("relu") == 4 and backend.report().ran("add") == 4
+
+
+def test_broadcasting_runs_on_the_kernel_with_torch_broadcasting_the_inputs(backend, launches):
+    x = _randn((4, 5), torch.float32)
+    y = _randn((5,), torch.float32, seed=1)
+    backend.reset_report()
+    out = backend.functional.add(x, y)
+    assert_matches("x + y", out, x + y)
+    assert launches == ["VectorAdd"] and backend.report().rows["add"].notes == {"inputs broadcast on torch": 1}
+
+
+def test_the_graph_is_logged(backend, caplog):
+    with caplog.at_level(logging.INFO, logger="rs2triton.backend"):
+        torch.compile(lambda x: torch.relu(x).cumsum(0), backend=NAME)(torch.randn(6).to(DEVICE))
+    text = caplog.text
+    assert "relu -> ReluForward (planned per shape)" in text
+    assert "Tensor.cumsum -> on torch: no teenygrad op implements it" in text
+
+
+def test_functional_under_torch_compile_fullgraph(backend):
+    def f(x, w, b):
+        return backend.functional.softmax(backend.functional.linear(x, w, b), -1)
+
+    x = _randn((6, 10), torch.float32).requires_grad_()
+    w, b = _randn((4, 10), torch.float32, seed=1).requires_grad_(), _randn((4,), torch.float32, seed=2)
+    compiled = torch.compile(f, backend="aot_eager", fullgraph=True)
+    out = compiled(x, w, b)
+    want = torch.softmax(F.linear(x, w, b), -1)
+    assert_matches("softmax(linear(x))", out, want, atol=1e-6, rtol=1e-5)
+    grad = _randn((6, 4), torch.float32, seed=3)
+    gx, gw = torch.autograd.grad(out, (x, w), grad)
+    rx, rw = torch.autograd.grad(want, (x, w), grad)
+    assert_matches("dx", gx, rx, atol=1e-6, rtol=1e-5)
+    assert_matches("dw", gw, rw, atol=1e-6, rtol=1e-5)
+
+
+def test_backend_names(backend):
+    from torch._dynamo import list_backends
+
+    assert NAME in list_backends(exclude_tags=())
+    again = rs2triton.torch_backend(ROOT / "kernels_rs", name=NAME)  # a later one takes the name
+    try:
+        torch.compile(lambda x: torch.relu(x), backend=NAME)(torch.randn(4).to(DEVICE))
+        assert again.report().ran("relu") == 1
+    finally:
+        register(backend)
+    with pytest.raises(ValueError, match="a torch.compile backend named 'inductor' is already registered"):
+        rs2triton.torch_backend(ROOT / "kernels_rs", name="inductor")
+    assert callable(backend) and "rs2triton teenygrad backend" in repr(backend)
+
+
+def test_functional_names_the_mapped_operations(backend):
+    assert set(dir(backend.functional)) == set(ENTRIES)
+    with pytest.raises(AttributeError, match="backend.functional has no 'conv3d'"):
+        backend.functional.conv3d  # noqa: B018
