@@ -17,8 +17,8 @@ import torch.nn.functional as F
 import rs2triton
 from rs2triton.backend.compiler import StrictFallback, register
 from rs2triton.backend.plan import _reference
-from rs2triton.backend.table import TABLE
 from rs2triton.runtime import apply
+from rs2triton.runtime.torch_mapping import TABLE
 from tests.conftest import DEVICE, ROOT
 from tests.numerics import assert_matches
 
@@ -320,3 +320,24 @@ def test_functional_names_the_mapped_operations(backend):
     assert set(dir(backend.functional)) == set(ENTRIES)
     with pytest.raises(AttributeError, match="backend.functional has no 'conv3d'"):
         backend.functional.conv3d  # noqa: B018
+
+
+# ---------------------------------------------------------------------- apply, by the same rows
+
+
+def test_apply_refuses_an_out_shape_or_a_block_the_mapping_knows_to_be_wrong():
+    relu = rs2triton.load(ROOT / "kernels_rs" / "relu.rs")
+    softmax = rs2triton.load(ROOT / "kernels_rs" / "softmax.rs")
+    x = _randn((3, 7), torch.float32)
+    with pytest.raises(ValueError, match=r"ReluForward.apply: ReluForward is elementwise \(the mapping's row `relu`\): "
+                                         r"its output has its input's shape \[3, 7\], not \[3, 5\]"):
+        relu.ReluForward(BLOCK_SIZE=64).apply(x, out_shape=(3, 5))
+    with pytest.raises(ValueError, match=r"BLOCK_SIZE=4 would drop data: SoftmaxForward reads a row in one block "
+                                         r"\(the mapping's row `softmax`\), and the rows have 7 elements; give "
+                                         r"BLOCK_SIZE >= 7 \(8\)"):
+        softmax.SoftmaxForward(BLOCK_SIZE=4).apply(x, out_shape=(3, 7))
+    op = rs2triton.register_op(softmax.SoftmaxForward(BLOCK_SIZE=4), "rs2triton_tests::narrow_softmax")
+    with pytest.raises(ValueError, match="BLOCK_SIZE=4 would drop data"):
+        op([x], [], [3, 7])
+    assert_matches("softmax", softmax.SoftmaxForward(BLOCK_SIZE=8).apply(x, out_shape=(3, 7)), torch.softmax(x, -1),
+                   atol=1e-6, rtol=1e-6)

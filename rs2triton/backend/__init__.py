@@ -3,8 +3,8 @@
 :func:`torch_backend` loads the ops of a teenygrad kernel tree (``kernels/teeny-kernels/src``,
 or any tree of ``.rs`` files with ``impl RuntimeOp``) and registers a torch.compile backend
 that runs every captured node it can on them: ``compiler.py`` rewrites the graph, ``plan.py``
-plans one call (op, const generics, views, pads, or why not), ``table.py`` is the mapping (data,
-one row per torch operation), ``report.py`` counts what ran, ``functional.py`` is the same ops
+plans one call (op, const generics, views, pads, or why not), ``runtime/torch_mapping.py`` is the
+mapping (data, one row per torch operation), ``report.py`` counts what ran, ``functional.py`` is the same ops
 with torch's signatures. See ``docs/torch-backend.md``.
 """
 

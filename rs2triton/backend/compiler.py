@@ -2,7 +2,7 @@
 
 Dynamo hands the backend a graph of torch-level calls (``torch._C._nn.linear``,
 ``torch.nn.functional.relu``, ``operator.add``, ``x.softmax(-1)``). Every node whose operation
-has a row in the mapping table (``backend/table.py``) is replaced by a call that plans the
+has a row in the mapping table (``runtime/torch_mapping.py``) is replaced by a call that plans the
 teenygrad op for the call's shapes (``backend/plan.py``, once per shape) and runs it, forward
 through the op's ``pack_args``/``grid`` and, where a gradient is needed, backward through the
 op's own ``pack_backward_args``/``backward_grid``; the rest runs on torch and is counted as a
@@ -17,10 +17,9 @@ import inspect
 import logging
 from typing import Any
 
-from rs2triton.backend.entry import Entry
 from rs2triton.backend.plan import Fallback, Plan, make_plan
 from rs2triton.backend.report import Report
-from rs2triton.backend.table import SHAPE_ONLY, TABLE
+from rs2triton.runtime.torch_mapping import SHAPE_ONLY, TABLE, Entry
 
 log = logging.getLogger("rs2triton.backend")
 
@@ -279,7 +278,7 @@ class _LazyFunction:
 def _make_function():
     torch = _torch()
 
-    class NodeFunction(torch.autograd.Function):
+    class NodeFunction(torch.autograd.Function):  # type: ignore[name-defined]
         """One node run on a teenygrad op: its backward is the op's own backward kernels."""
 
         @staticmethod

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from rs2triton.backend.entry import Entry
+from rs2triton.runtime.torch_mapping import Entry
 
 
 class Functional:

@@ -101,6 +101,16 @@ def resolve_output_shape(op, input_shapes, out, out_shape) -> list[int]:
     return shape
 
 
+def check_mapped(op, input_shapes, output_shape) -> None:
+    """What the torch mapping's rows know of the op (``runtime/torch_mapping.py``): an elementwise
+    op keeps its input's shape; a kernel that reads a row in one block needs a block that holds it."""
+    from rs2triton.runtime.torch_mapping import apply_problem
+
+    problem = apply_problem(_name(op), dict(getattr(op, "consts", {}) or {}), input_shapes, output_shape)
+    if problem:
+        raise ValueError(f"{_name(op)}.apply: {problem}")
+
+
 def check_params(op, params, input_shapes, output_shape) -> None:
     name = _name(op)
     want = [list(s) for s in op.param_shapes(input_shapes, output_shape)]
@@ -332,6 +342,7 @@ def run(op, inputs: tuple, params, out, out_shape):
     with host_code(op, input_shapes, out_shape if out is None else _shape(out)):
         output_shape = resolve_output_shape(op, input_shapes, out, out_shape)
         check_params(op, params, input_shapes, output_shape)
+    check_mapped(op, input_shapes, output_shape)
     needs = [t.requires_grad for t in (*inputs, *params)]
     if not (torch.is_grad_enabled() and any(needs)):
         with torch.no_grad():

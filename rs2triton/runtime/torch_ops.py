@@ -147,6 +147,7 @@ def _prepared(op, inputs, params, out_shape, contiguous_params: bool = False):
         # ([] is a 0-d output, or, for an op that computes its output shape, nothing given)
         output_shape = apply.resolve_output_shape(op, input_shapes, None, list(out_shape))
         apply.check_params(op, params, input_shapes, output_shape)
+    apply.check_mapped(op, input_shapes, output_shape)
     return inputs, params, output_shape, op
 
 

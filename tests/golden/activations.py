@@ -8,10 +8,14 @@ activations are (constants as `T::full` tensors of `D`), so in `f16` they exerci
 chains of f32-only math: `log(1 + exp(x))` must not overflow where torch does not.
 """
 
+import math
+import typing
+
 import triton
 import triton.language as tl
 
-from rs2triton.runtime import Launcher
+from rs2triton.runtime import ArgVisitor, Launcher, RuntimeOp
+from rs2triton.runtime.host import as_i32, as_u32, as_usize, f32, usize
 
 
 @triton.jit
@@ -117,6 +121,187 @@ def celu_forward(x_ptr, y_ptr, n_elements, alpha, BLOCK_SIZE: tl.constexpr):
     tl.store(y_ptr + offsets, y, mask=mask)
 
 
+# Host logic: teenygrad's `impl RuntimeOp`s, translated (rs2triton.runtime.ops).
+class LogsigmoidForwardOp(RuntimeOp):
+    """teenygrad's `impl RuntimeOp for LogsigmoidForward` (kernels_rs/activations.rs, line 188), translated."""
+
+    def n_activation_inputs(self):
+        return 1
+
+    def param_shapes(self, input_shapes, output_shape):
+        return []
+
+    def pack_args(self, inputs, params, output, output_shape, output_row_stride):
+        visitor = ArgVisitor()
+        n = as_usize(math.prod(output_shape))
+        visitor.visit_ptr(inputs[0])
+        visitor.visit_ptr(output)
+        visitor.visit_i32(as_i32(n))
+        return visitor
+
+    def grid(self, output_shape):
+        n = as_usize(math.prod(output_shape))
+        return (as_u32(usize.div_ceil(n, as_usize(self.block_size))), 1, 1)
+
+
+class MishForwardOp(RuntimeOp):
+    """teenygrad's `impl RuntimeOp for MishForward` (kernels_rs/activations.rs, line 189), translated."""
+
+    def n_activation_inputs(self):
+        return 1
+
+    def param_shapes(self, input_shapes, output_shape):
+        return []
+
+    def pack_args(self, inputs, params, output, output_shape, output_row_stride):
+        visitor = ArgVisitor()
+        n = as_usize(math.prod(output_shape))
+        visitor.visit_ptr(inputs[0])
+        visitor.visit_ptr(output)
+        visitor.visit_i32(as_i32(n))
+        return visitor
+
+    def grid(self, output_shape):
+        n = as_usize(math.prod(output_shape))
+        return (as_u32(usize.div_ceil(n, as_usize(self.block_size))), 1, 1)
+
+
+class GeluTanhForwardOp(RuntimeOp):
+    """teenygrad's `impl RuntimeOp for GeluTanhForward` (kernels_rs/activations.rs, line 190), translated."""
+
+    def n_activation_inputs(self):
+        return 1
+
+    def param_shapes(self, input_shapes, output_shape):
+        return []
+
+    def pack_args(self, inputs, params, output, output_shape, output_row_stride):
+        visitor = ArgVisitor()
+        n = as_usize(math.prod(output_shape))
+        visitor.visit_ptr(inputs[0])
+        visitor.visit_ptr(output)
+        visitor.visit_i32(as_i32(n))
+        return visitor
+
+    def grid(self, output_shape):
+        n = as_usize(math.prod(output_shape))
+        return (as_u32(usize.div_ceil(n, as_usize(self.block_size))), 1, 1)
+
+
+class SoftplusRuntimeOp(RuntimeOp):
+    """teenygrad's `impl RuntimeOp for SoftplusRuntimeOp` (kernels_rs/activations.rs, line 243), translated."""
+
+    RUST_NAME = "SoftplusRuntimeOp"
+    FIELDS: typing.ClassVar[dict[str, str]] = {
+        "kernel": "kernel:SoftplusForward",
+        "beta": "f32",
+    }
+    TYPE_PARAMS = ("D",)
+
+    @classmethod
+    def new(cls, block_size, beta, *, D=None):
+        beta = f32(beta)
+        return cls(kernel=SoftplusForward.new(block_size), beta=beta, D=D)
+
+    def forward_kernel(self):
+        return self.kernel
+
+    def n_activation_inputs(self):
+        return 1
+
+    def param_shapes(self, input_shapes, output_shape):
+        return []
+
+    def pack_args(self, inputs, params, output, output_shape, output_row_stride):
+        visitor = ArgVisitor()
+        n = as_usize(math.prod(output_shape))
+        visitor.visit_ptr(inputs[0])
+        visitor.visit_ptr(output)
+        visitor.visit_i32(as_i32(n))
+        visitor.visit_f32(self.beta)
+        return visitor
+
+    def grid(self, output_shape):
+        n = as_usize(math.prod(output_shape))
+        return (as_u32(usize.div_ceil(n, as_usize(self.kernel.block_size))), 1, 1)
+
+
+class EluRuntimeOp(RuntimeOp):
+    """teenygrad's `impl RuntimeOp for EluRuntimeOp` (kernels_rs/activations.rs, line 244), translated."""
+
+    RUST_NAME = "EluRuntimeOp"
+    FIELDS: typing.ClassVar[dict[str, str]] = {
+        "kernel": "kernel:EluForward",
+        "alpha": "f32",
+    }
+    TYPE_PARAMS = ("D",)
+
+    @classmethod
+    def new(cls, block_size, alpha, *, D=None):
+        alpha = f32(alpha)
+        return cls(kernel=EluForward.new(block_size), alpha=alpha, D=D)
+
+    def forward_kernel(self):
+        return self.kernel
+
+    def n_activation_inputs(self):
+        return 1
+
+    def param_shapes(self, input_shapes, output_shape):
+        return []
+
+    def pack_args(self, inputs, params, output, output_shape, output_row_stride):
+        visitor = ArgVisitor()
+        n = as_usize(math.prod(output_shape))
+        visitor.visit_ptr(inputs[0])
+        visitor.visit_ptr(output)
+        visitor.visit_i32(as_i32(n))
+        visitor.visit_f32(self.alpha)
+        return visitor
+
+    def grid(self, output_shape):
+        n = as_usize(math.prod(output_shape))
+        return (as_u32(usize.div_ceil(n, as_usize(self.kernel.block_size))), 1, 1)
+
+
+class CeluRuntimeOp(RuntimeOp):
+    """teenygrad's `impl RuntimeOp for CeluRuntimeOp` (kernels_rs/activations.rs, line 245), translated."""
+
+    RUST_NAME = "CeluRuntimeOp"
+    FIELDS: typing.ClassVar[dict[str, str]] = {
+        "kernel": "kernel:CeluForward",
+        "alpha": "f32",
+    }
+    TYPE_PARAMS = ("D",)
+
+    @classmethod
+    def new(cls, block_size, alpha, *, D=None):
+        alpha = f32(alpha)
+        return cls(kernel=CeluForward.new(block_size), alpha=alpha, D=D)
+
+    def forward_kernel(self):
+        return self.kernel
+
+    def n_activation_inputs(self):
+        return 1
+
+    def param_shapes(self, input_shapes, output_shape):
+        return []
+
+    def pack_args(self, inputs, params, output, output_shape, output_row_stride):
+        visitor = ArgVisitor()
+        n = as_usize(math.prod(output_shape))
+        visitor.visit_ptr(inputs[0])
+        visitor.visit_ptr(output)
+        visitor.visit_i32(as_i32(n))
+        visitor.visit_f32(self.alpha)
+        return visitor
+
+    def grid(self, output_shape):
+        n = as_usize(math.prod(output_shape))
+        return (as_u32(usize.div_ceil(n, as_usize(self.kernel.block_size))), 1, 1)
+
+
 # Launchers (rs2triton.runtime): Name(CONST=...)[grid](args...), checked against the Rust signature.
 SoftplusForward = Launcher(
     softplus_forward,
@@ -132,6 +317,7 @@ LogsigmoidForward = Launcher(
     params={"x_ptr": "*D", "y_ptr": "*D", "n_elements": "i32"},
     consts={"BLOCK_SIZE": "i32"},
     dtypes={"D": "f32, f64, f16, bf16"},
+    op=LogsigmoidForwardOp,
 )
 
 MishForward = Launcher(
@@ -140,6 +326,7 @@ MishForward = Launcher(
     params={"x_ptr": "*D", "y_ptr": "*D", "n_elements": "i32"},
     consts={"BLOCK_SIZE": "i32"},
     dtypes={"D": "f32, f64, f16, bf16"},
+    op=MishForwardOp,
 )
 
 GeluTanhForward = Launcher(
@@ -148,6 +335,7 @@ GeluTanhForward = Launcher(
     params={"x_ptr": "*D", "y_ptr": "*D", "n_elements": "i32"},
     consts={"BLOCK_SIZE": "i32"},
     dtypes={"D": "f32, f64, f16, bf16"},
+    op=GeluTanhForwardOp,
 )
 
 EluForward = Launcher(

@@ -57,12 +57,84 @@ def linear_forward(
     tl.store(y_ptr + (rows * N + cols), y.to(D), mask=y_mask)
 
 
+@triton.jit
+def linear_backward(
+    x_ptr,
+    w_ptr,
+    dy_ptr,
+    dx_ptr,
+    dw_ptr,
+    db_ptr,
+    M,
+    N,
+    K,
+    BLOCK_M: tl.constexpr,
+    BLOCK_N: tl.constexpr,
+    BLOCK_K: tl.constexpr,
+):
+    """Backward of `linear_forward`, from the input `x`, the weight `w` and the output's gradient
+    `dy`: `dx = dy @ w`, `dw = dy^T @ x`, `db = dy` summed over the rows, accumulated in `f32`.
+
+    Grid: `[max(cdiv(M, BLOCK_M), cdiv(N, BLOCK_N)) * cdiv(K, BLOCK_K), 2]`. A program with
+    `program_id(Y) == 0` writes one `[BLOCK_M, BLOCK_K]` tile of `dx`; one with `1` writes a
+    `[BLOCK_N, BLOCK_K]` tile of `dw` and, in the first column of tiles, `BLOCK_N` items of `db`.
+    """
+    D = x_ptr.dtype.element_ty
+    k_tiles = tl.cdiv(K, BLOCK_K)
+    tile_k = tl.program_id(0) % k_tiles
+    # a row of tiles of dx (over M) or of dw (over N)
+    tile_row = tl.program_id(0) // k_tiles
+    k_cols = tl.expand_dims(tile_k * BLOCK_K + tl.arange(0, BLOCK_K), 0)  # [1, BLOCK_K]
+    if tl.program_id(1) == 0:
+        if tile_row < tl.cdiv(M, BLOCK_M):
+            # [BLOCK_M, 1]
+            rows = tl.expand_dims(tile_row * BLOCK_M + tl.arange(0, BLOCK_M), 1)
+            ns = tl.arange(0, BLOCK_N)
+            dy_fill = tl.zeros([BLOCK_M, BLOCK_N], dtype=D)
+            w_fill = tl.zeros([BLOCK_N, BLOCK_K], dtype=D)
+            acc = tl.zeros([BLOCK_M, BLOCK_K], dtype=tl.float32)
+            for n in range(0, N, BLOCK_N):
+                n_cols = tl.expand_dims(ns + n, 0)  # [1, BLOCK_N]
+                n_rows = tl.expand_dims(ns + n, 1)  # [BLOCK_N, 1]
+                dy_mask = (rows < M) & (n_cols < N)
+                dy = tl.load(dy_ptr + (rows * N + n_cols), mask=dy_mask, other=dy_fill)
+                w_mask = (n_rows < N) & (k_cols < K)
+                w = tl.load(w_ptr + (n_rows * K + k_cols), mask=w_mask, other=w_fill)
+                acc = tl.dot(dy, w, acc=acc, input_precision="ieee")
+            dx_mask = (rows < M) & (k_cols < K)
+            tl.store(dx_ptr + (rows * K + k_cols), acc.to(D), mask=dx_mask)
+    elif tile_row < tl.cdiv(N, BLOCK_N):
+        n_first = tile_row * BLOCK_N
+        n_rows = tl.expand_dims(n_first + tl.arange(0, BLOCK_N), 1)  # [BLOCK_N, 1]
+        ms = tl.arange(0, BLOCK_M)
+        dy_fill = tl.zeros([BLOCK_N, BLOCK_M], dtype=D)
+        x_fill = tl.zeros([BLOCK_M, BLOCK_K], dtype=D)
+        acc = tl.zeros([BLOCK_N, BLOCK_K], dtype=tl.float32)
+        db = tl.zeros([BLOCK_N], dtype=tl.float32)
+        for m in range(0, M, BLOCK_M):
+            m_cols = tl.expand_dims(ms + m, 0)  # [1, BLOCK_M]
+            m_rows = tl.expand_dims(ms + m, 1)  # [BLOCK_M, 1]
+            # dy^T: element (n, m) of the tile is dy[m, n].
+            dy_mask = (m_cols < M) & (n_rows < N)
+            dy_t = tl.load(dy_ptr + (m_cols * N + n_rows), mask=dy_mask, other=dy_fill)
+            x_mask = (m_rows < M) & (k_cols < K)
+            x = tl.load(x_ptr + (m_rows * K + k_cols), mask=x_mask, other=x_fill)
+            acc = tl.dot(dy_t, x, acc=acc, input_precision="ieee")
+            db = db + tl.sum(dy_t.to(tl.float32), axis=1)
+        dw_mask = (n_rows < N) & (k_cols < K)
+        tl.store(dw_ptr + (n_rows * K + k_cols), acc.to(D), mask=dw_mask)
+        if tile_k == 0:
+            n_cols = tl.expand_dims(n_first + tl.arange(0, BLOCK_N), 0)  # [1, BLOCK_N]
+            db_1 = tl.expand_dims(db.to(D), 0)
+            tl.store(db_ptr + n_cols, db_1, mask=n_cols < N)
+
+
 # Host logic: teenygrad's `impl RuntimeOp`s, translated (rs2triton.runtime.ops).
 class LinearForwardOp(RuntimeOp):
     """A linear layer as teenygrad's executor runs it: one input `[M, K]`, the parameters
     `weight` `[N, K]` and `bias` `[N]`, the output `[M, N]`.
 
-    teenygrad's `impl RuntimeOp for LinearForward` (kernels_rs/linear.rs, line 70), translated."""
+    teenygrad's `impl RuntimeOp for LinearForward` (kernels_rs/linear.rs, line 149), translated."""
 
     def n_activation_inputs(self):
         return 1
@@ -94,6 +166,41 @@ class LinearForwardOp(RuntimeOp):
         cols = usize.div_ceil(output_shape[1], as_usize(self.block_n))
         return (as_u32(rows), as_u32(cols), 1)
 
+    def has_backward(self):
+        return True
+
+    def pack_backward_args(
+        self,
+        inputs,
+        params,
+        output,
+        output_shape,
+        grad_output,
+        grad_output_row_stride,
+        grad_inputs,
+        grad_params,
+    ):
+        visitor = ArgVisitor()
+        t = inputs[0]
+        visitor.visit_ptr(t)
+        visitor.visit_ptr(params[0])
+        visitor.visit_ptr(grad_output)
+        visitor.visit_ptr(grad_inputs[0])
+        visitor.visit_ptr(grad_params[0])
+        visitor.visit_ptr(grad_params[1])
+        visitor.visit_i32(as_i32(t.shape[0]))
+        visitor.visit_i32(as_i32(output_shape[1]))
+        visitor.visit_i32(as_i32(t.shape[1]))
+        return visitor
+
+    def backward_grid(self, input_shapes, output_shape):
+        row_tiles = max(
+            usize.div_ceil(output_shape[0], as_usize(self.block_m)),
+            usize.div_ceil(output_shape[1], as_usize(self.block_n)),
+        )
+        k_tiles = usize.div_ceil(input_shapes[0][1], as_usize(self.block_k))
+        return (as_u32(row_tiles * k_tiles), 2, 1)
+
 
 # Launchers (rs2triton.runtime): Name(CONST=...)[grid](args...), checked against the Rust signature.
 LinearForward = Launcher(
@@ -110,5 +217,24 @@ LinearForward = Launcher(
     },
     consts={"BLOCK_M": "i32", "BLOCK_N": "i32", "BLOCK_K": "i32"},
     dtypes={"D": "f32, f64, f16, bf16, i8, i16, i32, i64, u8, u16, u32, u64"},
+    backward="LinearBackward",
     op=LinearForwardOp,
+)
+
+LinearBackward = Launcher(
+    linear_backward,
+    "LinearBackward",
+    params={
+        "x_ptr": "*D",
+        "w_ptr": "*D",
+        "dy_ptr": "*D",
+        "dx_ptr": "*D",
+        "dw_ptr": "*D",
+        "db_ptr": "*D",
+        "M": "i32",
+        "N": "i32",
+        "K": "i32",
+    },
+    consts={"BLOCK_M": "i32", "BLOCK_N": "i32", "BLOCK_K": "i32"},
+    dtypes={"D": "f32, f64, f16, bf16, i8, i16, i32, i64, u8, u16, u32, u64"},
 )

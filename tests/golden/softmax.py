@@ -5,10 +5,13 @@ Rows may be padded: element `(r, c)` lives at `r * stride + c`, with
 `stride >= n_cols`. The same `stride` is used for the input and output.
 """
 
+import math
+
 import triton
 import triton.language as tl
 
-from rs2triton.runtime import Launcher
+from rs2triton.runtime import ArgVisitor, Launcher, RuntimeOp
+from rs2triton.runtime.host import Panic, as_i32, as_u32, as_usize, subslice
 
 
 @triton.jit
@@ -41,6 +44,96 @@ def softmax_forward(x_ptr, y_ptr, n_rows, n_cols, stride, BLOCK_SIZE: tl.constex
         row += n_programs
 
 
+@triton.jit
+def softmax_backward(
+    dy_ptr, y_ptr, dx_ptr, n_rows, n_cols, stride, BLOCK_SIZE: tl.constexpr
+):
+    """Launch glue: picks the block size for a given row length (host side only).
+    Backward of the row softmax, from its saved output `y`:
+    `dx = y * (dy - sum(dy * y))` along each row, in `f32`.
+
+    Grid: as the forward's (a grid-stride loop over the rows).
+    """
+    D = dy_ptr.dtype.element_ty
+    n_programs = tl.num_programs(0)
+    cols = tl.arange(0, BLOCK_SIZE)
+    col_mask = cols < n_cols
+    zero = tl.full([BLOCK_SIZE], 0.0, dtype=D)
+    row = tl.program_id(0)
+    while row < n_rows:
+        offsets = cols + row * stride
+        dy = tl.load(dy_ptr + offsets, mask=col_mask, other=zero)
+        y = tl.load(y_ptr + offsets, mask=col_mask, other=zero)
+        dy = dy.to(tl.float32)
+        y = y.to(tl.float32)
+        dot = tl.sum(dy * y, axis=0)
+        dx = y * (dy - dot)
+        tl.store(dx_ptr + offsets, dx.to(D), mask=col_mask)
+        row += n_programs
+
+
+# Host logic: teenygrad's `impl RuntimeOp`s, translated (rs2triton.runtime.ops).
+class SoftmaxForwardOp(RuntimeOp):
+    """The row softmax as teenygrad's executor runs it: one input `[rows, cols]`, row-major and
+    dense, the output of its shape; one program per row, `BLOCK_SIZE` at least `cols` (the
+    kernel reads a row in one tile). Training: the backward reads the saved output.
+
+    teenygrad's `impl RuntimeOp for SoftmaxForward` (kernels_rs/softmax.rs, line 136), translated."""
+
+    def n_activation_inputs(self):
+        return 1
+
+    def param_shapes(self, input_shapes, output_shape):
+        return []
+
+    def pack_args(self, inputs, params, output, output_shape, output_row_stride):
+        visitor = ArgVisitor()
+        n_cols = output_shape[as_usize(len(output_shape) - 1)]
+        if not n_cols <= as_usize(self.block_size):
+            raise Panic("a row is wider than BLOCK_SIZE")
+        n_rows = as_usize(math.prod(output_shape)) // n_cols
+        visitor.visit_ptr(inputs[0])
+        visitor.visit_ptr(output)
+        visitor.visit_i32(as_i32(n_rows))
+        visitor.visit_i32(as_i32(n_cols))
+        visitor.visit_i32(as_i32(n_cols))
+        return visitor
+
+    def grid(self, output_shape):
+        n_rows = as_usize(
+            math.prod(subslice(output_shape, None, as_usize(len(output_shape) - 1)))
+        )
+        return (as_u32(n_rows), 1, 1)
+
+    def has_backward(self):
+        return True
+
+    def pack_backward_args(
+        self,
+        inputs,
+        params,
+        output,
+        output_shape,
+        grad_output,
+        grad_output_row_stride,
+        grad_inputs,
+        grad_params,
+    ):
+        visitor = ArgVisitor()
+        n_cols = output_shape[as_usize(len(output_shape) - 1)]
+        n_rows = as_usize(math.prod(output_shape)) // n_cols
+        visitor.visit_ptr(grad_output)
+        visitor.visit_ptr(output)
+        visitor.visit_ptr(grad_inputs[0])
+        visitor.visit_i32(as_i32(n_rows))
+        visitor.visit_i32(as_i32(n_cols))
+        visitor.visit_i32(as_i32(n_cols))
+        return visitor
+
+    def backward_grid(self, input_shapes, output_shape):
+        return self.grid(output_shape)
+
+
 # Launchers (rs2triton.runtime): Name(CONST=...)[grid](args...), checked against the Rust signature.
 SoftmaxForward = Launcher(
     softmax_forward,
@@ -48,6 +141,23 @@ SoftmaxForward = Launcher(
     params={
         "x_ptr": "*D",
         "y_ptr": "*D",
+        "n_rows": "i32",
+        "n_cols": "i32",
+        "stride": "i32",
+    },
+    consts={"BLOCK_SIZE": "i32"},
+    dtypes={"D": "f32, f64, f16, bf16"},
+    backward="SoftmaxBackward",
+    op=SoftmaxForwardOp,
+)
+
+SoftmaxBackward = Launcher(
+    softmax_backward,
+    "SoftmaxBackward",
+    params={
+        "dy_ptr": "*D",
+        "y_ptr": "*D",
+        "dx_ptr": "*D",
         "n_rows": "i32",
         "n_cols": "i32",
         "stride": "i32",

@@ -5,10 +5,13 @@ Layout: three contiguous 1-D buffers of `n_elements` items. Each program
 handles one `BLOCK_SIZE`-wide slice; only the last slice can be partial.
 """
 
+import math
+
 import triton
 import triton.language as tl
 
-from rs2triton.runtime import Launcher
+from rs2triton.runtime import ArgVisitor, Launcher, RuntimeOp
+from rs2triton.runtime.host import Panic, as_i32, as_u32, as_usize, usize
 
 
 @triton.jit
@@ -36,6 +39,35 @@ def vector_add(a_ptr, b_ptr, out_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
         tl.store(out_ptr + offsets, a + b, mask=in_bounds)
 
 
+# Host logic: teenygrad's `impl RuntimeOp`s, translated (rs2triton.runtime.ops).
+class VectorAddOp(RuntimeOp):
+    """`out = a + b` as teenygrad's executor runs it: two inputs of one shape, the output of
+    that shape, no parameters; the buffers are flat, one program per `BLOCK_SIZE` elements.
+
+    teenygrad's `impl RuntimeOp for VectorAdd` (kernels_rs/vector_add.rs, line 106), translated."""
+
+    def n_activation_inputs(self):
+        return 2
+
+    def param_shapes(self, input_shapes, output_shape):
+        return []
+
+    def pack_args(self, inputs, params, output, output_shape, output_row_stride):
+        visitor = ArgVisitor()
+        if inputs[0].shape != inputs[1].shape:
+            raise Panic("vector_add adds two tensors of one shape")
+        n = as_usize(math.prod(output_shape))
+        visitor.visit_ptr(inputs[0])
+        visitor.visit_ptr(inputs[1])
+        visitor.visit_ptr(output)
+        visitor.visit_i32(as_i32(n))
+        return visitor
+
+    def grid(self, output_shape):
+        n = as_usize(math.prod(output_shape))
+        return (as_u32(usize.div_ceil(n, as_usize(self.block_size))), 1, 1)
+
+
 # Launchers (rs2triton.runtime): Name(CONST=...)[grid](args...), checked against the Rust signature.
 VectorAdd = Launcher(
     vector_add,
@@ -50,4 +82,5 @@ VectorAdd = Launcher(
             {"BLOCK_SIZE": 1024, "num_warps": 8},
         ],
     },
+    op=VectorAddOp,
 )

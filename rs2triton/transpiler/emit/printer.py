@@ -344,6 +344,8 @@ class Printer:
             prefix = self.expr(node.targets[0], TUPLE) + " = "
         elif isinstance(node, ast.AugAssign) and isinstance(node.target, Name):
             prefix = f"{node.target.id} {BINARY[type(node.op)][0]}= "
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, Name) and value is not None:
+            prefix = f"{node.target.id}: {self.expr(node.annotation)} = "
         mark = len(self.lines)
         split = _SPLITS.get(type(value)) if prefix is not None else None
         collection = type(value) in (ast.Tuple, ast.List, ast.Dict)

@@ -524,7 +524,7 @@ def _wrapper_op(item: HostItem, anchor: Node | None, struct: str, struct_item: H
             attrs_[k] = attr
     if attrs_:
         module.field_attrs[struct] = attrs_
-        body.append(_dict_assign("FIELD_ATTRS", attrs_))
+        body.append(_dict_assign(module, "FIELD_ATTRS", attrs_))
     has_forward = has_backward = False
     for fn, doc, inh_anchor in inherent_methods:
         n = _fn_name(fn)
@@ -544,7 +544,7 @@ def _wrapper_op(item: HostItem, anchor: Node | None, struct: str, struct_item: H
                                   classmethod=not has_self))
     for k, kernel in module.source_fields.get(struct, {}).items():  # (known once `new` is lowered)
         field_types[k] = f"kernel:{kernel}"
-    body.insert(1, _dict_assign("FIELDS", field_types))
+    body.insert(1, _dict_assign(module, "FIELDS", field_types))
     kernel_fields = [(k, v.elem) for k, v in fields.items() if v.kind is Kind.KERNEL]
     fwd = None
     if not has_forward and kernel_fields:
@@ -606,10 +606,16 @@ def _pick(kernel_fields: list[tuple[str, str | None]], names: tuple[str, ...], e
     return None
 
 
-def _dict_assign(target: str, mapping: dict[str, str]) -> ast.stmt:
-    """``target = {...}``: a class's table by the Rust fields' Python names."""
-    return _assign(target, ast.Dict(keys=[ast.Constant(python_name(k)) for k in mapping],
-                                    values=[ast.Constant(v) for v in mapping.values()]))
+def _dict_assign(module: HostModule, target: str, mapping: dict[str, str]) -> ast.stmt:
+    """``target: typing.ClassVar[dict[str, str]] = {...}``: a class's table by the Rust fields'
+    Python names (a class attribute, and said to be one: a mutable one is otherwise a lint)."""
+    module.modules.add("typing")
+    dict_str = ast.Subscript(value=name("dict"), slice=ast.Tuple(elts=[name("str"), name("str")], ctx=LOAD), ctx=LOAD)
+    annotation = ast.Subscript(value=ast.Attribute(value=name("typing"), attr="ClassVar", ctx=LOAD), slice=dict_str,
+                               ctx=LOAD)
+    return ast.AnnAssign(target=ast.Name(id=target, ctx=ast.Store()), annotation=annotation,
+                         value=ast.Dict(keys=[ast.Constant(python_name(k)) for k in mapping],
+                                        values=[ast.Constant(v) for v in mapping.values()]), simple=1)
 
 
 def _getter(py_name: str, attr: str) -> ast.stmt:

@@ -1,0 +1,277 @@
+"""The mapping from torch operations to teenygrad ops: one row per operation, data only.
+
+Each row names the torch operation (its schema, and what it is called in a captured graph),
+the teenygrad op that implements it (by its Rust struct, as teenygrad names it), and how the
+op's inputs, parameters, output shape and const generics come from the call
+(:class:`Entry` says what each field means). The limits stated here
+are the kernels' own, read from their Rust: a kernel that masks its tile (``offsets.lt(n)``)
+takes any block (:class:`Block`); softmax reads a row in one masked tile and has no loop over
+columns, so its block must cover the row (:class:`Cover`); log-softmax reads exactly
+``BLOCK_SIZE`` columns with no mask (:class:`Exact`); the linear kernel builds tensor
+descriptors (``T::make_tensor_descriptor``) over its input and weight, whose row strides must
+be 16-byte multiples, and zero-padding the reduction dimension keeps the product
+(``zero_pad``). To add an operation, add a row (``docs/torch-backend.md``).
+
+:mod:`rs2triton.backend.plan` reads a row for each call. The rules for const generics are small records, each naming what it is
+chosen from and which limit of the kernel it keeps:
+
+- :class:`Block`: a tile the kernel masks (``offsets.lt(n)``, a loop over tiles): any power
+  of two is correct, so the one nearest the size, within ``lo``..``hi``;
+- :class:`Cover`: a tile the kernel reads whole, with no loop over it (softmax's row): the
+  block must hold the size; a size past ``hi`` has no block that fits;
+- :class:`Exact`: a tile read with no mask at all: exactly the size, a power of two;
+- :class:`Fixed`, :class:`Present` (whether an optional argument was given: ``USE_BIAS``).
+
+The rows serve the torch.compile backend (``rs2triton/backend/``) and ``RuntimeOp.apply``'s checks
+(``runtime/apply.py``): a wrong ``out_shape``, a block that would drop data.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+# What a rule's size is read from, on the call's shapes as the op sees them (after the layout):
+SIZES = {
+    "numel": "the output's element count",
+    "rows": "the output's element count over its last dimension",
+    "cols": "the output's last dimension",
+    "k": "the input's last dimension (the reduction of a matrix product)",
+}
+
+
+def next_pow2(n: int) -> int:
+    return 1 << max(int(n) - 1, 0).bit_length()
+
+
+@dataclass(frozen=True)
+class Block:
+    """A masked tile over ``size``: the power of two nearest it, within ``lo``..``hi``."""
+
+    size: str
+    lo: int = 16
+    hi: int = 1024
+
+    def choose(self, sizes: dict[str, int]) -> tuple[int | None, str]:
+        return min(max(next_pow2(sizes[self.size]), self.lo), self.hi), ""
+
+
+@dataclass(frozen=True)
+class Cover:
+    """A tile the kernel reads in one piece: at least ``size`` (the kernel would drop the rest)."""
+
+    size: str
+    hi: int = 1 << 16
+    lo: int = 16
+
+    def choose(self, sizes: dict[str, int]) -> tuple[int | None, str]:
+        n = sizes[self.size]
+        block = max(next_pow2(n), self.lo)
+        if block > self.hi:
+            return None, (f"the kernel reads its {SIZES[self.size].split(' (')[0].removeprefix('the ')} "
+                          f"({n}) in one block, and no block up to {self.hi} holds it")
+        return block, ""
+
+
+@dataclass(frozen=True)
+class Exact:
+    """A tile the kernel reads with no mask at all: exactly ``size``, which must be a power of two."""
+
+    size: str
+
+    def choose(self, sizes: dict[str, int]) -> tuple[int | None, str]:
+        n = sizes[self.size]
+        if n < 1 or next_pow2(n) != n:
+            return None, (f"the kernel reads exactly one block of its {SIZES[self.size].split(' (')[0].removeprefix('the ')} "
+                          f"with no mask, and {n} is not a power of two")
+        return n, ""
+
+
+@dataclass(frozen=True)
+class Fixed:
+    value: Any
+
+    def choose(self, sizes: dict[str, int]) -> tuple[Any, str]:
+        return self.value, ""
+
+
+@dataclass(frozen=True)
+class Present:
+    """True when the optional argument ``arg`` was given (not None)."""
+
+    arg: str
+
+    def choose(self, sizes: dict[str, int]) -> tuple[Any, str]:  # (resolved by the planner)
+        raise AssertionError("Present is read from the call's arguments")
+
+
+Rule = Block | Cover | Exact | Fixed | Present
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One torch operation and the teenygrad op that runs it.
+
+    ``name``: the operation (and its name in ``backend.functional``); ``schema``: torch's
+    signature in ``torch.library`` schema syntax (its argument names are what the other fields
+    name); ``targets``: what the operation is called in a captured graph (dotted paths of torch
+    callables; ``Tensor.x``: the method ``x``); ``op``: the Rust struct of the teenygrad op (a
+    kernel struct, or a wrapper built by ``new``), in order of preference; ``inputs`` and
+    ``params``: which arguments are the op's activation inputs and its parameter tensors (a
+    parameter may be None where ``consts`` has a :class:`Present` for it); ``consts``: a rule per
+    const generic of a kernel struct; ``new``: the arguments of a wrapper's ``new`` (a rule, or
+    the name of a call argument); ``require``: argument values the op implements (another
+    value runs on torch, with the reason); ``layout``: how the op sees the tensors —
+    ``"flat"`` (elementwise: inputs broadcast to the output's shape), ``"rows"`` (along the
+    last dimension of ``[rows, cols]``: ``dim`` must be the last), ``"matrix"`` (the input as
+    ``[rows, k]``, a matrix product over its last dimension); ``zero_pad``: arguments whose
+    last dimension may be padded with zeros without changing the result (what makes an
+    unaligned row fit a tensor-descriptor kernel); ``reference``: the torch function with the
+    same meaning (the output's shape and dtype come from it, on meta tensors; the tests compare
+    with it).
+    """
+
+    name: str
+    schema: str
+    targets: tuple[str, ...]
+    op: tuple[str, ...]
+    inputs: tuple[str, ...]
+    reference: str
+    params: tuple[str, ...] = ()
+    consts: dict[str, Rule] = field(default_factory=dict)
+    new: tuple[str | Rule, ...] = ()
+    require: dict[str, Any] = field(default_factory=dict)
+    layout: str = "flat"
+    zero_pad: tuple[str, ...] = ()
+    note: str = ""
+
+    def __hash__(self) -> int:
+        return hash(self.name)
+
+
+# ---------------------------------------------------------------------- the rows
+ELEMENTS: dict[str, Rule] = {"BLOCK_SIZE": Block("numel", hi=1024)}
+
+
+def _binary(name: str, struct: str | tuple[str, ...], operator: str | None, *, alpha: bool = False, reference: str = "",
+            extra: str = "", require: dict[str, Any] | None = None) -> Entry:
+    schema = f"{name}(Tensor input, Tensor other{', *, Scalar alpha=1' if alpha else ''}{extra}) -> Tensor"
+    dunder = (f"operator.{operator}", f"Tensor.__{operator}__") if operator else ()
+    return Entry(name, schema, (f"torch.{name}", f"Tensor.{name}", *dunder),
+                 struct if isinstance(struct, tuple) else (struct,), ("input", "other"), reference or f"torch.{name}", consts=ELEMENTS,
+                 require={**({"alpha": 1} if alpha else {}), **(require or {})})
+
+
+def _unary(name: str, struct: str, *, functional: bool = False, inplace: bool = False, method: bool = True,
+           reference: str = "", extra: str = "", require: dict[str, Any] | None = None, also: tuple[str, ...] = ()) -> Entry:
+    schema = f"{name}(Tensor input{', bool inplace=False' if inplace else ''}{extra}) -> Tensor"
+    targets: tuple[str, ...] = (f"torch.{name}",) if not functional else ()
+    targets += (f"torch.nn.functional.{name}",) if functional or inplace else ()
+    targets += (f"Tensor.{name}",) if method else ()
+    reference = reference or (f"torch.nn.functional.{name}" if inplace or functional else f"torch.{name}")
+    return Entry(name, schema, targets + also, (struct,), ("input",), reference,
+                 consts=ELEMENTS, require={**({"inplace": False} if inplace else {}), **(require or {})})
+
+
+TABLE: tuple[Entry, ...] = (
+    # ---------------------------------------------------------------- elementwise, two tensors
+    _binary("add", ("ElemwiseAddForward", "VectorAdd"), "add", alpha=True),
+    _binary("sub", "ElemwiseSubForward", "sub", alpha=True),
+    _binary("mul", "ElemwiseMulForward", "mul"),
+    _binary("div", "ElemwiseDivForward", "truediv", extra=", *, str? rounding_mode=None",
+            require={"rounding_mode": None}),
+    _binary("maximum", "ElemwiseMaxForward", None),
+    _binary("minimum", "ElemwiseMinForward", None),
+    # ---------------------------------------------------------------- activations
+    _unary("relu", "ReluForward", inplace=True),
+    _unary("sigmoid", "SigmoidForward", also=("torch.nn.functional.sigmoid",)),
+    _unary("tanh", "TanhForward", also=("torch.nn.functional.tanh",)),
+    _unary("silu", "SiluForward", functional=True, inplace=True, method=False),
+    Entry("gelu", "gelu(Tensor input, *, str approximate='none') -> Tensor",
+          ("torch.nn.functional.gelu",), ("GeluForward", "GeluTanhForward"), ("input",), "torch.nn.functional.gelu",
+          consts=ELEMENTS, require={"approximate": "tanh"}, note="both kernels compute the tanh approximation"),
+    _unary("logsigmoid", "LogsigmoidForward", functional=True, method=False),
+    _unary("mish", "MishForward", functional=True, inplace=True, method=False),
+    Entry("softplus", "softplus(Tensor input, Scalar beta=1, Scalar threshold=20) -> Tensor",
+          ("torch.nn.functional.softplus",), ("SoftplusRuntimeOp",), ("input",), "torch.nn.functional.softplus",
+          new=(Block("numel", hi=1024), "beta"), require={"threshold": 20},
+          note="the kernel has no threshold: torch's default (20) is where log(1 + exp(x)) is x in f32"),
+    Entry("elu", "elu(Tensor input, float alpha=1.0, bool inplace=False) -> Tensor",
+          ("torch.nn.functional.elu",), ("EluRuntimeOp",), ("input",), "torch.nn.functional.elu",
+          new=(Block("numel", hi=1024), "alpha"), require={"inplace": False}),
+    Entry("celu", "celu(Tensor input, float alpha=1.0, bool inplace=False) -> Tensor",
+          ("torch.nn.functional.celu", "torch.celu"), ("CeluRuntimeOp",), ("input",), "torch.nn.functional.celu",
+          new=(Block("numel", hi=1024), "alpha"), require={"inplace": False}),
+    # ---------------------------------------------------------------- elementwise math
+    _unary("exp", "ElemwiseExpForward"),
+    _unary("log", "ElemwiseLogForward"),
+    _unary("sqrt", "ElemwiseSqrtForward"),
+    _unary("abs", "ElemwiseAbsForward", also=("Tensor.__abs__",)),
+    _unary("neg", "ElemwiseNegForward", also=("operator.neg", "Tensor.__neg__")),
+    _unary("sin", "ElemwiseSinForward"),
+    _unary("cos", "ElemwiseCosForward"),
+    _unary("erf", "ElemwiseErfForward"),
+    _unary("reciprocal", "ElemwiseReciprocalForward"),
+    # ---------------------------------------------------------------- rows
+    Entry("softmax", "softmax(Tensor input, int dim, ScalarType? dtype=None) -> Tensor",
+          ("torch.softmax", "torch.nn.functional.softmax", "Tensor.softmax", "torch.special.softmax"),
+          ("SoftmaxForward",), ("input",), "torch.softmax", consts={"BLOCK_SIZE": Cover("cols")},
+          require={"dtype": None}, layout="rows"),
+    Entry("log_softmax", "log_softmax(Tensor input, int dim, ScalarType? dtype=None) -> Tensor",
+          ("torch.log_softmax", "torch.nn.functional.log_softmax", "Tensor.log_softmax"),
+          ("LogSoftmaxForward",), ("input",), "torch.log_softmax", consts={"BLOCK_SIZE": Exact("cols")},
+          require={"dtype": None}, layout="rows"),
+    Entry("layer_norm", "layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, "
+          "float eps=1e-05) -> Tensor",
+          ("torch.layer_norm", "torch.nn.functional.layer_norm"),
+          ("LayerNormForwardInferenceRuntimeOp", "LayerNormForward"), ("input",), "torch.nn.functional.layer_norm",
+          params=("weight", "bias"), consts={"BLOCK_N": Block("cols", hi=1024)},
+          new=(Block("cols", hi=1024), "eps"), layout="rows"),
+    # ---------------------------------------------------------------- matrices
+    Entry("linear", "linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor",
+          ("torch._C._nn.linear", "torch.nn.functional.linear"), ("LinearForward",), ("input",),
+          "torch.nn.functional.linear", params=("weight", "bias"),
+          consts={"USE_BIAS": Present("bias"), "BLOCK_M": Block("rows", 16, 64), "BLOCK_N": Block("cols", 16, 64),
+                  "BLOCK_K": Block("k", 16, 64), "GROUP_M": Fixed(8)},
+          layout="matrix", zero_pad=("input", "weight")),
+)
+
+# Operations that only describe a tensor (its shape, a view of it): they run on torch and are no
+# fallback (there is nothing for a kernel to compute).
+SHAPE_ONLY = frozenset({
+    "operator.getitem", "builtins.getattr", "Tensor.size", "Tensor.dim", "Tensor.view", "Tensor.reshape", "torch.reshape",
+    "Tensor.flatten", "torch.flatten", "Tensor.unsqueeze", "torch.unsqueeze", "Tensor.squeeze", "torch.squeeze",
+    "Tensor.permute", "torch.permute", "Tensor.transpose", "torch.transpose", "Tensor.t", "torch.t",
+    "Tensor.expand", "Tensor.contiguous", "Tensor.detach", "Tensor.numel", "torch.sym_size", "torch.sym_int",
+    "torch._C._set_grad_enabled",
+})
+
+
+def apply_problem(struct: str, consts: dict[str, Any], input_shapes, output_shape) -> str | None:
+    """What is wrong with running the op ``struct`` (configured with ``consts``) on these shapes,
+    by the rows that map it: an output shape its row says it cannot have (an elementwise or row
+    op keeps its input's shape), or a block that would drop data (a :class:`Cover` narrower than
+    the size, an :class:`Exact` not equal to it). None when nothing is known to be wrong."""
+    output_shape = [int(s) for s in output_shape]
+    for entry in TABLE:
+        if struct not in entry.op:
+            continue
+        if entry.layout in ("flat", "rows") and input_shapes:
+            same = {tuple(int(d) for d in s) for s in input_shapes}
+            if len(same) == 1 and list(next(iter(same))) != output_shape:
+                kind = "elementwise" if entry.layout == "flat" else "a row-by-row op"
+                return (f"{struct} is {kind} (the mapping's row `{entry.name}`): its output has its input's shape "
+                        f"{list(next(iter(same)))}, not {output_shape}")
+        cols = output_shape[-1] if output_shape else 1
+        for const, rule in entry.consts.items():
+            value = consts.get(const)
+            if not isinstance(value, int) or not isinstance(rule, (Cover, Exact)) or rule.size != "cols":
+                continue
+            if isinstance(rule, Cover) and value < cols:
+                return (f"{const}={value} would drop data: {struct} reads a row in one block (the mapping's row "
+                        f"`{entry.name}`), and the rows have {cols} elements; give {const} >= {cols} "
+                        f"({next_pow2(cols)})")
+            if isinstance(rule, Exact) and value != cols:
+                return (f"{const}={value} does not fit: {struct} reads exactly {const} elements of each row with "
+                        f"no mask (the mapping's row `{entry.name}`), and the rows have {cols}")
+    return None
