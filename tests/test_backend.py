@@ -341,3 +341,34 @@ def test_apply_refuses_an_out_shape_or_a_block_the_mapping_knows_to_be_wrong():
         op([x], [], [3, 7])
     assert_matches("softmax", softmax.SoftmaxForward(BLOCK_SIZE=8).apply(x, out_shape=(3, 7)), torch.softmax(x, -1),
                    atol=1e-6, rtol=1e-6)
+
+
+UNMASKED = """
+use teeny_core::dtype::Float;
+use teeny_macros::kernel;
+use teeny_triton::triton::{types::{AddOffsets, Comparison}, *};
+
+/// Reads exactly `BLOCK_SIZE` elements of each row: no mask.
+#[kernel]
+pub fn row_copy<T: Triton, D: Float, const BLOCK_SIZE: i32>(x_ptr: T::Pointer<D>, y_ptr: T::Pointer<D>, n_cols: i32)
+where
+    T::I32Tensor: Comparison<i32, BoolTensor = T::BoolTensor>,
+    T::Pointer<D>: AddOffsets<i32, 1, T::I32Tensor, Output = T::Tensor<T::Pointer<D>>>,
+{
+    let offsets = T::arange(0, BLOCK_SIZE) + T::program_id(Axis::X) * n_cols;
+    let x = T::load(x_ptr.add_offsets(offsets), None, None, &[], None, None, None, false);
+    T::store(y_ptr.add_offsets(offsets), x, None, &[], None, None);
+}
+"""
+
+
+def test_a_kernel_that_masks_no_load_takes_exactly_its_row(tmp_path):
+    from rs2triton.backend.plan import loads_masked
+    from rs2triton.runtime.torch_mapping import Block, Cover
+
+    (tmp_path / "row_copy.rs").write_text(UNMASKED)
+    unmasked = rs2triton.load(tmp_path / "row_copy.rs").RowCopy
+    masked = rs2triton.load(ROOT / "kernels_rs" / "softmax.rs").SoftmaxForward
+    assert not loads_masked(unmasked) and loads_masked(masked)
+    assert loads_masked(rs2triton.load(ROOT / "kernels_rs" / "vector_add.rs").VectorAdd)  # (a masked tail)
+    assert Cover("cols").choose({"cols": 7}) == (16, "") and Block("numel").choose({"numel": 3000}) == (1024, "")

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from rs2triton.runtime.torch_mapping import Entry, Present
+from rs2triton.runtime.torch_mapping import Cover, Entry, Exact, Present
 
 _DESCRIPTOR_ALIGN = 16  # bytes: a tensor descriptor's row strides (Triton's and TMA's rule)
 
@@ -223,6 +223,29 @@ def next_multiple(n: int, m: int) -> int:
     return -(-n // m) * m
 
 
+_MASKED: dict[Any, bool] = {}
+
+
+def loads_masked(launcher) -> bool:
+    """Whether the kernel masks its loads (``T::load(..., Some(mask), ...)``), read from the
+    kernel the Rust became: one whose loads have no mask reads exactly its block, so a block
+    that must cover a row must equal it (teenygrad's softmax; kernels_rs' masks its row)."""
+    import ast
+    import inspect
+
+    fn = getattr(getattr(launcher, "fn", None), "fn", None)
+    if fn not in _MASKED:
+        try:
+            tree = ast.parse(inspect.getsource(fn))  # type: ignore[arg-type]
+        except (OSError, TypeError, SyntaxError):
+            _MASKED[fn] = True  # (not known: the rule as the row states it)
+        else:
+            loads = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+                     and n.func.attr == "load"]
+            _MASKED[fn] = not loads or any(k.arg == "mask" for n in loads for k in n.keywords)
+    return _MASKED[fn]
+
+
 def _build(entry: Entry, struct: str, maker, args: dict, sizes: dict[str, int]):
     """The op: a kernel struct configured with a value for each const generic, or a wrapper
     built by its ``new``."""
@@ -233,6 +256,8 @@ def _build(entry: Entry, struct: str, maker, args: dict, sizes: dict[str, int]):
             return args[rule]
         if isinstance(rule, Present):
             return args.get(rule.arg) is not None
+        if isinstance(rule, Cover) and isinstance(maker, Launcher) and not loads_masked(maker):
+            rule = Exact(rule.size)
         chosen, why = rule.choose(sizes)
         if chosen is None:
             raise Fallback(why)
