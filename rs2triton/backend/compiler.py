@@ -20,6 +20,7 @@ from typing import Any
 from rs2triton.backend.plan import Fallback, Plan, make_plan
 from rs2triton.backend.report import Report
 from rs2triton.runtime.torch_mapping import SHAPE_ONLY, TABLE, Entry
+from rs2triton.runtime.values import _torch
 
 log = logging.getLogger("rs2triton.backend")
 
@@ -28,12 +29,6 @@ _CURRENT: dict[str, Backend] = {}  # backend name -> the backend it stands for n
 
 class StrictFallback(RuntimeError):
     """A node ran on torch under ``strict=True``."""
-
-
-def _torch():
-    import torch
-
-    return torch
 
 
 def _resolve(path: str):

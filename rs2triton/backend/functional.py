@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from rs2triton.backend.plan import _reference
 from rs2triton.runtime.torch_mapping import Entry
 
 
@@ -79,7 +80,7 @@ class Functional:
             return reference(**bound.arguments)
 
         lib_op.register_fake(fake)
-        tensor_args = [p for p in signature.parameters if "Tensor" in _arg_type(entry, p)]
+        tensor_args = [a.name for a in torch._C.parse_schema(entry.schema).arguments if "Tensor" in str(a.type)]
 
         # The backward is an opaque custom op too (AOT autograd traces a backward formula with
         # fake tensors): it runs the forward again under autograd, so that the op's own backward
@@ -123,17 +124,3 @@ class Functional:
         lib_op.register_autograd(backward, setup_context=setup_context)
         return lib_op
 
-
-def _arg_type(entry: Entry, name: str) -> str:
-    import torch
-
-    for a in torch._C.parse_schema(entry.schema).arguments:
-        if a.name == name:
-            return str(a.type)
-    return ""
-
-
-def _reference(path: str):
-    from rs2triton.backend.plan import _reference as ref
-
-    return ref(path)

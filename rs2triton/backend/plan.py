@@ -11,22 +11,18 @@ the layout's views and pads undone on the way out.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
 from rs2triton.runtime.torch_mapping import Cover, Entry, Exact, Present
+from rs2triton.runtime.values import _torch
 
 _DESCRIPTOR_ALIGN = 16  # bytes: a tensor descriptor's row strides (Triton's and TMA's rule)
 
 
 class Fallback(Exception):
     """The call runs on torch; the message says why."""
-
-
-def _torch():
-    import torch
-
-    return torch
 
 
 def _reference(path: str):
@@ -192,9 +188,7 @@ def make_plan(entry: Entry, ops: dict[str, Any], args: dict, grad: bool) -> Plan
     else:  # pragma: no cover (the table's layouts)
         raise AssertionError(entry.layout)
     param_list = [None if t is None else Arg(n, tuple(t.shape)) for n, t in zip(entry.params, given, strict=True)]
-    numel = 1
-    for s in op_shape:
-        numel *= s
+    numel = math.prod(op_shape)
     sizes = {"numel": numel, "cols": op_shape[-1] if op_shape else 1,
              "rows": numel // op_shape[-1] if op_shape and op_shape[-1] else 0,
              "k": int(x.shape[-1]) if x.dim() else 1}

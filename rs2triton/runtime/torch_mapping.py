@@ -40,6 +40,11 @@ SIZES = {
 }
 
 
+def _what(size: str) -> str:
+    """A size's name in a reason: ``"output's last dimension"``."""
+    return SIZES[size].split(" (")[0].removeprefix("the ")
+
+
 def next_pow2(n: int) -> int:
     return 1 << max(int(n) - 1, 0).bit_length()
 
@@ -68,7 +73,7 @@ class Cover:
         n = sizes[self.size]
         block = max(next_pow2(n), self.lo)
         if block > self.hi:
-            return None, (f"the kernel reads its {SIZES[self.size].split(' (')[0].removeprefix('the ')} "
+            return None, (f"the kernel reads its {_what(self.size)} "
                           f"({n}) in one block, and no block up to {self.hi} holds it")
         return block, ""
 
@@ -82,7 +87,7 @@ class Exact:
     def choose(self, sizes: dict[str, int]) -> tuple[int | None, str]:
         n = sizes[self.size]
         if n < 1 or next_pow2(n) != n:
-            return None, (f"the kernel reads exactly one block of its {SIZES[self.size].split(' (')[0].removeprefix('the ')} "
+            return None, (f"the kernel reads exactly one block of its {_what(self.size)} "
                           f"with no mask, and {n} is not a power of two")
         return n, ""
 
