@@ -60,6 +60,8 @@ POSITIVE = {"log", "sqrt"}
 
 def sample(name, shape, dtype, contiguous):
     """(args, kwargs) of one call of the operation ``name`` on a tensor of ``shape``."""
+    if name == "conv2d":
+        return _conv_sample(shape, dtype, contiguous)
     x = _randn(shape, dtype, contiguous)
     if name in POSITIVE:
         x = x.abs() + 0.1
@@ -86,8 +88,26 @@ def sample(name, shape, dtype, contiguous):
     return (x,), {}
 
 
+# A convolution for each of the shapes above: (input, weight, bias, keyword arguments). One
+# pixel; an odd image padded by 1; an unbatched image strided by 2; grouped, with a
+# rectangular kernel, unequal strides and paddings.
+CONVS = {
+    (1,): ((1, 1, 1, 1), (1, 1, 1, 1), False, {}),
+    (7,): ((1, 2, 7, 5), (3, 2, 3, 3), True, {"padding": 1}),
+    (3, 5): ((3, 5, 6), (2, 3, 2, 2), True, {"stride": 2}),
+    (2, 3, 17): ((2, 4, 17, 6), (6, 2, 3, 2), True, {"stride": (2, 1), "padding": (1, 0), "groups": 2}),
+}
+
+
+def _conv_sample(shape, dtype, contiguous):
+    x_shape, w_shape, bias, kwargs = CONVS[shape]
+    x = _randn(x_shape, dtype, contiguous)
+    w = _randn(w_shape, dtype, seed=2)
+    return (x, w, _randn((w_shape[0],), dtype, seed=3) if bias else None), kwargs
+
+
 SHAPES = [(1,), (7,), (3, 5), (2, 3, 17)]
-WITH_BACKWARD = {"linear", "relu", "softmax"}  # kernels_rs' ops with a backward kernel
+WITH_BACKWARD = {"conv2d", "linear", "relu", "softmax"}  # kernels_rs' ops with a backward kernel
 ENTRIES = {e.name: e for e in TABLE}
 
 

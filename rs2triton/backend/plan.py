@@ -15,7 +15,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from rs2triton.runtime.torch_mapping import Cover, Entry, Exact, Present
+from rs2triton.runtime.torch_mapping import Cover, Dim, Entry, Exact, Present, Value
 from rs2triton.runtime.values import _torch
 
 _DESCRIPTOR_ALIGN = 16  # bytes: a tensor descriptor's row strides (Triton's and TMA's rule)
@@ -92,30 +92,42 @@ class Plan:
     op_shape: list[int]
     out_shape: tuple[int, ...]
     notes: tuple[str, ...] = ()
+    bias: Arg | None = None  # the entry's bias, given: added on torch after the kernel
 
     def tensors(self, args: dict) -> list:
-        """The call's tensors the op takes, inputs then the parameters that are given."""
-        return [args[a.name] for a in self.inputs] + [args[p.name] for p in self.params if p is not None]
+        """The call's tensors the op takes, inputs then the parameters that are given (then the
+        bias added on torch, if given)."""
+        return [args[a.name] for a in self.inputs] + [args[p.name] for p in self.params if p is not None] \
+            + ([args[self.bias.name]] if self.bias is not None else [])
 
     def forward(self, tensors: list):
-        """The output (in torch's shape), and what :meth:`backward` needs."""
+        """The output (in torch's shape), and what :meth:`backward` needs (the bias, if any, is
+        the last of the parameters)."""
         from rs2triton.runtime import apply
 
         n = len(self.inputs)
         inputs = tuple(a.prepare(t) for a, t in zip(self.inputs, tensors[:n], strict=True))
-        given = [p for p in self.params if p is not None]
+        given = [p for p in self.params if p is not None] + ([self.bias] if self.bias is not None else [])
         params = tuple(p.prepare(t) for p, t in zip(given, tensors[n:], strict=True))
-        out = apply.forward(self.op, inputs, params, None, list(self.op_shape))
-        return out.reshape(self.out_shape), (inputs, params, out)
+        kernel_params = params[:-1] if self.bias is not None else params
+        out = apply.forward(self.op, inputs, kernel_params, None, list(self.op_shape))
+        result = out
+        if self.bias is not None:
+            result = out + params[-1].reshape(1, -1, *[1] * (out.dim() - 2))
+        return result.reshape(self.out_shape), (inputs, params, out)
 
     def backward(self, saved, grad_output, needs: list[bool]) -> list:
         from rs2triton.runtime import apply
 
         inputs, params, out = saved
         dy = grad_output.reshape(self.op_shape).contiguous()
+        if self.bias is not None:
+            params, needs = params[:-1], needs[:-1]
+            bias_grad = dy.sum(dim=[d for d in range(dy.dim()) if d != 1])
         grads = apply.backward(self.op, inputs, params, out, list(self.op_shape), dy, needs)
         args = self.inputs + [p for p in self.params if p is not None]
-        return [a.undo(g) for a, g in zip(args, grads, strict=True)]
+        out_grads = [a.undo(g) for a, g in zip(args, grads, strict=True)]
+        return out_grads + [self.bias.undo(bias_grad)] if self.bias is not None else out_grads
 
 
 def _cols_dim(entry: Entry, args: dict, x) -> None:
@@ -141,14 +153,17 @@ def make_plan(entry: Entry, ops: dict[str, Any], args: dict, grad: bool) -> Plan
     if struct is None:
         raise Fallback(f"the kernel tree has no {' or '.join(entry.op)}")
     for key, want in entry.require.items():
-        if args.get(key) != want:
+        if not _same(args.get(key), want):
             raise Fallback(f"{struct} implements {key}={want!r} only; the call has {key}={args.get(key)!r}")
     inputs = [args[n] for n in entry.inputs]
     for n, t in zip(entry.inputs, inputs, strict=True):
         if not isinstance(t, torch.Tensor):
             raise Fallback(f"`{n}` is a {type(t).__name__}, and {struct} takes tensors")
     given = [args.get(n) for n in entry.params]
-    tensors = inputs + [p for p in given if p is not None]
+    bias = args.get(entry.bias) if entry.bias else None
+    if bias is not None and not isinstance(bias, torch.Tensor):
+        raise Fallback(f"`{entry.bias}` is a {type(bias).__name__}, and {struct} takes tensors")
+    tensors = inputs + [p for p in given if p is not None] + ([bias] if bias is not None else [])
     if len({t.dtype for t in tensors}) > 1:
         raise Fallback(f"the tensors' dtypes differ ({', '.join(sorted({str(t.dtype) for t in tensors}))})")
     if len({t.device for t in tensors}) > 1:
@@ -185,13 +200,21 @@ def make_plan(entry: Entry, ops: dict[str, Any], args: dict, grad: bool) -> Plan
         rows = x.numel() // k if k else 0
         op_shape = [rows, cols]
         arg_list = [Arg(n, tuple(t.shape), view=(rows, k)) for n, t in zip(entry.inputs, inputs, strict=True)]
+    elif entry.layout == "image":
+        if x.dim() not in (3, 4):
+            raise Fallback(f"it takes [B, C, H, W] images (or one [C, H, W]); the input is {x.dim()}-d")
+        batched = x.dim() == 4
+        op_shape = list(out_shape) if batched else [1, *out_shape]
+        arg_list = [Arg(n, tuple(t.shape), view=None if batched else (1, *t.shape))
+                    for n, t in zip(entry.inputs, inputs, strict=True)]
     else:  # pragma: no cover (the table's layouts)
         raise AssertionError(entry.layout)
     param_list = [None if t is None else Arg(n, tuple(t.shape)) for n, t in zip(entry.params, given, strict=True)]
     numel = math.prod(op_shape)
     sizes = {"numel": numel, "cols": op_shape[-1] if op_shape else 1,
              "rows": numel // op_shape[-1] if op_shape and op_shape[-1] else 0,
-             "k": int(x.shape[-1]) if x.dim() else 1}
+             "k": int(x.shape[-1]) if x.dim() else 1,
+             "plane": math.prod(op_shape[-2:]) if len(op_shape) >= 2 else numel}
     if numel == 0:
         raise Fallback("the output is empty")
 
@@ -210,7 +233,25 @@ def make_plan(entry: Entry, ops: dict[str, Any], args: dict, grad: bool) -> Plan
             sizes["k"] += next((a.pad for a in arg_list if a.pad), 0)
             op = apply.bind_dtype(_build(entry, struct, ops[struct], args, sizes), tuple(inputs))
     _check_host(op, struct, arg_list, param_list, op_shape, dtype)
-    return Plan(entry, struct, op, arg_list, param_list, op_shape, out_shape, tuple(notes))
+    bias_arg = None
+    if bias is not None:
+        if tuple(bias.shape) != (op_shape[1],):
+            raise Fallback(f"`{entry.bias}` has shape {list(bias.shape)}, not [{op_shape[1]}] (one per channel)")
+        bias_arg = Arg(entry.bias, tuple(bias.shape))
+        notes.append(f"`{entry.bias}` added on torch ({struct} takes none)")
+    return Plan(entry, struct, op, arg_list, param_list, op_shape, out_shape, tuple(notes), bias_arg)
+
+
+def _same(got, want) -> bool:
+    """Whether an argument has a required value; a list argument (``SymInt[2] dilation``) given
+    as one int, a list or a tuple means the same."""
+    if isinstance(want, tuple):
+        if isinstance(got, int) and not isinstance(got, bool):
+            got = (got,) * len(want)
+        elif isinstance(got, (list, tuple)) and len(got) == 1:
+            got = tuple(got) * len(want)
+        return isinstance(got, (list, tuple)) and tuple(got) == want
+    return got == want
 
 
 def next_multiple(n: int, m: int) -> int:
@@ -250,6 +291,13 @@ def _build(entry: Entry, struct: str, maker, args: dict, sizes: dict[str, int]):
             return args[rule]
         if isinstance(rule, Present):
             return args.get(rule.arg) is not None
+        if isinstance(rule, Value):
+            return _int_value(args, rule)
+        if isinstance(rule, Dim):
+            t = args.get(rule.arg)
+            if t is None or t.dim() <= rule.dim:
+                raise Fallback(f"`{rule.arg}` has no dimension {rule.dim}")
+            return int(t.shape[rule.dim])
         if isinstance(rule, Cover) and isinstance(maker, Launcher) and not loads_masked(maker):
             rule = Exact(rule.size)
         chosen, why = rule.choose(sizes)
@@ -265,6 +313,16 @@ def _build(entry: Entry, struct: str, maker, args: dict, sizes: dict[str, int]):
     if not entry.new:
         raise Fallback(f"the mapping does not say how to build {struct} (no `new` arguments)")
     return maker.new(*[value(r) for r in entry.new])
+
+
+def _int_value(args: dict, rule: Value) -> int:
+    """The int a :class:`Value` rule reads, or :class:`Fallback` (``padding='same'``, say)."""
+    got = args.get(rule.arg)
+    if isinstance(got, (list, tuple)) and rule.index is not None:
+        got = got[0] if len(got) == 1 else got[rule.index] if rule.index < len(got) else None
+    if not isinstance(got, int) or isinstance(got, bool):
+        raise Fallback(f"the kernel takes `{rule.arg}` as integers; the call has {rule.arg}={args.get(rule.arg)!r}")
+    return got
 
 
 def _check_host(op, struct: str, inputs: list[Arg], params: list[Arg | None], op_shape: list[int], dtype) -> None:

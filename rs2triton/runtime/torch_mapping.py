@@ -20,7 +20,9 @@ chosen from and which limit of the kernel it keeps:
 - :class:`Cover`: a tile the kernel reads whole, with no loop over it (softmax's row): the
   block must hold the size; a size past ``hi`` has no block that fits;
 - :class:`Exact`: a tile read with no mask at all: exactly the size, a power of two;
-- :class:`Fixed`, :class:`Present` (whether an optional argument was given: ``USE_BIAS``).
+- :class:`Fixed`, :class:`Present` (whether an optional argument was given: ``USE_BIAS``);
+- :class:`Value` (an argument of the call: a convolution's ``stride``), :class:`Dim` (a
+  dimension of a tensor argument: the weight's kernel height).
 
 The rows serve the torch.compile backend (``rs2triton/backend/``) and ``RuntimeOp.apply``'s checks
 (``runtime/apply.py``): a wrong ``out_shape``, a block that would drop data.
@@ -37,6 +39,7 @@ SIZES = {
     "rows": "the output's element count over its last dimension",
     "cols": "the output's last dimension",
     "k": "the input's last dimension (the reduction of a matrix product)",
+    "plane": "the output's last two dimensions' element count (an image's positions)",
 }
 
 
@@ -110,7 +113,30 @@ class Present:
         raise AssertionError("Present is read from the call's arguments")
 
 
-Rule = Block | Cover | Exact | Fixed | Present
+@dataclass(frozen=True)
+class Value:
+    """A value of the call: the argument ``arg`` (an ``int``), or item ``index`` of it when it is a
+    list (``stride=[2, 1]``; a single int stands for every item, as torch reads ``stride=2``)."""
+
+    arg: str
+    index: int | None = None
+
+    def choose(self, sizes: dict[str, int]) -> tuple[Any, str]:  # (resolved by the planner)
+        raise AssertionError("Value is read from the call's arguments")
+
+
+@dataclass(frozen=True)
+class Dim:
+    """Dimension ``dim`` of the tensor argument ``arg`` (a kernel size: ``weight``'s ``KH``)."""
+
+    arg: str
+    dim: int
+
+    def choose(self, sizes: dict[str, int]) -> tuple[Any, str]:  # (resolved by the planner)
+        raise AssertionError("Dim is read from the call's arguments")
+
+
+Rule = Block | Cover | Exact | Fixed | Present | Value | Dim
 
 
 @dataclass(frozen=True)
@@ -129,7 +155,11 @@ class Entry:
     value runs on torch, with the reason); ``layout``: how the op sees the tensors —
     ``"flat"`` (elementwise: inputs broadcast to the output's shape), ``"rows"`` (along the
     last dimension of ``[rows, cols]``: ``dim`` must be the last), ``"matrix"`` (the input as
-    ``[rows, k]``, a matrix product over its last dimension); ``zero_pad``: arguments whose
+    ``[rows, k]``, a matrix product over its last dimension), ``"image"`` (``[B, C, H, W]``: an
+    unbatched ``[C, H, W]`` is one image); ``bias``: an optional per-channel (dimension 1) bias
+    argument that the kernel does not take: the plan adds it on torch after the kernel, and its
+    gradient is the output gradient summed over the other dimensions (teenygrad's own path for a
+    convolution with a bias in training: the kernel, then a bias add); ``zero_pad``: arguments whose
     last dimension may be padded with zeros without changing the result (what makes an
     unaligned row fit a tensor-descriptor kernel); ``reference``: the torch function with the
     same meaning (the output's shape and dtype come from it, on meta tensors; the tests compare
@@ -148,6 +178,7 @@ class Entry:
     require: dict[str, Any] = field(default_factory=dict)
     layout: str = "flat"
     zero_pad: tuple[str, ...] = ()
+    bias: str = ""
     note: str = ""
 
     def __hash__(self) -> int:
@@ -239,6 +270,16 @@ TABLE: tuple[Entry, ...] = (
           consts={"USE_BIAS": Present("bias"), "BLOCK_M": Block("rows", 16, 64), "BLOCK_N": Block("cols", 16, 64),
                   "BLOCK_K": Block("k", 16, 64), "GROUP_M": Fixed(8)},
           layout="matrix", zero_pad=("input", "weight")),
+    # ---------------------------------------------------------------- images
+    Entry("conv2d", "conv2d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=1, SymInt[2] padding=0, "
+          "SymInt[2] dilation=1, SymInt groups=1) -> Tensor",
+          ("torch.conv2d", "torch.nn.functional.conv2d"), ("Conv2dForward",), ("input",),
+          "torch.nn.functional.conv2d", params=("weight",), bias="bias",
+          consts={"KH": Dim("weight", 2), "KW": Dim("weight", 3), "STRIDE_H": Value("stride", 0),
+                  "STRIDE_W": Value("stride", 1), "PAD_H": Value("padding", 0), "PAD_W": Value("padding", 1),
+                  "G": Value("groups"), "BLOCK_P": Block("plane", 16, 256), "BLOCK_OW": Block("cols", 16, 128)},
+          require={"dilation": (1, 1)}, layout="image",
+          note="a bias is added on torch after the kernel, as teenygrad's training path does"),
 )
 
 # Operations that only describe a tensor (its shape, a view of it): they run on torch and are no

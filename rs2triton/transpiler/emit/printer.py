@@ -409,6 +409,15 @@ class Printer:
     def operand_block(self, node: ast.BinOp, indent: str, key: str, suffix: str) -> None:
         """``key``, the operands of ``node`` split at its loosest operators (the first alone, each
         other one after its operator), one a line, then ``suffix``."""
+        lines = self._chain_lines(key, node, indent)
+        lines[-1] += suffix
+        if not fits(lines[-1]):
+            raise _NoSplit
+        self.lines.extend(lines)
+
+    def _chain_lines(self, lead: str, node: ast.BinOp, indent: str) -> list[str]:
+        """The operands of ``node``'s chain of its loosest operators, a line each, the first led
+        by ``lead`` and each other one by its operator."""
         own = BINARY[type(node.op)][1]
         chain: list[tuple[str, ast.expr]] = []
         first: ast.expr = node
@@ -416,12 +425,21 @@ class Printer:
             chain.append((BINARY[type(first.op)][0], first.right))
             first = first.left
         chain.reverse()
-        lines = [key + self.expr(first, own)] + [f"{symbol} {self.expr(operand, own + 1)}" for symbol, operand in chain]
-        lines[-1] += suffix
-        lines = [indent + line for line in lines]
-        if not all(fits(x) for x in lines):
+        lines = self._operand_lines(lead, first, own, indent)
+        for symbol, operand in chain:
+            lines += self._operand_lines(f"{symbol} ", operand, own + 1, indent)
+        return lines
+
+    def _operand_lines(self, lead: str, operand: ast.expr, prec: int, indent: str) -> list[str]:
+        """One operand of a split chain on its line, led by ``lead``; one too long for its line that
+        is a chain of tighter operators is split too, its operands on lines of their own at the
+        same indent (as ruff flattens ``a // b + 1``)."""
+        line = indent + lead + self.expr(operand, prec)
+        if fits(line):
+            return [line]
+        if type(operand) is not ast.BinOp or BINARY[type(operand.op)][1] < prec:
             raise _NoSplit
-        self.lines.extend(lines)
+        return self._chain_lines(lead, operand, indent)
 
     def split_call(self, prefix: str, call: ast.Call, indent: str, suffix: str) -> None:
         """``prefix``, the call split at its parentheses, then ``suffix`` (ruff's right-hand
