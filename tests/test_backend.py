@@ -62,6 +62,9 @@ def sample(name, shape, dtype, contiguous):
     """(args, kwargs) of one call of the operation ``name`` on a tensor of ``shape``."""
     if name == "conv2d":
         return _conv_sample(shape, dtype, contiguous)
+    if name in ("max_pool2d", "avg_pool2d"):
+        x_shape, kwargs = POOLS[shape]
+        return (_randn(x_shape, dtype, contiguous),), kwargs
     x = _randn(shape, dtype, contiguous)
     if name in POSITIVE:
         x = x.abs() + 0.1
@@ -99,6 +102,18 @@ CONVS = {
 }
 
 
+# A pooling for each of the shapes above: (input shape, keyword arguments). One pixel; an odd
+# image padded by 1 (max pooling's padding is -inf, average pooling's counts as zeros); an
+# unbatched image with overlapping windows (stride 1 under a 2x2 kernel); a rectangular window
+# with unequal strides and paddings, the stride left to default to the kernel size elsewhere.
+POOLS = {
+    (1,): ((1, 1, 1, 1), {"kernel_size": 1}),
+    (7,): ((1, 2, 7, 5), {"kernel_size": 3, "stride": 2, "padding": 1}),
+    (3, 5): ((3, 5, 6), {"kernel_size": 2, "stride": 1}),
+    (2, 3, 17): ((2, 3, 17, 6), {"kernel_size": (3, 2), "stride": (2, 1), "padding": (1, 1)}),
+}
+
+
 def _conv_sample(shape, dtype, contiguous):
     x_shape, w_shape, bias, kwargs = CONVS[shape]
     x = _randn(x_shape, dtype, contiguous)
@@ -107,7 +122,7 @@ def _conv_sample(shape, dtype, contiguous):
 
 
 SHAPES = [(1,), (7,), (3, 5), (2, 3, 17)]
-WITH_BACKWARD = {"conv2d", "linear", "relu", "softmax"}  # kernels_rs' ops with a backward kernel
+WITH_BACKWARD = {"avg_pool2d", "conv2d", "linear", "max_pool2d", "relu", "softmax"}  # kernels_rs' ops with a backward kernel
 ENTRIES = {e.name: e for e in TABLE}
 
 
@@ -228,6 +243,48 @@ def test_a_model_trains_as_in_eager_torch_and_strict_proves_the_kernels_ran(back
     assert launches.count("LinearBackward") == 10 and launches.count("SoftmaxBackward") == 5
     for p, q in zip(model.parameters(), eager.parameters(), strict=True):
         assert_matches("parameter after 5 steps", p.detach(), q.detach(), atol=1e-5, rtol=1e-5)
+
+
+class SmallCNN(nn.Module):
+    """Convolutions with and without padding, max and average pooling, a flatten and a linear
+    head: the nn modules of a small image classifier."""
+
+    def __init__(self):
+        super().__init__()
+        self.features = nn.Sequential(nn.Conv2d(3, 4, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+                                      nn.Conv2d(4, 6, 3), nn.ReLU(), nn.AvgPool2d(2))
+        self.head = nn.Linear(6, 5)
+
+    def forward(self, x):
+        return torch.softmax(self.head(torch.flatten(self.features(x), 1)), dim=-1)
+
+
+def test_a_cnn_trains_on_the_kernels_as_in_eager_torch(launches):
+    torch.manual_seed(0)
+    model, eager = SmallCNN(), SmallCNN()
+    eager.load_state_dict(model.state_dict())
+    strict = rs2triton.torch_backend(ROOT / "kernels_rs", name="rs2triton_tests_cnn", strict=True)
+    compiled = torch.compile(model, backend="rs2triton_tests_cnn", dynamic=True)
+    opt, opt_eager = torch.optim.Adam(model.parameters(), lr=1e-2), torch.optim.Adam(eager.parameters(), lr=1e-2)
+    for step in range(2):
+        x = torch.randn(2 + step, 3, 8, 8, generator=_gen(step)).to(DEVICE)  # a new batch size each step
+        y = torch.randint(0, 5, (2 + step,), generator=_gen(step)).to(DEVICE)
+        losses = []
+        for m, o in ((compiled, opt), (eager, opt_eager)):
+            o.zero_grad()
+            loss = nn.NLLLoss()(torch.log(m(x)), y)
+            loss.backward()
+            o.step()
+            losses.append(loss.item())
+        assert losses[0] == pytest.approx(losses[1], rel=1e-5, abs=1e-6), step
+    report = strict.report()
+    assert report.total_fallbacks == 0
+    for name, calls in {"conv2d": 4, "max_pool2d": 2, "avg_pool2d": 2, "relu": 4, "linear": 2}.items():
+        assert report.ran(name, "forward") == calls and report.ran(name, "backward") == calls, name
+    for kernel, calls in {"Conv2dBackward": 4, "MaxPool2dBackward": 2, "AvgPool2dBackward": 2}.items():
+        assert launches.count(kernel) == calls, kernel
+    for p, q in zip(model.parameters(), eager.parameters(), strict=True):
+        assert_matches("parameter after 2 steps", p.detach(), q.detach(), atol=1e-5, rtol=1e-5)
 
 
 def test_strict_names_the_node_that_would_run_on_torch():

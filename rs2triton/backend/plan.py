@@ -318,6 +318,8 @@ def _build(entry: Entry, struct: str, maker, args: dict, sizes: dict[str, int]):
 def _int_value(args: dict, rule: Value) -> int:
     """The int a :class:`Value` rule reads, or :class:`Fallback` (``padding='same'``, say)."""
     got = args.get(rule.arg)
+    if rule.otherwise and (got is None or got in ([], ())):
+        got = args.get(rule.otherwise)
     if isinstance(got, (list, tuple)) and rule.index is not None:
         got = got[0] if len(got) == 1 else got[rule.index] if rule.index < len(got) else None
     if not isinstance(got, int) or isinstance(got, bool):

@@ -116,10 +116,13 @@ class Present:
 @dataclass(frozen=True)
 class Value:
     """A value of the call: the argument ``arg`` (an ``int``), or item ``index`` of it when it is a
-    list (``stride=[2, 1]``; a single int stands for every item, as torch reads ``stride=2``)."""
+    list (``stride=[2, 1]``; a single int stands for every item, as torch reads ``stride=2``);
+    where the call leaves ``arg`` out (``None`` or an empty list), the argument ``otherwise``
+    (pooling's ``stride`` defaults to its ``kernel_size``)."""
 
     arg: str
     index: int | None = None
+    otherwise: str = ""
 
     def choose(self, sizes: dict[str, int]) -> tuple[Any, str]:  # (resolved by the planner)
         raise AssertionError("Value is read from the call's arguments")
@@ -209,6 +212,16 @@ def _unary(name: str, struct: str, *, functional: bool = False, inplace: bool = 
                  consts=ELEMENTS, require={**({"inplace": False} if inplace else {}), **(require or {})})
 
 
+def _pool_consts() -> dict[str, Rule]:
+    """A 2-D pooling kernel's const generics, from ``kernel_size``, ``stride`` (by default the
+    kernel size) and ``padding``; ``BLOCK_P`` (kernels_rs) tiles an output plane's positions,
+    ``BLOCK_OW`` (teenygrad) an output row."""
+    return {"KH": Value("kernel_size", 0), "KW": Value("kernel_size", 1),
+            "STRIDE_H": Value("stride", 0, "kernel_size"), "STRIDE_W": Value("stride", 1, "kernel_size"),
+            "PAD_H": Value("padding", 0), "PAD_W": Value("padding", 1),
+            "BLOCK_P": Block("plane", 16, 256), "BLOCK_OW": Block("cols", 16, 128)}
+
+
 TABLE: tuple[Entry, ...] = (
     # ---------------------------------------------------------------- elementwise, two tensors
     _binary("add", ("ElemwiseAddForward", "VectorAdd"), "add", alpha=True),
@@ -280,6 +293,18 @@ TABLE: tuple[Entry, ...] = (
                   "G": Value("groups"), "BLOCK_P": Block("plane", 16, 256), "BLOCK_OW": Block("cols", 16, 128)},
           require={"dilation": (1, 1)}, layout="image",
           note="a bias is added on torch after the kernel, as teenygrad's training path does"),
+    Entry("max_pool2d", "max_pool2d(Tensor input, int[2] kernel_size, int[2]? stride=None, int[2] padding=0, "
+          "int[2] dilation=1, bool ceil_mode=False, bool return_indices=False) -> Tensor",
+          ("torch.nn.functional.max_pool2d", "torch.max_pool2d", "torch._C._nn.max_pool2d"),
+          ("MaxPool2dForward", "Maxpool2dForward"), ("input",), "torch.nn.functional.max_pool2d",
+          consts=_pool_consts(), require={"dilation": (1, 1), "ceil_mode": False, "return_indices": False},
+          layout="image"),
+    Entry("avg_pool2d", "avg_pool2d(Tensor input, int[2] kernel_size, int[2]? stride=None, int[2] padding=0, "
+          "bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor",
+          ("torch.nn.functional.avg_pool2d", "torch._C._nn.avg_pool2d"),
+          ("AvgPool2dForward", "Avgpool2dForward"), ("input",), "torch.nn.functional.avg_pool2d",
+          consts=_pool_consts(), require={"ceil_mode": False, "count_include_pad": True, "divisor_override": None},
+          layout="image"),
 )
 
 # Operations that only describe a tensor (its shape, a view of it): they run on torch and are no
