@@ -122,7 +122,7 @@ def _conv_sample(shape, dtype, contiguous):
 
 
 SHAPES = [(1,), (7,), (3, 5), (2, 3, 17)]
-WITH_BACKWARD = {"avg_pool2d", "conv2d", "linear", "max_pool2d", "relu", "softmax"}  # kernels_rs' ops with a backward kernel
+WITH_BACKWARD = {"avg_pool2d", "conv2d", "layer_norm", "linear", "max_pool2d", "relu", "softmax"}  # kernels_rs' ops with a backward kernel
 ENTRIES = {e.name: e for e in TABLE}
 
 
@@ -175,8 +175,9 @@ def test_each_row_forward_matches_torch(backend, launches, name, shape, dtype, c
 
 
 def _kernel_of(wrapper_class):
-    """The kernel a wrapper op launches (its ``kernel`` field's type)."""
-    return wrapper_class.FIELDS["kernel"].removeprefix("kernel:")
+    """The kernel a wrapper op launches (its ``kernel`` or ``fwd`` field's type)."""
+    field = "kernel" if "kernel" in wrapper_class.FIELDS else "fwd"
+    return wrapper_class.FIELDS[field].removeprefix("kernel:")
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float16], ids=["f32", "f16"])
@@ -449,3 +450,32 @@ def test_a_kernel_that_masks_no_load_takes_exactly_its_row(tmp_path):
     assert not loads_masked(unmasked) and loads_masked(masked)
     assert loads_masked(rs2triton.load(ROOT / "kernels_rs" / "vector_add.rs").VectorAdd)  # (a masked tail)
     assert Cover("cols").choose({"cols": 7}) == (16, "") and Block("numel").choose({"numel": 3000}) == (1024, "")
+
+
+# ---------------------------------------------------------------------- GPU targets
+
+_IMAGE = {"KH": 3, "KW": 3, "STRIDE_H": 2, "STRIDE_W": 1, "PAD_H": 1, "PAD_W": 0}
+# The kernels the rows launch on kernels_rs that no other test compiles, with consts a plan chooses.
+BACKEND_KERNELS = {
+    ("kernels_rs/conv2d.rs", "conv2d_forward"): {**_IMAGE, "G": 2, "BLOCK_P": 64},
+    ("kernels_rs/conv2d.rs", "conv2d_backward"): {**_IMAGE, "G": 2, "BLOCK_P": 64},
+    ("kernels_rs/pool2d.rs", "max_pool2d_forward"): {**_IMAGE, "BLOCK_P": 64},
+    ("kernels_rs/pool2d.rs", "max_pool2d_backward"): {**_IMAGE, "BLOCK_P": 64},
+    ("kernels_rs/pool2d.rs", "avg_pool2d_forward"): {**_IMAGE, "BLOCK_P": 64},
+    ("kernels_rs/pool2d.rs", "avg_pool2d_backward"): {**_IMAGE, "BLOCK_P": 64},
+    ("kernels_rs/layernorm.rs", "layer_norm_rows_forward"): {"BLOCK_N": 256},
+    ("kernels_rs/layernorm.rs", "layer_norm_rows_backward"): {"BLOCK_N": 256},
+    ("kernels_rs/softmax.rs", "softmax_backward"): {"BLOCK_SIZE": 128},
+    ("kernels_rs/linear.rs", "linear_backward"): {"BLOCK_M": 32, "BLOCK_N": 32, "BLOCK_K": 32},
+}
+
+
+def test_the_backends_kernels_compile_for_sm90_and_gfx942():
+    from tests.compile_helper import compile_in_subprocess
+
+    reqs = [{"file": f, "kernel": k, "target": t, "dtypes": {"D": d}, "consts": c}
+            for (f, k), c in BACKEND_KERNELS.items() for t in ("cuda:90", "hip:gfx942") for d in ("f32", "f16")]
+    results = compile_in_subprocess(reqs)
+    failures = [f"{r['kernel']} {r['target']} {r['dtypes']}: {r.get('error')}" for r in results if not r["ok"]]
+    assert not failures, "\n".join(failures)
+    assert len(results) == 40 and all(r["entry"] for r in results)

@@ -144,6 +144,55 @@ pub fn k<T: Triton, const B: i32>(y_ptr: T::Pointer<f32>, s: f32) {
     assert (d.code, d.line, d.col) == ("E0005", 13, 13) and "`DD` of `ones`" in d.message, d.render()
 
 
+def test_a_helpers_const_generics_are_constexprs_the_call_passes(tmp_path):
+    head = """use teeny_triton::triton::*;
+
+fn block_sum<TT: Triton, const N: i32>(x_ptr: TT::Pointer<f32>, at: i32) -> TT::Tensor<f32> {
+    TT::sum(TT::load(x_ptr.add_offsets(TT::arange(0, N) + at), None, None, &[], None, None, None, false), Some(0), false)
+}
+
+#[kernel]
+pub fn k<T: Triton, const B: i32>(x_ptr: T::Pointer<f32>, y_ptr: T::Pointer<f32>) {
+"""
+    body = ("    let s = block_sum::<T, B>(x_ptr, 0) + block_sum::<T, 4>(x_ptr, B) + block_sum::<T, { 2 }>(x_ptr, 0);\n"
+            "    T::store(y_ptr.add_offsets(T::arange(0, 1)), T::expand_dims(s, 0), None, &[], None, None);\n}\n")
+    text = transpile_source(head + body, "kernels/k.rs").text
+    assert "def block_sum(x_ptr, at, N: tl.constexpr):\n" in text and "tl.arange(0, N)" in text
+    assert "s = block_sum(x_ptr, 0, B) + block_sum(x_ptr, B, 4) + block_sum(x_ptr, 0, 2)\n" in text
+    (tmp_path / "k.rs").write_text(head + body)
+    mod = rs2triton.load(tmp_path / "k.rs")
+    x, y = torch.arange(16.0, device=DEVICE), torch.zeros(1, device=DEVICE)
+    mod.K(B=8)[(1,)](x, y)
+    assert y.item() == sum(range(8)) + sum(range(8, 12)) + sum(range(2))
+    with pytest.raises(TranspileError) as info:  # rustc: E0284, type annotations needed
+        transpile_source(head + "    let s = block_sum(x_ptr, 0);\n}\n", "kernels/k.rs")
+    d = info.value.diagnostics[0]
+    assert (d.code, d.line) == ("E0005", 9) and "const parameter `N` of `block_sum`" in d.message, d.render()
+
+
+def test_an_error_inside_a_helper_is_not_also_called_recursion_at_its_next_call():
+    src = """use teeny_triton::triton::*;
+
+fn broken<TT: Triton>(x: TT::Tensor<f32>) -> TT::Tensor<f32> {
+    x + undefined_name
+}
+
+#[kernel]
+pub fn a<T: Triton, const B: i32>(x_ptr: T::Pointer<f32>) {
+    let x = broken::<T>(T::load(x_ptr.add_offsets(T::arange(0, B)), None, None, &[], None, None, None, false));
+}
+
+#[kernel]
+pub fn b<T: Triton, const B: i32>(x_ptr: T::Pointer<f32>) {
+    let x = broken::<T>(T::load(x_ptr.add_offsets(T::arange(0, B)), None, None, &[], None, None, None, false));
+}
+"""
+    with pytest.raises(TranspileError) as info:
+        transpile_source(src, "kernels/k.rs")
+    codes = [d.code for d in info.value.diagnostics]
+    assert "E0002" not in codes and set(codes) == {"E0006"}, [d.render() for d in info.value.diagnostics]
+
+
 # ---------------------------------------------------------------------------- GPU targets
 
 KERNELS = {"nested_combines": {"BLOCK": 64}, "module_combine": {"BLOCK": 64}, "own_dtypes": {"BLOCK": 64}}

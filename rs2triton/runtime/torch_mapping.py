@@ -273,7 +273,8 @@ TABLE: tuple[Entry, ...] = (
     Entry("layer_norm", "layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, "
           "float eps=1e-05) -> Tensor",
           ("torch.layer_norm", "torch.nn.functional.layer_norm"),
-          ("LayerNormForwardInferenceRuntimeOp", "LayerNormForward"), ("input",), "torch.nn.functional.layer_norm",
+          ("LayerNormForwardInferenceRuntimeOp", "LayerNormForward", "LayerNormRowsRuntimeOp"), ("input",),
+          "torch.nn.functional.layer_norm",
           params=("weight", "bias"), consts={"BLOCK_N": Block("cols", hi=1024)},
           new=(Block("cols", hi=1024), "eps"), layout="rows"),
     # ---------------------------------------------------------------- matrices

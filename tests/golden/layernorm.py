@@ -6,10 +6,43 @@ y[r, c] = (x[r, c] - mean_r) * rstd_r * w[c] + b[c],
 rstd_r  = 1 / sqrt(var_r + eps)   (biased variance)
 """
 
+import math
+import typing
+
 import triton
 import triton.language as tl
 
-from rs2triton.runtime import Launcher
+from rs2triton.runtime import ArgVisitor, Launcher, RuntimeOp
+from rs2triton.runtime.host import as_i32, as_u32, as_usize, f32
+
+
+@triton.jit
+def row_stats(x_ptr, row_start, n_cols, eps, BLOCK_N: tl.constexpr):
+    """A row's mean and `rstd`, in `f32`, in two passes over its `BLOCK_N`-wide column blocks
+    (the mean, then the biased variance around it).
+    """
+    cols = tl.arange(0, BLOCK_N)
+    inv_n = 1.0 / tl.cast(n_cols, tl.float32)
+    sum_acc = tl.zeros([BLOCK_N], dtype=tl.float32)
+    for blk in range(tl.cdiv(n_cols, BLOCK_N)):
+        offs = cols + blk * BLOCK_N
+        mask = offs < n_cols
+        x = tl.load(x_ptr + (offs + row_start), mask=mask)
+        sum_acc += tl.where(
+            mask, x.to(tl.float32), tl.zeros([BLOCK_N], dtype=tl.float32)
+        )
+    mean = tl.sum(sum_acc, axis=0) * inv_n
+    sq_acc = tl.zeros([BLOCK_N], dtype=tl.float32)
+    for blk in range(tl.cdiv(n_cols, BLOCK_N)):
+        offs = cols + blk * BLOCK_N
+        mask = offs < n_cols
+        x = tl.load(x_ptr + (offs + row_start), mask=mask)
+        diff = tl.where(
+            mask, x.to(tl.float32) - mean, tl.zeros([BLOCK_N], dtype=tl.float32)
+        )
+        sq_acc += diff * diff
+    var = tl.sum(sq_acc, axis=0) * inv_n
+    return (mean, tl.rsqrt(var + eps))
 
 
 @triton.jit
@@ -79,6 +112,163 @@ def layer_norm_forward(
         tl.store(y_ptr + (offs + row_start), y.to(D), mask=mask)
 
 
+@triton.jit
+def layer_norm_rows_forward(
+    x_ptr, y_ptr, w_ptr, b_ptr, n_cols, eps, BLOCK_N: tl.constexpr
+):
+    """Forward pass of a model's layer: `y = layer_norm(x) * w + b` over contiguous rows of
+    `n_cols`, without saving the statistics (the backward recomputes them).
+
+    Grid: `[n_rows]` — one program per row.
+    """
+    D = x_ptr.dtype.element_ty
+    row_start = tl.program_id(0) * n_cols
+    mean, rstd = row_stats(x_ptr, row_start, n_cols, eps, BLOCK_N)
+    cols = tl.arange(0, BLOCK_N)
+    for blk in range(tl.cdiv(n_cols, BLOCK_N)):
+        offs = cols + blk * BLOCK_N
+        mask = offs < n_cols
+        x = tl.load(x_ptr + (offs + row_start), mask=mask)
+        w = tl.load(w_ptr + offs, mask=mask)
+        b = tl.load(b_ptr + offs, mask=mask)
+        x_hat = (x.to(tl.float32) - mean) * rstd
+        y = x_hat * w.to(tl.float32) + b.to(tl.float32)
+        tl.store(y_ptr + (offs + row_start), y.to(D), mask=mask)
+
+
+@triton.jit
+def layer_norm_rows_backward(
+    dy_ptr, x_ptr, w_ptr, dx_ptr, dw_ptr, db_ptr, n_cols, eps, BLOCK_N: tl.constexpr
+):
+    """Backward pass: with `g = dy * w` and `x_hat` from the recomputed statistics,
+    `dx = rstd * (g - mean(g) - x_hat * mean(g * x_hat))`; `dw += dy * x_hat` and `db += dy`
+    are sums over the rows, added atomically: `dw` and `db` must start zeroed.
+
+    Grid: `[n_rows]` — one program per row.
+    """
+    D = dy_ptr.dtype.element_ty
+    row_start = tl.program_id(0) * n_cols
+    mean, rstd = row_stats(x_ptr, row_start, n_cols, eps, BLOCK_N)
+    cols = tl.arange(0, BLOCK_N)
+    inv_n = 1.0 / tl.cast(n_cols, tl.float32)
+    # mean(g) and mean(g * x_hat) over the row.
+    g_acc = tl.zeros([BLOCK_N], dtype=tl.float32)
+    gx_acc = tl.zeros([BLOCK_N], dtype=tl.float32)
+    for blk in range(tl.cdiv(n_cols, BLOCK_N)):
+        offs = cols + blk * BLOCK_N
+        mask = offs < n_cols
+        x = tl.load(x_ptr + (offs + row_start), mask=mask)
+        dy = tl.load(dy_ptr + (offs + row_start), mask=mask)
+        w = tl.load(w_ptr + offs, mask=mask)
+        x_hat = (x.to(tl.float32) - mean) * rstd
+        g = tl.where(
+            mask,
+            dy.to(tl.float32) * w.to(tl.float32),
+            tl.zeros([BLOCK_N], dtype=tl.float32),
+        )
+        g_acc += g
+        gx_acc += g * x_hat
+    g_mean = tl.sum(g_acc, axis=0) * inv_n
+    gx_mean = tl.sum(gx_acc, axis=0) * inv_n
+    for blk in range(tl.cdiv(n_cols, BLOCK_N)):
+        offs = cols + blk * BLOCK_N
+        mask = offs < n_cols
+        x = tl.load(x_ptr + (offs + row_start), mask=mask)
+        dy = tl.load(dy_ptr + (offs + row_start), mask=mask)
+        w = tl.load(w_ptr + offs, mask=mask)
+        x_hat = (x.to(tl.float32) - mean) * rstd
+        dy32 = dy.to(tl.float32)
+        dx = (dy32 * w.to(tl.float32) - g_mean - x_hat * gx_mean) * rstd
+        tl.store(dx_ptr + (offs + row_start), dx.to(D), mask=mask)
+        tl.atomic_add(dw_ptr + offs, (dy32 * x_hat).to(D), mask=mask)
+        tl.atomic_add(db_ptr + offs, dy, mask=mask)
+
+
+# Host logic: teenygrad's `impl RuntimeOp`s, translated (rs2triton.runtime.ops).
+class LayerNormRowsRuntimeOp(RuntimeOp):
+    """How teenygrad's executor runs a model's layer norm: one input viewed as `[rows, n_cols]`,
+    the parameters `weight` and `bias` of `[n_cols]`, output like the input.
+
+    teenygrad's `impl RuntimeOp for LayerNormRowsRuntimeOp` (kernels_rs/layernorm.rs, line 281), translated."""
+
+    RUST_NAME = "LayerNormRowsRuntimeOp"
+    FIELDS: typing.ClassVar[dict[str, str]] = {
+        "fwd": "kernel:LayerNormRowsForward",
+        "bwd": "kernel:LayerNormRowsBackward",
+        "eps": "f32",
+    }
+    TYPE_PARAMS = ("D",)
+
+    @classmethod
+    def new(cls, block_n, eps, *, D=None):
+        eps = f32(eps)
+        return cls(
+            fwd=LayerNormRowsForward.new(block_n),
+            bwd=LayerNormRowsBackward.new(block_n),
+            eps=eps,
+            D=D,
+        )
+
+    def forward_kernel(self):
+        return self.fwd
+
+    def backward_kernel(self):
+        return self.bwd
+
+    def n_activation_inputs(self):
+        return 1
+
+    def param_shapes(self, input_shapes, output_shape):
+        n_cols = input_shapes[0][as_usize(len(input_shapes[0]) - 1)]
+        return [[n_cols], [n_cols]]
+
+    def param_names(self):
+        return ("weight", "bias")
+
+    def pack_args(self, inputs, params, output, output_shape, output_row_stride):
+        visitor = ArgVisitor()
+        visitor.visit_ptr(inputs[0])
+        visitor.visit_ptr(output)
+        visitor.visit_ptr(params[0])
+        visitor.visit_ptr(params[1])
+        visitor.visit_i32(as_i32(output_shape[as_usize(len(output_shape) - 1)]))
+        visitor.visit_f32(self.eps)
+        return visitor
+
+    def grid(self, output_shape):
+        n = as_usize(math.prod(output_shape))
+        return (as_u32(n // output_shape[as_usize(len(output_shape) - 1)]), 1, 1)
+
+    def has_backward(self):
+        return True
+
+    def pack_backward_args(
+        self,
+        inputs,
+        params,
+        output,
+        output_shape,
+        grad_output,
+        grad_output_row_stride,
+        grad_inputs,
+        grad_params,
+    ):
+        """`layer_norm_rows_backward(dy, x, w, dx, dw, db, n_cols, eps)`."""
+        visitor = ArgVisitor()
+        visitor.visit_ptr(grad_output)
+        visitor.visit_ptr(inputs[0])
+        visitor.visit_ptr(params[0])
+        visitor.visit_ptr(grad_inputs[0])
+        visitor.visit_ptr(grad_params[0])
+        visitor.visit_ptr(grad_params[1])
+        visitor.visit_i32(as_i32(output_shape[as_usize(len(output_shape) - 1)]))
+        visitor.visit_f32(self.eps)
+        return visitor
+
+    def backward_grid(self, input_shapes, output_shape):
+        return self.grid(output_shape)
+
+
 # Launchers (rs2triton.runtime): Name(CONST=...)[grid](args...), checked against the Rust signature.
 LayerNormForward = Launcher(
     layer_norm_forward,
@@ -92,6 +282,39 @@ LayerNormForward = Launcher(
         "rstd_ptr": "*f32",
         "n_cols": "i32",
         "stride": "i32",
+        "eps": "f32",
+    },
+    consts={"BLOCK_N": "i32"},
+    dtypes={"D": "f32, f64, f16, bf16"},
+)
+
+LayerNormRowsForward = Launcher(
+    layer_norm_rows_forward,
+    "LayerNormRowsForward",
+    params={
+        "x_ptr": "*D",
+        "y_ptr": "*D",
+        "w_ptr": "*D",
+        "b_ptr": "*D",
+        "n_cols": "i32",
+        "eps": "f32",
+    },
+    consts={"BLOCK_N": "i32"},
+    dtypes={"D": "f32, f64, f16, bf16"},
+    backward="LayerNormRowsBackward",
+)
+
+LayerNormRowsBackward = Launcher(
+    layer_norm_rows_backward,
+    "LayerNormRowsBackward",
+    params={
+        "dy_ptr": "*D",
+        "x_ptr": "*D",
+        "w_ptr": "*D",
+        "dx_ptr": "*D",
+        "dw_ptr": "*D",
+        "db_ptr": "*D",
+        "n_cols": "i32",
         "eps": "f32",
     },
     consts={"BLOCK_N": "i32"},

@@ -18,6 +18,7 @@ from rs2triton.transpiler.frontend.items import doc_of, param_name
 from rs2triton.transpiler.frontend.parse import named_children, part, text
 from rs2triton.transpiler.lowering import rustc
 from rs2triton.transpiler.lowering.context import ModuleContext
+from rs2triton.transpiler.lowering.expressions import identifier
 from rs2triton.transpiler.lowering.kernel.function import docstring
 from rs2triton.transpiler.lowering.lowerer import COMMENTS, Lowerer
 from rs2triton.transpiler.lowering.statements import annotation_elem
@@ -212,6 +213,7 @@ def call_helper(lw: Lowerer, fn_name: str, fn: Node, arg_nodes: list[Node], node
                 flat.append(v.tile.mask.expr)
         else:
             flat.append(v.expr)
+    flat += _const_args(lw, fn_name, fn, node)
     if dtype_args:  # the helper's own dtype parameters no argument carries, as this call binds them
         bound = _dtype_bindings(fn, node, params, vals)
         for dtype in dtype_args:
@@ -295,27 +297,21 @@ def _lower_called_helper(lw: Lowerer, fn_name: str, fn: Node, params: list[Node]
             args.append(ast.arg(arg=py))
             if v.ty.kind is Kind.TENSOR:
                 _dtype_from(hl, ty_node, name(py))
+    for const_name, rust_type in own_const_params(fn):  # `const N: i32`: a constexpr the call passes
+        args.append(ast.arg(arg=hl.names.declare(const_name, Ty(Kind.CONST, rust_type)),
+                            annotation=attr_path("tl.constexpr")))
+        rustc.declared(hl, const_name, "const")
     body_node = part(fn, "body")
     real = [c for c in body_node.named_children if c.type not in COMMENTS]
     tail = real[-1] if real and real[-1].type not in ("let_declaration", "expression_statement") else None
     body: list[ast.stmt] = []
     returns: tuple[Any, ...]
-    with hl.into(body):
-        hl.stmts(list(body_node.named_children), body_node, stop=tail)
-        if tail is None:
-            returns = ("value", Ty(Kind.NONE))
-        else:
-            value = hl.expr(tail)
-            if value.tile is not None:
-                tensor = hl.narrow(value.tile.tensor, tail)
-                parts = [tensor.expr] + ([value.tile.mask.expr] if value.tile.mask is not None else [])
-                body.append(ast.Return(value=parts[0] if len(parts) == 1 else ast.Tuple(elts=parts, ctx=LOAD)))
-                returns = ("tile", tensor.ty, value.tile.mask is not None)
-            else:
-                value = hl.narrow(value, tail)
-                body.append(ast.Return(value=value.expr))
-                returns = ("value", value.ty)
+    try:
+        returns = _lower_body(hl, body, body_node, tail)
+    finally:  # (an error inside leaves no helper half-lowered, to be taken for a recursive call later)
+        ctx.lowering_helpers.discard(key)
     passed = [(d, py) for d, py in hl.dtype_args.items() if py is not None]
+
     dtype_args = tuple(d for d, _ in passed)
     for _, py in passed:  # `tl.full([1], k, dtype=DD)` where no argument's dtype is DD: the caller's
         args.append(ast.arg(arg=py, annotation=attr_path("tl.constexpr")))
@@ -333,8 +329,59 @@ def _lower_called_helper(lw: Lowerer, fn_name: str, fn: Node, params: list[Node]
         body=body or [ast.Pass()], decorator_list=[attr_path("triton.jit")], returns=None,
         lineno=part(fn, "name").start_point[0] + 1)
     ctx.helper_calls[key] = (py_name, returns, dtype_args)
-    ctx.lowering_helpers.discard(key)
     return ctx.helper_calls[key]
+
+
+def _lower_body(hl: Lowerer, body: list[ast.stmt], body_node: Node, tail: Node | None) -> tuple[Any, ...]:
+    """A helper's statements into ``body``, its tail expression returned; what it returns."""
+    with hl.into(body):
+        hl.stmts(list(body_node.named_children), body_node, stop=tail)
+        if tail is None:
+            return ("value", Ty(Kind.NONE))
+        value = hl.expr(tail)
+        if value.tile is not None:
+            tensor = hl.narrow(value.tile.tensor, tail)
+            parts = [tensor.expr] + ([value.tile.mask.expr] if value.tile.mask is not None else [])
+            body.append(ast.Return(value=parts[0] if len(parts) == 1 else ast.Tuple(elts=parts, ctx=LOAD)))
+            return ("tile", tensor.ty, value.tile.mask is not None)
+        value = hl.narrow(value, tail)
+        body.append(ast.Return(value=value.expr))
+        return ("value", value.ty)
+
+
+def own_const_params(fn: Node) -> list[tuple[str, str]]:
+    """A fn's `const N: i32` generic parameters: (name, Rust type), in order."""
+    tparams = fn.child_by_field_name("type_parameters")
+    return [(text(part(tp, "name")), text(part(tp, "type"))) for tp in named_children(tparams)
+            if tp.type == "const_parameter"] if tparams is not None else []
+
+
+def _const_args(lw: Lowerer, fn_name: str, fn: Node, call_node: Node) -> list[ast.expr]:
+    """What a call passes for the helper's const generics: the turbofish's arguments at their
+    places (`helper::<T, D, BLOCK_N>`: a const generic of the caller, a literal or a `{ .. }`
+    block), each a compile-time value."""
+    consts = own_const_params(fn)
+    if not consts:
+        return []
+    func = part(call_node, "function")
+    targs = func.child_by_field_name("type_arguments") if func.type == "generic_function" else None
+    if targs is None:
+        raise lw.err(call_node, "E0005", f"cannot infer the value of the const parameter `{consts[0][0]}` of "
+                     f"`{fn_name}`", f"name it: `{fn_name}::<..>(..)` (rustc's E0284, type annotations needed)")
+    tparams = part(fn, "type_parameters")
+    decl = [tp for tp in named_children(tparams) if tp.type in ("type_parameter", "const_parameter")]
+    given = [a for a in named_children(targs) if a.type not in ("lifetime", *COMMENTS)]
+    out = []
+    for tp, arg in zip(decl, given, strict=False):
+        if tp.type != "const_parameter":
+            continue
+        inner = named_children(arg)[-1] if arg.type == "block" and named_children(arg) else arg
+        value = identifier(lw, inner) if inner.type == "type_identifier" else lw.expr(inner)
+        if value.ty.kind is not Kind.CONST:
+            raise lw.err(arg, "E0008", f"the const parameter `{text(part(tp, 'name'))}` of `{fn_name}` needs a "
+                         "compile-time value", "pass a const generic of the caller, a literal or a const")
+        out.append(value.expr)
+    return out
 
 
 def own_dtype_params(fn: Node) -> list[str]:
