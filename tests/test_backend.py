@@ -206,6 +206,50 @@ def test_each_row_backward_matches_torch(backend, launches, name, shape, dtype):
         assert_matches(f"{name}: grad", a.grad.double(), r.grad, **tol)
 
 
+@pytest.mark.parametrize("name", ["linear", "layer_norm"])
+def test_a_parameter_left_out_is_made_of_what_its_absence_means(backend, launches, name):
+    """kernels_rs' linear always adds a bias and its layer norm always scales and shifts: a call
+    without them runs on the kernels with zeros (and ones) made for them, and their gradients
+    are not returned."""
+    x = _randn((5, 7), torch.float32, seed=1).requires_grad_()
+    w = _randn((3, 7), torch.float32, seed=2).requires_grad_()
+    backend.reset_report()
+    if name == "linear":
+        got, want = backend.functional.linear(x, w), F.linear(x, w)
+    else:
+        got, want = backend.functional.layer_norm(x, [7]), F.layer_norm(x, [7])
+    assert_matches(name, got, want, atol=1e-5, rtol=1e-5)
+    g = _randn(tuple(got.shape), torch.float32, seed=3)
+    mine = torch.autograd.grad(got, [x, w] if name == "linear" else [x], g)
+    theirs = torch.autograd.grad(want, [x, w] if name == "linear" else [x], g)
+    for a, b in zip(mine, theirs, strict=True):
+        assert_matches(f"{name}: grad", a, b, atol=1e-4, rtol=1e-4)
+    report = backend.report()
+    assert report.ran(name, "forward") == 1 and report.ran(name, "backward") == 1, str(report)
+    notes = "zeros" if name == "linear" else "ones"
+    assert f"{notes} passed" in str(report), str(report)
+    assert len(launches) == 2
+
+
+def test_a_number_operand_is_made_a_tensor_and_runs_on_the_kernel(backend, launches):
+    def f(x):
+        return (x + 1.5) + (2 + x)  # `2 + x` is add(2, x) in the graph
+
+    x = _randn((5, 3), torch.float16, contiguous=False)
+    backend.reset_report()
+    got = torch.compile(f, backend=NAME)(x)
+    assert_matches("f(x)", got.float(), f(x).float(), atol=2e-3, rtol=2e-3)
+    report = backend.report()
+    assert report.ran("add", "forward") == 3 and report.total_fallbacks == 0, str(report)
+    assert "`other` = 1.5 made a tensor on torch" in str(report) and "`input` = 2 made a tensor" in str(report)
+    assert launches == ["VectorAdd"] * 3
+    backend.reset_report()
+    i = torch.arange(6, dtype=torch.int32)
+    assert torch.equal(torch.compile(lambda t: t + 0.5, backend=NAME)(i), i + 0.5)  # torch promotes to float
+    assert report.fallbacks("add") == {} and backend.report().fallbacks("add") == {
+        "torch's result is torch.float32, and VectorAdd returns its inputs' dtype torch.int32": 1}
+
+
 # ---------------------------------------------------------------------- whole models
 
 
@@ -308,7 +352,7 @@ def test_strict_names_the_node_that_would_run_on_torch():
 def test_fallbacks_keep_torch_results_and_say_why(backend):
     def f(x, w):
         a = torch.softmax(x, dim=0)  # along the first dimension: the kernel works along the last
-        b = F.linear(x, w)  # no bias: kernels_rs' linear takes one
+        b = F.layer_norm(x, [4, 6]) + w.sum()  # over two dimensions: the kernels normalize rows
         c = F.gelu(x)
         return a.sum() + b.sum() + c.sum() + x.cumsum(1).sum()
 
@@ -319,8 +363,8 @@ def test_fallbacks_keep_torch_results_and_say_why(backend):
     report = backend.report()
     (reason,) = report.fallbacks("softmax")
     assert reason == "it works along the last dimension; the call has dim=0 on a 2-d tensor"
-    (reason,) = report.fallbacks("linear")
-    assert "LinearForward takes parameters of shapes [[3, 6], [3]]; the call gives [[3, 6]]" in reason
+    (reason,) = report.fallbacks("layer_norm")
+    assert reason == "it normalizes over the last dimension only; normalized_shape is [4, 6]"
     assert report.fallbacks("Tensor.cumsum") == {"no teenygrad op implements it (no row of the mapping)": 1}
     assert "approximate='tanh' only" in next(iter(report.fallbacks("gelu")))
     text = str(report)

@@ -59,6 +59,7 @@ class Arg:
     expand: tuple[int, ...] | None = None
     view: tuple[int, ...] | None = None
     pad: int = 0
+    fill: float | None = None  # a parameter the call leaves out, or a number operand: a tensor of it, made here
 
     def prepare(self, t):
         torch = _torch()
@@ -97,37 +98,42 @@ class Plan:
     def tensors(self, args: dict) -> list:
         """The call's tensors the op takes, inputs then the parameters that are given (then the
         bias added on torch, if given)."""
-        return [args[a.name] for a in self.inputs] + [args[p.name] for p in self.params if p is not None] \
+        return [args[a.name] for a in [*self.inputs, *self.params] if a is not None and a.fill is None] \
             + ([args[self.bias.name]] if self.bias is not None else [])
 
     def forward(self, tensors: list):
-        """The output (in torch's shape), and what :meth:`backward` needs (the bias, if any, is
-        the last of the parameters)."""
+        """The output (in torch's shape), and what :meth:`backward` needs: the prepared inputs, the
+        op's parameters (those the call left out made here) then the bias, if any, and the
+        kernel's output."""
         from rs2triton.runtime import apply
 
-        n = len(self.inputs)
-        inputs = tuple(a.prepare(t) for a, t in zip(self.inputs, tensors[:n], strict=True))
-        given = [p for p in self.params if p is not None] + ([self.bias] if self.bias is not None else [])
-        params = tuple(p.prepare(t) for p, t in zip(given, tensors[n:], strict=True))
-        kernel_params = params[:-1] if self.bias is not None else params
+        like, rest = tensors[0], iter(tensors)
+
+        def prepared(a: Arg):
+            return a.prepare(next(rest) if a.fill is None else like.new_full(a.shape, a.fill))
+
+        inputs = tuple(prepared(a) for a in self.inputs)
+        kernel_params = tuple(prepared(p) for p in self.params if p is not None)
+        bias = prepared(self.bias) if self.bias is not None else None
         out = apply.forward(self.op, inputs, kernel_params, None, list(self.op_shape))
-        result = out
-        if self.bias is not None:
-            result = out + params[-1].reshape(1, -1, *[1] * (out.dim() - 2))
-        return result.reshape(self.out_shape), (inputs, params, out)
+        result = out if bias is None else out + bias.reshape(1, -1, *[1] * (out.dim() - 2))
+        return result.reshape(self.out_shape), (inputs, kernel_params + (() if bias is None else (bias,)), out)
 
     def backward(self, saved, grad_output, needs: list[bool]) -> list:
+        """The gradients of :meth:`tensors`' tensors (``needs``: which are wanted)."""
         from rs2triton.runtime import apply
 
         inputs, params, out = saved
         dy = grad_output.reshape(self.op_shape).contiguous()
+        taken = [*self.inputs, *(p for p in self.params if p is not None)]
+        wanted = iter(needs)
+        op_needs = [a.fill is None and next(wanted) for a in taken]
+        bias_grad = []
         if self.bias is not None:
-            params, needs = params[:-1], needs[:-1]
-            bias_grad = dy.sum(dim=[d for d in range(dy.dim()) if d != 1])
-        grads = apply.backward(self.op, inputs, params, out, list(self.op_shape), dy, needs)
-        args = self.inputs + [p for p in self.params if p is not None]
-        out_grads = [a.undo(g) for a, g in zip(args, grads, strict=True)]
-        return out_grads + [self.bias.undo(bias_grad)] if self.bias is not None else out_grads
+            params = params[:-1]
+            bias_grad = [self.bias.undo(dy.sum(dim=[d for d in range(dy.dim()) if d != 1])) if next(wanted) else None]
+        grads = apply.backward(self.op, inputs, params, out, list(self.op_shape), dy, op_needs)
+        return [a.undo(g) for a, g in zip(taken, grads, strict=True) if a.fill is None] + bias_grad
 
 
 def _cols_dim(entry: Entry, args: dict, x) -> None:
@@ -155,10 +161,11 @@ def make_plan(entry: Entry, ops: dict[str, Any], args: dict, grad: bool) -> Plan
     for key, want in entry.require.items():
         if not _same(args.get(key), want):
             raise Fallback(f"{struct} implements {key}={want!r} only; the call has {key}={args.get(key)!r}")
-    inputs = [args[n] for n in entry.inputs]
-    for n, t in zip(entry.inputs, inputs, strict=True):
-        if not isinstance(t, torch.Tensor):
-            raise Fallback(f"`{n}` is a {type(t).__name__}, and {struct} takes tensors")
+    scalars = _scalar_operands(entry, args)
+    inputs = [args[n] for n in entry.inputs if n not in scalars]
+    for n in entry.inputs:
+        if n not in scalars and not isinstance(args[n], torch.Tensor):
+            raise Fallback(f"`{n}` is a {type(args[n]).__name__}, and {struct} takes tensors")
     given = [args.get(n) for n in entry.params]
     bias = args.get(entry.bias) if entry.bias else None
     if bias is not None and not isinstance(bias, torch.Tensor):
@@ -180,10 +187,12 @@ def make_plan(entry: Entry, ops: dict[str, Any], args: dict, grad: bool) -> Plan
     notes: list[str] = []
     x = inputs[0]
     if entry.layout == "flat":
-        arg_list = [Arg(n, tuple(t.shape), expand=out_shape if tuple(t.shape) != out_shape else None)
-                    for n, t in zip(entry.inputs, inputs, strict=True)]
-        if any(a.expand is not None for a in arg_list):
+        shapes = {n: () if n in scalars else tuple(args[n].shape) for n in entry.inputs}
+        arg_list = [Arg(n, shapes[n], expand=out_shape if shapes[n] != out_shape else None, fill=scalars.get(n))
+                    for n in entry.inputs]
+        if any(a.expand is not None and a.fill is None for a in arg_list):
             notes.append("inputs broadcast on torch")
+        notes += [f"`{n}` = {v!r} made a tensor on torch" for n, v in scalars.items()]
         op_shape = list(out_shape)
         cols = out_shape[-1] if out_shape else 1
     elif entry.layout == "rows":
@@ -232,7 +241,9 @@ def make_plan(entry: Entry, ops: dict[str, Any], args: dict, grad: bool) -> Plan
             notes.append(f"rows zero-padded to {_DESCRIPTOR_ALIGN} bytes (its kernels use tensor descriptors)")
             sizes["k"] += next((a.pad for a in arg_list if a.pad), 0)
             op = apply.bind_dtype(_build(entry, struct, ops[struct], args, sizes), tuple(inputs))
-    _check_host(op, struct, arg_list, param_list, op_shape, dtype)
+    param_list = _check_host(op, struct, arg_list, param_list, op_shape, dtype, entry)
+    notes += [f"`{p.name}` not given: {_FILLS.get(p.fill, f'a tensor of {p.fill:g}')} passed ({struct} takes one)"
+              for p in param_list if p is not None and p.fill is not None]
     bias_arg = None
     if bias is not None:
         if tuple(bias.shape) != (op_shape[1],):
@@ -240,6 +251,16 @@ def make_plan(entry: Entry, ops: dict[str, Any], args: dict, grad: bool) -> Plan
         bias_arg = Arg(entry.bias, tuple(bias.shape))
         notes.append(f"`{entry.bias}` added on torch ({struct} takes none)")
     return Plan(entry, struct, op, arg_list, param_list, op_shape, out_shape, tuple(notes), bias_arg)
+
+
+def _scalar_operands(entry: Entry, args: dict) -> dict[str, float]:
+    """An elementwise op's Python number operands (``x + 1e-6``), where another operand is a
+    tensor: each becomes a tensor of the output's shape (torch's broadcasting, materialised)."""
+    torch = _torch()
+    if entry.layout != "flat" or not any(isinstance(args.get(n), torch.Tensor) for n in entry.inputs):
+        return {}
+    return {n: args[n] for n in entry.inputs
+            if isinstance(args.get(n), int | float) and not isinstance(args[n], bool)}
 
 
 def _same(got, want) -> bool:
@@ -327,9 +348,12 @@ def _int_value(args: dict, rule: Value) -> int:
     return got
 
 
-def _check_host(op, struct: str, inputs: list[Arg], params: list[Arg | None], op_shape: list[int], dtype) -> None:
+def _check_host(op, struct: str, inputs: list[Arg], params: list[Arg | None], op_shape: list[int], dtype,
+                entry: Entry) -> list[Arg | None]:
     """The op's own host logic agrees with torch: the output shape it computes, the parameter
-    shapes it asks for, and the dtype of its output."""
+    shapes it asks for, and the dtype of its output. The parameters, where the op takes one the
+    call leaves out and the row's ``absent`` says what that means (a linear layer's bias: zeros),
+    with a tensor of that value made for it."""
     torch = _torch()
     from rs2triton.runtime import apply
 
@@ -355,6 +379,8 @@ def _check_host(op, struct: str, inputs: list[Arg], params: list[Arg | None], op
             if list(shape) != list(op_shape):
                 raise Fallback(f"{struct} computes the output shape {shape}, torch {op_shape}")
             want = [list(s) for s in op.param_shapes(input_shapes, op_shape)]
+            params = _filled(params, entry.params, want, entry.absent)
+            given = [p for p in params if p is not None]
             have = [list(prepared(p)) for p in given]
             if want != have:
                 raise Fallback(f"{struct} takes parameters of shapes {want}; the call gives {have}")
@@ -364,3 +390,17 @@ def _check_host(op, struct: str, inputs: list[Arg], params: list[Arg | None], op
         raise Fallback(str(e)) from e
     if out_dtype not in (dtype, None) and isinstance(out_dtype, torch.dtype):
         raise Fallback(f"{struct}'s output is {out_dtype}, torch's {dtype}")
+    return params
+
+
+_FILLS = {0.0: "zeros", 1.0: "ones"}
+
+
+def _filled(params: list[Arg | None], names: tuple[str, ...], want: list[list[int]],
+            absent: dict[str, float]) -> list[Arg | None]:
+    """The parameters, each one the call left out (``None``, named in ``absent``) made of its value
+    in the shape the op asks for, where the op asks for one in every place (``want``)."""
+    if len(want) != len(params) or all(p is not None for p in params):
+        return params
+    return [Arg(n, tuple(w), fill=absent[n]) if p is None and n in absent else p
+            for p, n, w in zip(params, names, want, strict=True)]

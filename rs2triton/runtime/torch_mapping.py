@@ -159,7 +159,10 @@ class Entry:
     ``"flat"`` (elementwise: inputs broadcast to the output's shape), ``"rows"`` (along the
     last dimension of ``[rows, cols]``: ``dim`` must be the last), ``"matrix"`` (the input as
     ``[rows, k]``, a matrix product over its last dimension), ``"image"`` (``[B, C, H, W]``: an
-    unbatched ``[C, H, W]`` is one image); ``bias``: an optional per-channel (dimension 1) bias
+    unbatched ``[C, H, W]`` is one image); ``absent``: what an optional parameter the call
+    leaves out means, where the op takes it all the same (a linear layer's bias: zeros; a layer
+    norm's weight: ones): the plan passes a tensor of that value; ``bias``: an optional
+    per-channel (dimension 1) bias
     argument that the kernel does not take: the plan adds it on torch after the kernel, and its
     gradient is the output gradient summed over the other dimensions (teenygrad's own path for a
     convolution with a bias in training: the kernel, then a bias add); ``zero_pad``: arguments whose
@@ -182,6 +185,7 @@ class Entry:
     layout: str = "flat"
     zero_pad: tuple[str, ...] = ()
     bias: str = ""
+    absent: dict[str, float] = field(default_factory=dict)
     note: str = ""
 
     def __hash__(self) -> int:
@@ -276,14 +280,14 @@ TABLE: tuple[Entry, ...] = (
           ("LayerNormForwardInferenceRuntimeOp", "LayerNormForward", "LayerNormRowsRuntimeOp"), ("input",),
           "torch.nn.functional.layer_norm",
           params=("weight", "bias"), consts={"BLOCK_N": Block("cols", hi=1024)},
-          new=(Block("cols", hi=1024), "eps"), layout="rows"),
+          new=(Block("cols", hi=1024), "eps"), layout="rows", absent={"weight": 1.0, "bias": 0.0}),
     # ---------------------------------------------------------------- matrices
     Entry("linear", "linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor",
           ("torch._C._nn.linear", "torch.nn.functional.linear"), ("LinearForward",), ("input",),
           "torch.nn.functional.linear", params=("weight", "bias"),
           consts={"USE_BIAS": Present("bias"), "BLOCK_M": Block("rows", 16, 64), "BLOCK_N": Block("cols", 16, 64),
                   "BLOCK_K": Block("k", 16, 64), "GROUP_M": Fixed(8)},
-          layout="matrix", zero_pad=("input", "weight")),
+          layout="matrix", zero_pad=("input", "weight"), absent={"bias": 0.0}),
     # ---------------------------------------------------------------- images
     Entry("conv2d", "conv2d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=1, SymInt[2] padding=0, "
           "SymInt[2] dilation=1, SymInt groups=1) -> Tensor",
