@@ -122,8 +122,10 @@ def _conv_sample(shape, dtype, contiguous):
 
 
 SHAPES = [(1,), (7,), (3, 5), (2, 3, 17)]
-WITH_BACKWARD = {"avg_pool2d", "conv2d", "layer_norm", "linear", "max_pool2d", "relu", "softmax"}  # kernels_rs' ops with a backward kernel
+# kernels_rs' ops with no backward kernel (log_softmax has no op there at all)
+FORWARD_ONLY = {"celu", "elu", "gelu", "log_softmax", "logsigmoid", "mish", "softplus"}
 ENTRIES = {e.name: e for e in TABLE}
+WITH_BACKWARD = set(ENTRIES) - FORWARD_ONLY
 
 
 def _grad_inputs(args):
@@ -242,12 +244,12 @@ def test_a_number_operand_is_made_a_tensor_and_runs_on_the_kernel(backend, launc
     report = backend.report()
     assert report.ran("add", "forward") == 3 and report.total_fallbacks == 0, str(report)
     assert "`other` = 1.5 made a tensor on torch" in str(report) and "`input` = 2 made a tensor" in str(report)
-    assert launches == ["VectorAdd"] * 3
+    assert launches == ["AddForward"] * 3
     backend.reset_report()
     i = torch.arange(6, dtype=torch.int32)
     assert torch.equal(torch.compile(lambda t: t + 0.5, backend=NAME)(i), i + 0.5)  # torch promotes to float
-    assert report.fallbacks("add") == {} and backend.report().fallbacks("add") == {
-        "torch's result is torch.float32, and VectorAdd returns its inputs' dtype torch.int32": 1}
+    assert backend.report().fallbacks("add") == {
+        "torch's result is torch.float32, and AddForward returns its inputs' dtype torch.int32": 1}
 
 
 # ---------------------------------------------------------------------- whole models
@@ -332,6 +334,28 @@ def test_a_cnn_trains_on_the_kernels_as_in_eager_torch(launches):
         assert_matches("parameter after 2 steps", p.detach(), q.detach(), atol=1e-5, rtol=1e-5)
 
 
+def test_a_dropout_that_returns_its_input_is_no_fallback(launches):
+    """Dropout with p = 0 (a module's p is a graph input under dynamic shapes: decided per call)
+    or outside training computes nothing: strict accepts it; a real dropout is a fallback."""
+    strict = rs2triton.torch_backend(ROOT / "kernels_rs", name="rs2triton_tests_dropout", strict=True)
+    model = nn.Sequential(nn.Linear(6, 5), nn.Dropout(0.0), nn.ReLU(), nn.Dropout(0.5))
+    x = torch.randn(4, 6, generator=_gen(1)).to(DEVICE)
+    model.eval()
+    for dynamic in (True, False):
+        torch._dynamo.reset()
+        got = torch.compile(model, backend="rs2triton_tests_dropout", dynamic=dynamic)(x)
+        assert_matches("eval", got, model(x), atol=1e-5, rtol=1e-5)
+    model.train()
+    model[3].p = 0.0
+    got = torch.compile(model, backend="rs2triton_tests_dropout", dynamic=True)(x)
+    assert_matches("p = 0", got, model(x), atol=1e-5, rtol=1e-5)
+    assert strict.report().total_fallbacks == 0 and launches.count("LinearForward") == 3
+    model[3].p = 0.5
+    with pytest.raises(StrictFallback, match=r"\(torch.nn.functional.dropout\) would run on torch: no teenygrad op"):
+        torch.compile(model, backend="rs2triton_tests_dropout", dynamic=True)(x)
+    torch._dynamo.reset()
+
+
 def test_strict_names_the_node_that_would_run_on_torch():
     rs2triton.torch_backend(ROOT / "kernels_rs", name="rs2triton_tests_strict2", strict=True)
 
@@ -395,7 +419,7 @@ def test_broadcasting_runs_on_the_kernel_with_torch_broadcasting_the_inputs(back
     backend.reset_report()
     out = backend.functional.add(x, y)
     assert_matches("x + y", out, x + y)
-    assert launches == ["VectorAdd"] and backend.report().rows["add"].notes == {"inputs broadcast on torch": 1}
+    assert launches == ["AddForward"] and backend.report().rows["add"].notes == {"inputs broadcast on torch": 1}
 
 
 def test_the_graph_is_logged(backend, caplog):
@@ -514,12 +538,20 @@ BACKEND_KERNELS = {
 }
 
 
+ELEMENTWISE = [f"{name}_{side}" for name in ("add", "sub", "mul", "div", "maximum", "minimum", "exp", "log", "sqrt",
+                                              "abs", "neg", "sin", "cos", "erf", "reciprocal", "sigmoid", "tanh", "silu")
+               for side in ("forward", "backward")]
+
+
 def test_the_backends_kernels_compile_for_sm90_and_gfx942():
     from tests.compile_helper import compile_in_subprocess
 
+    targets = ("cuda:90", "hip:gfx942")
     reqs = [{"file": f, "kernel": k, "target": t, "dtypes": {"D": d}, "consts": c}
-            for (f, k), c in BACKEND_KERNELS.items() for t in ("cuda:90", "hip:gfx942") for d in ("f32", "f16")]
+            for (f, k), c in BACKEND_KERNELS.items() for t in targets for d in ("f32", "f16")]
+    reqs += [{"file": "kernels_rs/elementwise.rs", "kernel": k, "target": t, "dtypes": {"D": "f32"},
+              "consts": {"BLOCK_SIZE": 256}} for k in ELEMENTWISE for t in targets]
     results = compile_in_subprocess(reqs)
     failures = [f"{r['kernel']} {r['target']} {r['dtypes']}: {r.get('error')}" for r in results if not r["ok"]]
     assert not failures, "\n".join(failures)
-    assert len(results) == 40 and all(r["entry"] for r in results)
+    assert len(results) == 40 + 72 and all(r["entry"] for r in results)

@@ -114,6 +114,33 @@ def test_an_error_in_a_fragment_is_at_the_invocation():
     assert "`T::epx`" in d.message and d.notes
 
 
+def test_an_expansion_that_is_not_rust_is_a_located_syntax_error():
+    """rustc rejects a program whose macro writes invalid Rust: so does rs2triton, where the bad
+    token came from (here the macro body), never an internal error."""
+    src = """use teeny_triton::triton::*;
+
+pub struct Op;
+
+macro_rules! n_inputs {
+    ($n:expr) => {
+        impl Op {
+            fn n_activation_inputs(&self, x: < usize) -> usize {
+                $n
+            }
+        }
+    };
+}
+
+n_inputs!(2);
+
+#[kernel]
+pub fn k<T: Triton>(x_ptr: T::Pointer<f32>) {}
+"""
+    [d] = _error(src)
+    assert d.code == "E0001" and "this expansion of `n_inputs!` is not valid Rust" in d.message, d.render()
+    assert d.line == 8 and "internal" not in d.render()
+
+
 def test_an_item_invocation_inside_an_impl_block_of_the_file_is_a_located_warning():
     src = (ROOT / SRC).read_text() + """
 impl<D: Float + Send + Sync + 'static> SigmoidPlus<D> {

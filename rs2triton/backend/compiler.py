@@ -15,11 +15,12 @@ from __future__ import annotations
 import importlib
 import inspect
 import logging
+from collections.abc import Collection
 from typing import Any
 
 from rs2triton.backend.plan import Fallback, Plan, make_plan
 from rs2triton.backend.report import Report
-from rs2triton.runtime.torch_mapping import SHAPE_ONLY, TABLE, Entry
+from rs2triton.runtime.torch_mapping import IDENTITY_WHEN, SHAPE_ONLY, TABLE, Entry
 from rs2triton.runtime.values import _torch
 
 log = logging.getLogger("rs2triton.backend")
@@ -82,6 +83,22 @@ def _key(value):
     return value
 
 
+def _returns_input(when: tuple, args: tuple, kwargs: dict) -> bool | None:
+    """Whether a call returns its input by an IDENTITY_WHEN rule ((argument names, {name: the
+    value that makes it the identity})): None where a value that decides is not a plain number."""
+    names, values = when
+    given = dict(zip(names, args, strict=False)) | dict(kwargs)
+    undecided = False
+    for name, value in values.items():
+        got = given.get(name)
+        if type(got) in (bool, int, float):
+            if got == value:
+                return True
+        elif name in given:
+            undecided = True
+    return None if undecided else False
+
+
 def _computes_tensor(node) -> bool:
     torch = _torch()
     value = node.meta.get("example_value")
@@ -110,8 +127,18 @@ class Backend:
                 if target is not None:
                     self._targets.setdefault(target, entry)
         self._shape_only = {t for t in (_resolve(p) for p in SHAPE_ONLY) if t is not None}
+        self._identity_when = {t: when for t, when in ((_resolve(p), w) for p, w in IDENTITY_WHEN.items())
+                               if t is not None}
         self._graphs = 0
         self.functional = Functional(self)
+
+    def _identity(self, node) -> bool | None:
+        """Whether the node's call returns its input (a dropout outside training, or with p = 0):
+        True or False where its arguments say, None where that is known only at run time (a
+        module's `p` is a graph input under dynamic shapes), or False for any other operation."""
+        if node.op != "call_function" or not _hashable_in(node.target, self._identity_when):
+            return False
+        return _returns_input(self._identity_when[node.target], node.args, node.kwargs)
 
     # ------------------------------------------------------------------ torch.compile's entry point
 
@@ -150,10 +177,14 @@ class Backend:
             shape_only = (node.op == "call_method" and ("method", node.target) in self._shape_only) or (
                 node.op == "call_function" and _hashable_in(node.target, self._shape_only))
             if entry is None:
-                if shape_only or not _computes_tensor(node):
+                identity = self._identity(node)
+                if shape_only or not _computes_tensor(node) or identity:
                     continue
                 operation = _describe(node)
                 reason = "no teenygrad op implements it (no row of the mapping)"
+                if identity is None:  # (decided at each call)
+                    self._wrap_fallback(node, operation, reason, self._identity_when[node.target])
+                    continue
                 lines.append(f"  {node.name}: {operation} -> on torch: {reason}")
                 if self.strict:
                     raise StrictFallback(f"teenygrad backend (strict): node `{node.name}` ({operation}) would run on "
@@ -186,10 +217,17 @@ class Backend:
         node.op = "call_function"
         node.target = fn
 
-    def _wrap_fallback(self, node, operation: str, reason: str) -> None:
-        original, report = self._original(node), self._report
+    def _wrap_fallback(self, node, operation: str, reason: str, identity_when=None) -> None:
+        """The node runs on torch, each call counted as a fallback (under ``strict``, an error) —
+        but for a call that returns its input by ``identity_when``'s rule (see IDENTITY_WHEN)."""
+        original, report, strict, name = self._original(node), self._report, self.strict, node.name
 
         def call(*args, **kwargs):
+            if identity_when is not None and _returns_input(identity_when, args, kwargs):
+                return original(*args, **kwargs)
+            if identity_when is not None and strict:
+                raise StrictFallback(f"teenygrad backend (strict): node `{name}` ({operation}) would run on torch: "
+                                     f"{reason}")
             report.record_fallback(operation, reason)
             return original(*args, **kwargs)
 
@@ -252,7 +290,7 @@ class Backend:
             return plan.forward(plan.tensors(bound))[0]
 
 
-def _hashable_in(target, targets: set) -> bool:
+def _hashable_in(target, targets: Collection) -> bool:
     try:
         return target in targets
     except TypeError:

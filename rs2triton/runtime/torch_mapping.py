@@ -205,14 +205,15 @@ def _binary(name: str, struct: str | tuple[str, ...], operator: str | None, *, a
                  require={**({"alpha": 1} if alpha else {}), **(require or {})})
 
 
-def _unary(name: str, struct: str, *, functional: bool = False, inplace: bool = False, method: bool = True,
+def _unary(name: str, struct: str | tuple[str, ...], *, functional: bool = False, inplace: bool = False,
+           method: bool = True,
            reference: str = "", extra: str = "", require: dict[str, Any] | None = None, also: tuple[str, ...] = ()) -> Entry:
     schema = f"{name}(Tensor input{', bool inplace=False' if inplace else ''}{extra}) -> Tensor"
     targets: tuple[str, ...] = (f"torch.{name}",) if not functional else ()
     targets += (f"torch.nn.functional.{name}",) if functional or inplace else ()
     targets += (f"Tensor.{name}",) if method else ()
     reference = reference or (f"torch.nn.functional.{name}" if inplace or functional else f"torch.{name}")
-    return Entry(name, schema, targets + also, (struct,), ("input",), reference,
+    return Entry(name, schema, targets + also, struct if isinstance(struct, tuple) else (struct,), ("input",), reference,
                  consts=ELEMENTS, require={**({"inplace": False} if inplace else {}), **(require or {})})
 
 
@@ -228,13 +229,13 @@ def _pool_consts() -> dict[str, Rule]:
 
 TABLE: tuple[Entry, ...] = (
     # ---------------------------------------------------------------- elementwise, two tensors
-    _binary("add", ("ElemwiseAddForward", "VectorAdd"), "add", alpha=True),
-    _binary("sub", "ElemwiseSubForward", "sub", alpha=True),
-    _binary("mul", "ElemwiseMulForward", "mul"),
-    _binary("div", "ElemwiseDivForward", "truediv", extra=", *, str? rounding_mode=None",
+    _binary("add", ("ElemwiseAddForward", "AddForward", "VectorAdd"), "add", alpha=True),
+    _binary("sub", ("ElemwiseSubForward", "SubForward"), "sub", alpha=True),
+    _binary("mul", ("ElemwiseMulForward", "MulForward"), "mul"),
+    _binary("div", ("ElemwiseDivForward", "DivForward"), "truediv", extra=", *, str? rounding_mode=None",
             require={"rounding_mode": None}),
-    _binary("maximum", "ElemwiseMaxForward", None),
-    _binary("minimum", "ElemwiseMinForward", None),
+    _binary("maximum", ("ElemwiseMaxForward", "MaximumForward"), None),
+    _binary("minimum", ("ElemwiseMinForward", "MinimumForward"), None),
     # ---------------------------------------------------------------- activations
     _unary("relu", "ReluForward", inplace=True),
     _unary("sigmoid", "SigmoidForward", also=("torch.nn.functional.sigmoid",)),
@@ -256,15 +257,15 @@ TABLE: tuple[Entry, ...] = (
           ("torch.nn.functional.celu", "torch.celu"), ("CeluRuntimeOp",), ("input",), "torch.nn.functional.celu",
           new=(Block("numel", hi=1024), "alpha"), require={"inplace": False}),
     # ---------------------------------------------------------------- elementwise math
-    _unary("exp", "ElemwiseExpForward"),
-    _unary("log", "ElemwiseLogForward"),
-    _unary("sqrt", "ElemwiseSqrtForward"),
-    _unary("abs", "ElemwiseAbsForward", also=("Tensor.__abs__",)),
-    _unary("neg", "ElemwiseNegForward", also=("operator.neg", "Tensor.__neg__")),
-    _unary("sin", "ElemwiseSinForward"),
-    _unary("cos", "ElemwiseCosForward"),
-    _unary("erf", "ElemwiseErfForward"),
-    _unary("reciprocal", "ElemwiseReciprocalForward"),
+    _unary("exp", ("ElemwiseExpForward", "ExpForward")),
+    _unary("log", ("ElemwiseLogForward", "LogForward")),
+    _unary("sqrt", ("ElemwiseSqrtForward", "SqrtForward")),
+    _unary("abs", ("ElemwiseAbsForward", "AbsForward"), also=("Tensor.__abs__",)),
+    _unary("neg", ("ElemwiseNegForward", "NegForward"), also=("operator.neg", "Tensor.__neg__")),
+    _unary("sin", ("ElemwiseSinForward", "SinForward")),
+    _unary("cos", ("ElemwiseCosForward", "CosForward")),
+    _unary("erf", ("ElemwiseErfForward", "ErfForward")),
+    _unary("reciprocal", ("ElemwiseReciprocalForward", "ReciprocalForward")),
     # ---------------------------------------------------------------- rows
     Entry("softmax", "softmax(Tensor input, int dim, ScalarType? dtype=None) -> Tensor",
           ("torch.softmax", "torch.nn.functional.softmax", "Tensor.softmax", "torch.special.softmax"),
@@ -321,6 +322,17 @@ SHAPE_ONLY = frozenset({
     "Tensor.expand", "Tensor.contiguous", "Tensor.detach", "Tensor.numel", "torch.sym_size", "torch.sym_int",
     "torch._C._set_grad_enabled",
 })
+
+
+# Operations that compute nothing for some argument values: dropout outside training or with
+# p = 0 returns its input. Such a call runs on torch and is no fallback; for any other values,
+# the operation is one no row maps. (The schema's argument names, by position.)
+IDENTITY_WHEN = {
+    path: (("input", "p", "training", "inplace"), {"p": 0.0, "training": False})
+    for path in ("torch.nn.functional.dropout", "torch.dropout", "torch.nn.functional.dropout1d",
+                 "torch.nn.functional.dropout2d", "torch.nn.functional.dropout3d", "torch.nn.functional.alpha_dropout",
+                 "torch.nn.functional.feature_alpha_dropout")
+}
 
 
 def apply_problem(struct: str, consts: dict[str, Any], input_shapes, output_shape) -> str | None:

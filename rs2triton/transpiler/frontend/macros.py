@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from tree_sitter import Node, Tree
 
 from rs2triton.diagnostics import Diagnostic
-from rs2triton.transpiler.frontend.parse import named_children, parser, text
+from rs2triton.transpiler.frontend.parse import first_error, named_children, parser, text
 from rs2triton.transpiler.frontend.source import SourceMap
 
 _ONE_TOKEN = {"ident", "lifetime", "literal", "tt", "block", "vis"}
@@ -50,6 +50,15 @@ RECURSION_LIMIT = 128  # rustc's default `recursion_limit`
 
 class MacroError(Exception):
     """An invocation that cannot be expanded; the message says why (for a located warning)."""
+
+
+class MacroSyntaxError(MacroError):
+    """An expansion that is not valid Rust, which rustc rejects: ``offset`` is where in the file
+    the first bad token came from (the macro body, or the invocation), if it came from it."""
+
+    def __init__(self, message: str, offset: int | None):
+        super().__init__(message)
+        self.offset = offset
 
 
 @dataclass(slots=True)
@@ -352,7 +361,14 @@ def _expand(definition: Node, invocation: Node, file_source: bytes, within: Text
             children = rule.transcriber.children
             body = _expand_nested(_render(children[1:-1], file_source, bindings, name), definition, file_source,
                                   name, depth)
-            return Expansion(name, invocation, body.data, parser().parse(body.data), body.segs)
+            tree = parser().parse(body.data)
+            if tree.root_node.has_error:
+                bad = first_error(tree.root_node)
+                near = (bad.text or b"").decode("utf-8", "replace").split("\n")[0][:30]
+                what = f"expected `{bad.type}`" if bad.is_missing else f"syntax error near `{near}`"
+                raise MacroSyntaxError(f"this expansion of `{name}!` is not valid Rust: {what}",
+                                       body.origin(bad.start_byte))
+            return Expansion(name, invocation, body.data, tree, body.segs)
     raise MacroError(f"no rule of `{name}!` matches this invocation")
 
 

@@ -141,7 +141,7 @@ def parse(source: bytes, smap: SourceMap) -> Tree:
         check_bidi(source, smap)
     tree = parser().parse(blank_tile_attributes(source))
     if tree.root_node.has_error:
-        bad = _first_error(tree.root_node)
+        bad = first_error(tree.root_node)
         if bad.is_missing:
             msg = f"expected `{bad.type}`"
             hint = f"insert `{bad.type}` here"
@@ -161,7 +161,7 @@ def parse(source: bytes, smap: SourceMap) -> Tree:
     return tree
 
 
-def _first_error(node: Node) -> Node:
+def first_error(node: Node) -> Node:
     """The innermost, earliest error or missing node (iterative: error trees may be deep)."""
     found = node
     while True:

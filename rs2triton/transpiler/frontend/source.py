@@ -96,6 +96,12 @@ class SourceMap:
         place = self.appended.place(starts[line - 1] + len(row_text) - len(row_text.lstrip()))
         return self._row_of(place[0])[0] + 1 if place is not None else line
 
+    def offset_diag(self, offset: int, code: str, message: str, hint: str | None = None) -> Diagnostic:
+        """A diagnostic at a byte offset of the file."""
+        row, start = self._row_of(offset)
+        col = len(self.source[start:offset].decode("utf-8", "replace")) + 1
+        return self.line_diag(row + 1, col, code, message, hint)
+
     def error(self, node, code: str, message: str, hint: str | None = None) -> TranspileError:
         return TranspileError([self.diag(node, code, message, hint)])
 

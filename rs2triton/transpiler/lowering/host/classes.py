@@ -28,7 +28,7 @@ from rs2triton.runtime.launcher import Configured
 from rs2triton.runtime.ops import TRAIT_RUST, RuntimeOp
 from rs2triton.rust.cfg import CfgError, evaluate
 from rs2triton.transpiler.frontend.items import HostItem, Kernel, ModuleItems, collect, doc_of
-from rs2triton.transpiler.frontend.macros import MacroError, expand
+from rs2triton.transpiler.frontend.macros import MacroError, MacroSyntaxError, expand
 from rs2triton.transpiler.frontend.parse import named_children, parser, text
 from rs2triton.transpiler.frontend.source import SourceMap
 from rs2triton.transpiler.lowering import rustc
@@ -115,6 +115,11 @@ class _Items:
                 continue
             try:
                 expansion = expand(definition, inv.node, root_source)
+            except MacroSyntaxError as e:  # rustc rejects the program: where the bad token came from
+                hint = "the macro writes this; check the macro body and the invocation"
+                d = smap.diag(inv.node, "E0001", str(e), hint) if e.offset is None \
+                    else smap.offset_diag(e.offset, "E0001", str(e), hint)
+                raise TranspileError([d]) from None
             except MacroError as e:
                 warnings.append(smap.diag(inv.node, W_HOST, f"`{macro}!` is not expanded: {e}",
                                           "the items it writes are not translated", severity="warning"))
