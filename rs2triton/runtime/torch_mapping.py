@@ -273,7 +273,7 @@ TABLE: tuple[Entry, ...] = (
           require={"dtype": None}, layout="rows"),
     Entry("log_softmax", "log_softmax(Tensor input, int dim, ScalarType? dtype=None) -> Tensor",
           ("torch.log_softmax", "torch.nn.functional.log_softmax", "Tensor.log_softmax"),
-          ("LogSoftmaxForward",), ("input",), "torch.log_softmax", consts={"BLOCK_SIZE": Exact("cols")},
+          ("LogSoftmaxForward",), ("input",), "torch.log_softmax", consts={"BLOCK_SIZE": Cover("cols")},
           require={"dtype": None}, layout="rows"),
     Entry("layer_norm", "layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, "
           "float eps=1e-05) -> Tensor",
