@@ -1,5 +1,5 @@
 //! Smooth activations built from `exp`, `log` and `sigmoid`: softplus, log-sigmoid,
-//! mish, GELU (tanh form), ELU and CELU, forward only.
+//! mish, GELU (tanh form), ELU and CELU, forward and backward.
 //!
 //! Every kernel treats its buffers as flat 1-D arrays of `n_elements` items, one
 //! program per `BLOCK_SIZE`-wide block. They are written the way teenygrad's own
@@ -16,7 +16,7 @@ use teeny_triton::triton::{
 };
 
 /// Softplus: `y = log(1 + exp(beta * x)) / beta`.
-#[kernel]
+#[kernel(backward = SoftplusBackward)]
 pub fn softplus_forward<T: Triton, D: Float, const BLOCK_SIZE: i32>(
     x_ptr: T::Pointer<D>,
     y_ptr: T::Pointer<D>,
@@ -37,7 +37,7 @@ pub fn softplus_forward<T: Triton, D: Float, const BLOCK_SIZE: i32>(
 }
 
 /// Log-sigmoid: `y = -log(1 + exp(-x))`.
-#[kernel]
+#[kernel(backward = LogsigmoidBackward)]
 pub fn logsigmoid_forward<T: Triton, D: Float, const BLOCK_SIZE: i32>(
     x_ptr: T::Pointer<D>,
     y_ptr: T::Pointer<D>,
@@ -58,7 +58,7 @@ pub fn logsigmoid_forward<T: Triton, D: Float, const BLOCK_SIZE: i32>(
 /// Mish: `y = x * tanh(softplus(x))`. With `e = exp(x)` and `n = e * (e + 2)`,
 /// `tanh(log(1 + e)) = n / (n + 2)`, which has no cancellation for small `e`;
 /// above 20, `y = x` to working precision (and `n` would overflow above 44).
-#[kernel]
+#[kernel(backward = MishBackward)]
 pub fn mish_forward<T: Triton, D: Float, const BLOCK_SIZE: i32>(
     x_ptr: T::Pointer<D>,
     y_ptr: T::Pointer<D>,
@@ -80,7 +80,7 @@ pub fn mish_forward<T: Triton, D: Float, const BLOCK_SIZE: i32>(
 
 /// GELU, tanh approximation: `y = 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))`,
 /// with `0.5 (1 + tanh(v)) = sigmoid(2v)`.
-#[kernel]
+#[kernel(backward = GeluTanhBackward)]
 pub fn gelu_tanh_forward<T: Triton, D: Float, const BLOCK_SIZE: i32>(
     x_ptr: T::Pointer<D>,
     y_ptr: T::Pointer<D>,
@@ -100,7 +100,7 @@ pub fn gelu_tanh_forward<T: Triton, D: Float, const BLOCK_SIZE: i32>(
 }
 
 /// ELU: `y = x` where `x > 0`, else `alpha * (exp(x) - 1)`.
-#[kernel]
+#[kernel(backward = EluBackward)]
 pub fn elu_forward<T: Triton, D: Float, const BLOCK_SIZE: i32>(
     x_ptr: T::Pointer<D>,
     y_ptr: T::Pointer<D>,
@@ -121,7 +121,7 @@ pub fn elu_forward<T: Triton, D: Float, const BLOCK_SIZE: i32>(
 }
 
 /// CELU: `y = max(0, x) + min(0, alpha * (exp(x / alpha) - 1))`.
-#[kernel]
+#[kernel(backward = CeluBackward)]
 pub fn celu_forward<T: Triton, D: Float, const BLOCK_SIZE: i32>(
     x_ptr: T::Pointer<D>,
     y_ptr: T::Pointer<D>,
@@ -142,6 +142,70 @@ pub fn celu_forward<T: Triton, D: Float, const BLOCK_SIZE: i32>(
     let y = T::maximum(zero, x) + T::minimum(zero, negative_part);
     T::store(y_ptr.add_offsets(offsets), y, Some(mask), &[], None, None);
 }
+
+// ── Backward: `dx = f'(x) * dy`, in `f32` ──────────────────────────────────────────
+
+/// A backward kernel `$bwd(dy, x, dx, n_elements[, scalar])`: the gradient expression reads the
+/// input as `$x` and `dy` as `$dy` (both `f32`), and the forward's scalar, if it has one.
+macro_rules! activation_backward {
+    ($bwd:ident, |$x:ident, $dy:ident| $grad:expr) => {
+        activation_backward!(@kernel $bwd, (), |$x, $dy| $grad);
+    };
+    ($bwd:ident, $scalar:ident, |$x:ident, $dy:ident| $grad:expr) => {
+        activation_backward!(@kernel $bwd, ($scalar: f32), |$x, $dy| $grad);
+    };
+    (@kernel $bwd:ident, ($($scalar:ident: $ty:ty)?), |$x:ident, $dy:ident| $grad:expr) => {
+        /// `dx = f'(x) * dy` of the activation, elementwise, in `f32`.
+        #[kernel]
+        pub fn $bwd<T: Triton, D: Float, const BLOCK_SIZE: i32>(
+            dy_ptr: T::Pointer<D>,
+            x_ptr: T::Pointer<D>,
+            dx_ptr: T::Pointer<D>,
+            n_elements: i32,
+            $($scalar: $ty,)?
+        ) where
+            T::I32Tensor: Comparison<i32, BoolTensor = T::BoolTensor>,
+            T::Pointer<D>: AddOffsets<i32, 1, T::I32Tensor, Output = T::Tensor<T::Pointer<D>>>,
+        {
+            let offsets = T::arange(0, BLOCK_SIZE) + T::program_id(Axis::X) * BLOCK_SIZE;
+            let mask = offsets.lt(n_elements);
+            let dy_raw = T::load(dy_ptr.add_offsets(offsets), Some(mask), None, &[], None, None, None, false);
+            let x_raw = T::load(x_ptr.add_offsets(offsets), Some(mask), None, &[], None, None, None, false);
+            let $dy = T::cast::<D, f32>(dy_raw, None, false);
+            let $x = T::cast::<D, f32>(x_raw, None, false);
+            T::store(dx_ptr.add_offsets(offsets), T::cast::<f32, D>($grad, None, false), Some(mask), &[], None, None);
+        }
+    };
+}
+
+// softplus' derivative is sigmoid(beta x).
+activation_backward!(softplus_backward, beta, |x, dy| dy * T::sigmoid(x * beta));
+// log-sigmoid's is sigmoid(-x).
+activation_backward!(logsigmoid_backward, |x, dy| dy * T::sigmoid(T::zeros_like(x) - x));
+// mish's, with t = tanh(softplus(x)) = n / (n + 2), n = e (e + 2), e = exp(x): t + x sigmoid(x) (1 - t^2);
+// above 20 it is 1, as the forward is x there.
+activation_backward!(mish_backward, |x, dy| {
+    let linear = x.gt(T::full(&[BLOCK_SIZE], 20.0f32));
+    let e = T::exp(T::where_(linear, T::zeros_like(x), x));
+    let n = e * (e + 2.0f32);
+    let t = n / (n + 2.0f32);
+    let slope = T::where_(linear, T::full(&[BLOCK_SIZE], 1.0f32), t + x * T::sigmoid(x) * (1.0f32 - t * t));
+    dy * slope
+});
+// GELU's (tanh form), with u = k (x + c x^3) and s = sigmoid(u): s + x s (1 - s) k (1 + 3 c x^2).
+activation_backward!(gelu_tanh_backward, |x, dy| {
+    let k = 1.5957691216057308f32; // 2 * sqrt(2 / pi)
+    let s = T::sigmoid((x + 0.044715f32 * x * x * x) * k);
+    dy * (s + x * s * (1.0f32 - s) * k * (1.0f32 + 0.134145f32 * x * x))
+});
+// ELU's is 1 above 0, else alpha exp(x).
+activation_backward!(elu_backward, alpha, |x, dy| {
+    T::where_(x.gt(T::zeros_like(x)), dy, dy * T::exp(x) * alpha)
+});
+// CELU's is 1 above 0, else exp(x / alpha).
+activation_backward!(celu_backward, alpha, |x, dy| {
+    T::where_(x.gt(T::zeros_like(x)), dy, dy * T::exp(x / alpha))
+});
 
 // ── RuntimeOp: how teenygrad's executor would launch these ─────────────────────
 //
@@ -181,6 +245,37 @@ macro_rules! impl_flat_unary_op {
                 let n: usize = output_shape.iter().product();
                 [n.div_ceil(self.block_size as usize) as u32, 1, 1]
             }
+
+            #[cfg(feature = "training")]
+            fn has_backward(&self) -> bool {
+                true
+            }
+
+            /// The backward kernel's `(dy, x, dx, n_elements)`.
+            #[cfg(feature = "training")]
+            fn pack_backward_args(
+                &self,
+                inputs: &[(teeny_core::model::RawPtr, &[usize])],
+                _params: &[teeny_core::model::RawPtr],
+                _output: teeny_core::model::RawPtr,
+                output_shape: &[usize],
+                grad_output: teeny_core::model::RawPtr,
+                _grad_output_row_stride: i32,
+                grad_inputs: &[teeny_core::model::RawPtr],
+                _grad_params: &[teeny_core::model::RawPtr],
+                visitor: &mut dyn teeny_core::device::program::ArgVisitor,
+            ) {
+                let n: usize = output_shape.iter().product();
+                visitor.visit_ptr(grad_output);
+                visitor.visit_ptr(inputs[0].0);
+                visitor.visit_ptr(grad_inputs[0]);
+                visitor.visit_i32(n as i32);
+            }
+
+            #[cfg(feature = "training")]
+            fn backward_grid(&self, _input_shapes: &[&[usize]], output_shape: &[usize]) -> [u32; 3] {
+                self.grid(output_shape)
+            }
         }
     };
 }
@@ -192,9 +287,10 @@ impl_flat_unary_op!(GeluTanhForward);
 /// A flat activation with one `f32` argument (softplus' `beta`, ELU's and CELU's `alpha`),
 /// visited after the element count.
 macro_rules! scalar_activation_op {
-    ($Op:ident, $Fwd:ident, $field:ident) => {
+    ($Op:ident, $Fwd:ident, $Bwd:ident, $field:ident) => {
         pub struct $Op<D: Float + Send + Sync + 'static> {
             pub kernel: $Fwd<D>,
+            pub bwd: $Bwd<D>,
             pub $field: f32,
         }
 
@@ -202,6 +298,7 @@ macro_rules! scalar_activation_op {
             pub fn new(block_size: i32, $field: f32) -> Self {
                 Self {
                     kernel: $Fwd::<D>::new(block_size),
+                    bwd: $Bwd::<D>::new(block_size),
                     $field,
                 }
             }
@@ -236,10 +333,42 @@ macro_rules! scalar_activation_op {
                 let n: usize = output_shape.iter().product();
                 [n.div_ceil(self.kernel.block_size as usize) as u32, 1, 1]
             }
+
+            #[cfg(feature = "training")]
+            fn has_backward(&self) -> bool {
+                true
+            }
+
+            /// The backward kernel's `(dy, x, dx, n_elements, scalar)`.
+            #[cfg(feature = "training")]
+            fn pack_backward_args(
+                &self,
+                inputs: &[(teeny_core::model::RawPtr, &[usize])],
+                _params: &[teeny_core::model::RawPtr],
+                _output: teeny_core::model::RawPtr,
+                output_shape: &[usize],
+                grad_output: teeny_core::model::RawPtr,
+                _grad_output_row_stride: i32,
+                grad_inputs: &[teeny_core::model::RawPtr],
+                _grad_params: &[teeny_core::model::RawPtr],
+                visitor: &mut dyn teeny_core::device::program::ArgVisitor,
+            ) {
+                let n: usize = output_shape.iter().product();
+                visitor.visit_ptr(grad_output);
+                visitor.visit_ptr(inputs[0].0);
+                visitor.visit_ptr(grad_inputs[0]);
+                visitor.visit_i32(n as i32);
+                visitor.visit_f32(self.$field);
+            }
+
+            #[cfg(feature = "training")]
+            fn backward_grid(&self, _input_shapes: &[&[usize]], output_shape: &[usize]) -> [u32; 3] {
+                self.grid(output_shape)
+            }
         }
     };
 }
 
-scalar_activation_op!(SoftplusRuntimeOp, SoftplusForward, beta);
-scalar_activation_op!(EluRuntimeOp, EluForward, alpha);
-scalar_activation_op!(CeluRuntimeOp, CeluForward, alpha);
+scalar_activation_op!(SoftplusRuntimeOp, SoftplusForward, SoftplusBackward, beta);
+scalar_activation_op!(EluRuntimeOp, EluForward, EluBackward, alpha);
+scalar_activation_op!(CeluRuntimeOp, CeluForward, CeluBackward, alpha);
