@@ -173,3 +173,21 @@ def test_accepted_as_rustc_accepts_it(case, tmp_path):
     assert transpile_source(src, "kernels/k.rs").text
     if shutil.which("rustc"):
         assert _rustc_errors(src, tmp_path) == []
+
+
+def test_a_suffixed_tuple_index_is_rustc_s_syntax_error(tmp_path):
+    """`1\n.0f32` (a float literal broken at its point, which the fuzzer made) reads as a field
+    access with a suffixed tuple index: rustc's "suffixes on a tuple index are invalid", where the
+    index is; never an internal error."""
+    src = _kernel("    let t = (1, 2);\n    let a = t.0i32;\n    let v = 1\n.0f32;\n")
+    with pytest.raises(TranspileError) as info:
+        transpile_source(src, "kernels/k.rs")
+    d = info.value.diagnostics[0]
+    assert (d.code, d.line, d.col) == ("E0001", FIRST + 1, 15), d.render()
+    assert d.message == "suffixes on a tuple index are invalid" and "`.0`" in d.hint, d.render()
+    if shutil.which("rustc"):
+        path = tmp_path / "analogue.rs"
+        path.write_text(src.replace("use teeny_triton::triton::*;", "use dsl::*;").replace("#[kernel]", "") + MOCK)
+        proc = subprocess.run(["rustc", "--crate-type", "lib", "--edition", "2021", "--emit=metadata", "-A", "warnings",
+                               "-o", str(tmp_path / "a.rmeta"), str(path)], capture_output=True, text=True, timeout=120)
+        assert f"error: suffixes on a tuple index are invalid\n  --> {path}:{FIRST + 1}:15" in proc.stderr, proc.stderr

@@ -273,7 +273,12 @@ def field_expression(lw: Lowerer, node: Node) -> Val:
             return base.tile.mask if base.tile.mask is not None else Val(ast.Constant(None), NONE_TY)
         raise lw.err(field_node, "E0006", f"no field `{field}` on type `Tile`", "a Tile has `tensor` and `mask`")
     if field_node.type == "integer_literal" and base.ty.kind is not Kind.INPUT:
-        i = int(text(field_node))
+        digits = text(field_node)
+        if not (digits.isascii() and digits.isdigit()):  # `t.0f32`, `1\n.0f32` (rustc: a syntax error)
+            plain = digits[:len(digits) - len(digits.lstrip("0123456789"))]
+            raise lw.err(field_node, "E0001", "suffixes on a tuple index are invalid" if plain else "invalid tuple index",
+                         f"a tuple's fields are `.0`, `.1`, ...{f': write `.{int(plain)}`' if plain else ''}")
+        i = int(digits)
         if base.ty.kind is Kind.TUPLE and base.ty.items and i >= len(base.ty.items):
             raise lw.err(field_node, "E0014", f"no field `{i}` on a tuple of {len(base.ty.items)} (rustc's E0609)",
                          f"its fields are .0 to .{len(base.ty.items) - 1}")
