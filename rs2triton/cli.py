@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import sys
+import warnings
 
 import click
 
@@ -146,12 +147,29 @@ def check(srcs: tuple[str, ...], outdir: str, no_cache: bool, jobs: int, plain: 
 
 @main.command()
 @click.argument("file", type=click.Path(exists=True, dir_okay=False))
+@click.argument("kernel", required=False)
 @click.option("--plain", is_flag=True, help=PLAIN_HELP)
+@click.option("--ir", "stage", default=None, metavar="STAGE",
+              help="Instead: compile KERNEL (no GPU needed) and print this stage, the Rust interleaved: "
+                   "ttir, ttgir, llir, ptx or amdgcn.")
+@click.option("--target", default="cuda:90", show_default=True, help="With --ir: cuda:90, cuda:80, hip:gfx942, hip:gfx90a.")
+@click.option("--dtype", "dtypes", multiple=True, metavar="D=TYPE",
+              help="With --ir: a dtype parameter's type, e.g. D=f16 (each defaults to f32). Repeatable.")
+@click.option("-c", "--const", "consts", multiple=True, metavar="NAME=VALUE",
+              help="With --ir: a const generic's value, e.g. BLOCK_SIZE=128. Repeatable.")
 @_feature_options
-def show(file: str, plain: bool, features: tuple[str, ...], no_default_features: bool) -> None:
-    """Print the Python Triton module generated for FILE (writes nothing)."""
+def show(file: str, kernel: str | None, plain: bool, stage: str | None, target: str, dtypes: tuple[str, ...],
+         consts: tuple[str, ...], features: tuple[str, ...], no_default_features: bool) -> None:
+    """Print the Python Triton module generated for FILE (writes nothing); with --ir, a stage of
+    KERNEL compiled, beside the Rust it came from."""
     from rs2triton.transpiler.driver.pipeline import transpile_file
 
+    if stage is not None:
+        _show_ir(file, kernel, stage, target, dtypes, consts)
+        return
+    if kernel is not None:
+        click.echo(f"error: a KERNEL ({kernel}) is shown with --ir STAGE; without it, the module is", err=True)
+        sys.exit(1)
     try:
         res = transpile_file(file, launchers=not plain, features=features, default_features=not no_default_features)
     except TranspileError as e:
@@ -162,6 +180,24 @@ def show(file: str, plain: bool, features: tuple[str, ...], no_default_features:
         click.echo(f"{file} has no #[kernel] functions", err=True)
         sys.exit(1)
     click.echo(res.text, nl=False)
+
+
+def _show_ir(file: str, kernel: str | None, stage: str, target: str, dtypes: tuple[str, ...],
+             consts: tuple[str, ...]) -> None:
+    from rs2triton.loading.loader import BackendError, MissingExtraError
+    from rs2triton.tools.ir import beside_rust, compile_stage
+    from rs2triton.tools.run import RunError, parse_kv
+
+    warnings.filterwarnings("ignore", "TRITON_DEFAULT_FP_FUSION")  # (Triton 3.9's note on a default to come)
+    try:
+        text, rust, _ = compile_stage(file, kernel, stage, target, parse_kv(dtypes, "--dtype"),
+                                      parse_kv(consts, "--const"))
+    except TranspileError as e:
+        _fail(e, "nothing was compiled")
+    except (RunError, BackendError, MissingExtraError) as e:
+        click.echo(f"error: {e}", err=True)
+        sys.exit(1)
+    click.echo(beside_rust(stage, text, rust), nl=False)
 
 
 def _host_line(host: dict) -> str:

@@ -5,6 +5,7 @@ only when a kernel is launched or tuned.
 """
 
 from rs2triton.runtime.launcher import Launcher, sweep
+from rs2triton.runtime.locations import locate
 from rs2triton.runtime.ops import ArgVisitor, RuntimeOp, Unsupported
 
-__all__ = ["ArgVisitor", "Launcher", "RuntimeOp", "Unsupported", "sweep"]
+__all__ = ["ArgVisitor", "Launcher", "RuntimeOp", "Unsupported", "locate", "sweep"]

@@ -50,12 +50,15 @@ def module_of(fn):
 
 
 def rust_lines(module) -> RustLines | None:
-    """The generated module's map to its Rust source, from ``rs2triton.load``'s attributes or the
-    module's own line comments; None where it has neither."""
+    """The generated module's map to its Rust source, from the attributes ``rs2triton.load`` or the
+    module's own last statement (:func:`rs2triton.runtime.locations.locate`) recorded, or from its
+    line comments; None where it has none of them."""
     path = getattr(module, "__rs2triton_source__", None)
     mapping = getattr(module, "__rs2triton_line_map__", None)
     if path and mapping:
-        return RustLines(str(path), str(path), mapping)
+        file = getattr(module, "__file__", None)
+        found = _find(str(path), Path(file).parent) if file else None
+        return RustLines(str(path), found or str(path), mapping)
     file = getattr(module, "__file__", None)
     if not file or not str(file).endswith(".py"):
         return None
@@ -124,6 +127,9 @@ def generated_line(exc: BaseException, path: str, text: str) -> int | None:
     """The line of the generated module ``path`` that a Triton error is about."""
     for e in _chain(exc):
         node, src = getattr(e, "node", None), getattr(e, "src", None)
+        located = getattr(node, "rs2triton_line", None)  # a located kernel's node (runtime/locations.py)
+        if isinstance(located, int):
+            return located
         if node is not None and hasattr(node, "lineno") and src:
             # CompilationError: node.lineno counts from the kernel's decorator line.
             head = "\n".join(src.split("\n")[:2])

@@ -14,7 +14,7 @@ Products are summed in `f32` whatever `D` is.
 import triton
 import triton.language as tl
 
-from rs2triton.runtime import ArgVisitor, Launcher, RuntimeOp
+from rs2triton.runtime import ArgVisitor, Launcher, RuntimeOp, locate
 from rs2triton.runtime.host import as_i32, as_u32, as_usize, usize
 
 
@@ -290,4 +290,13 @@ Conv2dBackward = Launcher(
         "BLOCK_P": "i32",
     },
     dtypes={"D": "f32, f64, f16, bf16"},
+)
+
+
+# The Rust line of each line above: compiled kernels carry them as their locations
+# (what ncu, compute-sanitizer and Proton show), and errors name them.
+locate(
+    globals(),
+    "kernels_rs/conv2d.rs",
+    "21:27*25,54,55,56,57,58,59,60,62,63,64,65,66,67,68,69,70,71,72,73*5;70:84,85,86,87,91,92;78:102*30,131,132,133,134,135,136,137,138*3,148,150,151,152,153,154,155,156,157,158,159,160,161,162,163;134:165,167,177,178,179;142:187;148:188,189;151:192,193,194*8;162:197,198;165:202;167:203,204*5,205*5,206;180:209*2,218,219,220,221,222,223,224,225,226,227;194:230,231,232*5;202:240,241;205:246*11;217:246,258,259,260,261,262,263,264,265,266,267,268,269;232:273,274;237:27*28;266:102*28",
 )

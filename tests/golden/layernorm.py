@@ -12,7 +12,7 @@ import typing
 import triton
 import triton.language as tl
 
-from rs2triton.runtime import ArgVisitor, Launcher, RuntimeOp
+from rs2triton.runtime import ArgVisitor, Launcher, RuntimeOp, locate
 from rs2triton.runtime.host import as_i32, as_u32, as_usize, f32
 
 
@@ -319,4 +319,13 @@ LayerNormRowsBackward = Launcher(
     },
     consts={"BLOCK_N": "i32"},
     dtypes={"D": "f32, f64, f16, bf16"},
+)
+
+
+# The Rust line of each line above: compiled kernels carry them as their locations
+# (what ncu, compute-sanitizer and Proton show), and errors name them.
+locate(
+    globals(),
+    "kernels_rs/layernorm.rs",
+    "19:141*2;24:152,153,154,155,156,157,158,159*3,161,162,163,164,165,166,167*3,168,170;48:23*21,39,40,41,42,43;75:46,47,49,50,60,63,64,65,66,76,78;87:81,82,83,84,85,95;94:97,98,100,101;99:104,105,106;103:109,110,111,112,113,123,124,126,127,128;115:179*10,191,192,193,194,195,196,197,198,199,200,201,202;139:212*11,226,227,228,229;155:232,233,234,235,236,237,238,239,240,241*5,242,243,245,246,248,249,250,251,252,253,254,255,256,257,258,259;188:281;202:272*3,273*6;218:282,283;221:286,287,288;225:291,292;228:295*2,304,305,306,307,308,309;238:312,313,314;242:318,319;245:324*11;257:324,336,337,338,339,340,341,342,343;268:347,348;273:23*17;291:179*15;307:212*16",
 )

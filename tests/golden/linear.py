@@ -10,7 +10,7 @@ software-pipeline (`num_stages`).
 import triton
 import triton.language as tl
 
-from rs2triton.runtime import ArgVisitor, Launcher, RuntimeOp
+from rs2triton.runtime import ArgVisitor, Launcher, RuntimeOp, locate
 from rs2triton.runtime.host import Panic, as_i32, as_u32, as_usize, last, unwrap, usize
 
 
@@ -237,4 +237,13 @@ LinearBackward = Launcher(
     },
     consts={"BLOCK_M": "i32", "BLOCK_N": "i32", "BLOCK_K": "i32"},
     dtypes={"D": "f32, f64, f16, bf16, i8, i16, i32, i64, u8, u16, u32, u64"},
+)
+
+
+# The Rust line of each line above: compiled kernels carry them as their locations
+# (what ncu, compute-sanitizer and Proton show), and errors name them.
+locate(
+    globals(),
+    "kernels_rs/linear.rs",
+    "17:21*19,35,36,37,38,39;42:40,41,43;46:45,46,47,48;51:50,51,55,56,57;57:58;60:75*23,90,91;86:92,93,95,96*2,97,98,99,100,101,103,104,105,106,107,108,109,110,113,114;107:117,118,119,120,121,122,123,125,126,127;118:129,130,131,132,133,134,137,138,139,140,141,142;133:149;139:150,151;142:154,155,156,157;147:160,161;150:164*2,173,174*2,175,176,177,178,179,180,181;164:184,185,186,187;169:190,191;172:195*12,207,208,209,210,211,212,213,214,215,216;196:219,220*4,223,224;206:21*17;224:75*17",
 )

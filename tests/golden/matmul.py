@@ -8,7 +8,7 @@ row-/column-major (or transposed-view) layout works.
 import triton
 import triton.language as tl
 
-from rs2triton.runtime import Launcher
+from rs2triton.runtime import Launcher, locate
 
 
 @triton.jit
@@ -93,4 +93,13 @@ Matmul = Launcher(
     },
     consts={"BLOCK_M": "i32", "BLOCK_N": "i32", "BLOCK_K": "i32"},
     dtypes={"D": "f32, f64, f16, bf16, i8, i16, i32, i64, u8, u16, u32, u64"},
+)
+
+
+# The Rust line of each line above: compiled kernels carry them as their locations
+# (what ncu, compute-sanitizer and Proton show), and errors name them.
+locate(
+    globals(),
+    "kernels_rs/matmul.rs",
+    "14:24*28,48,49,51,52,53;49:57,58,59,60,61,62,64,65,66,67,68,70,71,72*3,82*3,92,95,97,98,99,100;77:24*20",
 )

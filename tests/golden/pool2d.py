@@ -15,7 +15,7 @@ compared and summed in `f32` whatever `D` is.
 import triton
 import triton.language as tl
 
-from rs2triton.runtime import ArgVisitor, Launcher, RuntimeOp
+from rs2triton.runtime import ArgVisitor, Launcher, RuntimeOp, locate
 from rs2triton.runtime.host import as_i32, as_u32, as_usize, usize
 
 
@@ -446,4 +446,13 @@ AvgPool2dBackward = Launcher(
         "BLOCK_P": "i32",
     },
     dtypes={"D": "f32, f64, f16, bf16"},
+)
+
+
+# The Rust line of each line above: compiled kernels carry them as their locations
+# (what ncu, compute-sanitizer and Proton show), and errors name them.
+locate(
+    globals(),
+    "kernels_rs/pool2d.rs",
+    "22:28*21,51,52,53,54,55,56,58,59,60,61,62,63,64,65*5,75*5,76,79,80;71:89*25,114,115,116,117,118,119,120,121,122,123;107:126,127,128,129,130,131,132,133,134,135,136,137;121:146*21,169,170,171,172,173,174,176,177,178,179,180,181,182,183*5,193,196,197;165:206*23,229,230,231,232,233,234,235*3,245,246,247,248,249,250,251,252;208:341;211:341*2;214:341*2;217:341;219:341*12;232:341*9;243:341*7;251:341*2;254:341*21;277:341*2;281:349;284:349*2;287:349*2;290:349;292:349*12;305:349*9;316:349*7;324:349*2;327:349*19;348:349*2;353:28*24;378:89*24;403:146*24;428:206*22",
 )

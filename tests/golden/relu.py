@@ -10,7 +10,7 @@ import math
 import triton
 import triton.language as tl
 
-from rs2triton.runtime import ArgVisitor, Launcher, RuntimeOp
+from rs2triton.runtime import ArgVisitor, Launcher, RuntimeOp, locate
 from rs2triton.runtime.host import as_i32, as_u32, as_usize, usize
 
 
@@ -118,4 +118,13 @@ ReluBackward = Launcher(
     params={"dy_ptr": "*D", "y_ptr": "*D", "dx_ptr": "*D", "n_elements": "i32"},
     consts={"BLOCK_SIZE": "i32"},
     dtypes={"D": "f32, f64, f16, bf16"},
+)
+
+
+# The Rust line of each line above: compiled kernels carry them as their locations
+# (what ncu, compute-sanitizer and Proton show), and errors name them.
+locate(
+    globals(),
+    "kernels_rs/relu.rs",
+    "17:19*7,28,29,30,32,33,34,36;33:45*8,56,57,58,60,61;47:64,65,67;53:87;59:88,89;62:92,93;65:96*2,105,106,107,108;73:111,112,113;77:117,118;80:123*11;92:123,135,136,137,138,139;100:143,144;105:19*9;115:45*7",
 )

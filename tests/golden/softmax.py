@@ -10,7 +10,7 @@ import math
 import triton
 import triton.language as tl
 
-from rs2triton.runtime import ArgVisitor, Launcher, RuntimeOp
+from rs2triton.runtime import ArgVisitor, Launcher, RuntimeOp, locate
 from rs2triton.runtime.host import Panic, as_i32, as_u32, as_usize, subslice
 
 
@@ -294,4 +294,13 @@ LogSoftmaxBackward = Launcher(
     },
     consts={"BLOCK_SIZE": "i32"},
     dtypes={"D": "f32, f64, f16, bf16"},
+)
+
+
+# The Rust line of each line above: compiled kernels carry them as their locations
+# (what ncu, compute-sanitizer and Proton show), and errors name them.
+locate(
+    globals(),
+    "kernels_rs/softmax.rs",
+    "17:27*12,38,39,40,41,43,44,45,46;38:58,59,60,61,62,64,72;47:81*10,93,94,95,96,98,99,100,101,102,103,104,105,106,107,108;74:116*7,127,128,129,130,132,133,134,135,136,137,138,139,140;96:149*10,161,162,163,164,166,167,168,169,170,171,172,173,174;122:270;125:270*2;128:270*2;131:270*11;144:270*5;150:270*2;153:270*20;175:270*2;179:271;182:271*2;185:271*2;188:271*11;201:271*5;207:271*2;210:271*20;232:271*2;237:27*15;253:81*14;268:116*15;284:149*14",
 )

@@ -10,7 +10,7 @@ import math
 import triton
 import triton.language as tl
 
-from rs2triton.runtime import ArgVisitor, Launcher, RuntimeOp
+from rs2triton.runtime import ArgVisitor, Launcher, RuntimeOp, locate
 from rs2triton.runtime.host import Panic, as_i32, as_u32, as_usize, usize
 
 
@@ -83,4 +83,13 @@ VectorAdd = Launcher(
         ],
     },
     op=VectorAddOp,
+)
+
+
+# The Rust line of each line above: compiled kernels carry them as their locations
+# (what ncu, compute-sanitizer and Proton show), and errors name them.
+locate(
+    globals(),
+    "kernels_rs/vector_add.rs",
+    "17:22*9,32,33,34,36*2,38,39,40;36:43,44,54,64;43:106;49:107,108;52:111,112;55:115*2,124*2,125,126,127,128,129;66:132,133,134;72:22*15",
 )

@@ -78,13 +78,28 @@ def module_text(source: str, doc: str | None, imports: list[str], consts: list[a
         line += text.count("\n", at, found)
         at = found
         line_map.update(dict.fromkeys(range(line + 1, line + launcher.count("\n") + 2), rust))
+    if launchers:  # (a module that imports the runtime: it locates its kernels in the Rust)
+        text += _locate_call(source, line_map)
     return text, line_map, all(p.exact for p in printed + classes)
+
+
+def _locate_call(source: str, line_map: dict[int, int]) -> str:
+    """The module's last statement: its kernels get the Rust file and lines as their locations,
+    and it records its line map for errors (:func:`rs2triton.runtime.locations.locate`)."""
+    from rs2triton.runtime.locations import encode
+
+    stmt = ast.Expr(ast.Call(func=ast.Name(id="locate", ctx=ast.Load()),
+                             args=[ast.Call(func=ast.Name(id="globals", ctx=ast.Load()), args=[], keywords=[]),
+                                   ast.Constant(source), ast.Constant(encode(line_map))], keywords=[]))
+    return ("\n\n# The Rust line of each line above: compiled kernels carry them as their locations\n"
+            "# (what ncu, compute-sanitizer and Proton show), and errors name them.\n"
+            + "\n".join(print_statement(stmt).lines) + "\n")
 
 
 def runtime_import(launchers: list, host, class_text: list[str]) -> str:
     """The module's imports from rs2triton.runtime: the launcher, and what the host classes use
     (``class_text``: the classes printed)."""
-    names = {"Launcher"}
+    names = {"Launcher", "locate"}
     helpers: list[str] = []
     if host is not None and host.ops:
         names |= {"RuntimeOp"}

@@ -1,0 +1,145 @@
+"""Compiled kernels located in their Rust source.
+
+Triton stamps every operation it builds with the location of the Python node it came from
+(``loc("file":line:col)`` in TTIR and TTGIR, debug info in LLVM IR, ``.file``/``.loc`` in PTX,
+the cubin's line table, the AMD assembly), and ncu, compute-sanitizer, Proton and cuda-gdb name
+source lines from those. A generated module ends with a call of :func:`locate`, which gives
+each ``@triton.jit`` function of the module the Rust file and Rust lines instead: the name
+Triton reads as the function's file becomes the ``.rs`` path, and the tree Triton compiles
+(``JITFunction.parse``) has each node's line number set so that Triton's arithmetic
+(``the def line - 1 + node.lineno``) gives the Rust line of the statement the node belongs to.
+This happens once, when the module is imported: a launch pays nothing. Under Triton's
+interpreter nothing changes (it runs the Python functions themselves).
+
+The map is the module's own (each generated line's Rust line, as the printer recorded it),
+written into the module as a short string (:func:`encode`); :func:`locate` also records it as
+``__rs2triton_line_map__`` (with ``__rs2triton_source__``) for the errors the runtime reports at
+the Rust line (:mod:`rs2triton.runtime.errors`), so a module written by a plain
+``rs2triton transpile`` reports them as one made by ``rs2triton.load`` does.
+
+The file is named as the module's header names it (relative to the project), made absolute
+where that file is found from the module's folder or its parents (or the working folder), so
+that a profiler run from anywhere opens it; a module ``rs2triton.load`` made names the path it
+was given, resolved.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+from pathlib import Path
+from typing import Any
+
+
+def encode(mapping: dict[int, int]) -> str:
+    """``{generated line: Rust line}`` as runs of consecutive lines, ``start:r,r*k,...`` (``r*k``:
+    ``k`` lines of Rust line ``r``), separated by ``;``."""
+    runs: list[str] = []
+    lines = sorted(mapping)
+    i = 0
+    while i < len(lines):
+        start = j = i
+        while j + 1 < len(lines) and lines[j + 1] == lines[j] + 1:
+            j += 1
+        values = [mapping[lines[k]] for k in range(start, j + 1)]
+        parts: list[str] = []
+        k = 0
+        while k < len(values):
+            n = 1
+            while k + n < len(values) and values[k + n] == values[k]:
+                n += 1
+            parts.append(f"{values[k]}*{n}" if n > 1 else str(values[k]))
+            k += n
+        runs.append(f"{lines[start]}:{','.join(parts)}")
+        i = j + 1
+    return ";".join(runs)
+
+
+def decode(text: str) -> dict[int, int]:
+    """The map :func:`encode` wrote."""
+    out: dict[int, int] = {}
+    for run in filter(None, text.split(";")):
+        start, _, values = run.partition(":")
+        line = int(start)
+        for part in values.split(","):
+            value, _, count = part.partition("*")
+            for _ in range(int(count or 1)):
+                out[line] = int(value)
+                line += 1
+    return out
+
+
+def locate(namespace: dict[str, Any], source: str, lines: str) -> None:
+    """Give the ``@triton.jit`` functions of the module whose globals are ``namespace`` the Rust
+    file ``source`` (as the header names it) and the Rust lines of ``lines`` (:func:`encode`)."""
+    mapping = decode(lines)
+    namespace.setdefault("__rs2triton_source__", source)
+    namespace.setdefault("__rs2triton_line_map__", mapping)
+    try:
+        from triton.runtime.jit import JITFunction
+    except ImportError:  # pragma: no cover - generated modules import triton first
+        return
+    module = namespace.get("__name__")
+    file = _resolve(str(namespace["__rs2triton_source__"]), namespace.get("__file__"))
+    for value in list(namespace.values()):
+        if isinstance(value, JITFunction) and getattr(value.fn, "__module__", None) == module:
+            _attach(value, file, mapping)
+
+
+def _resolve(shown: str, module_file: str | None) -> str:
+    """``shown`` made absolute where the file is found (from the module's folder up, then the
+    working folder); as it is otherwise."""
+    p = Path(shown)
+    if p.is_absolute():
+        return shown
+    folder = Path(module_file).resolve().parent if module_file else Path.cwd()
+    for base in (folder, *folder.parents, Path.cwd()):
+        if (base / p).is_file():
+            return os.path.normpath(base / p)
+    return shown
+
+
+def _attach(jit: Any, file: str, mapping: dict[int, int]) -> None:
+    """Triton compiles ``jit`` with its locations in ``file`` at the lines ``mapping`` gives."""
+    raw = getattr(jit, "raw_src", None)
+    start = getattr(jit, "starting_line_number", None)
+    if not isinstance(raw, list) or not isinstance(start, int):  # (a Triton this does not know)
+        return
+    at_def = next((i for i, line in enumerate(raw) if line.lstrip().startswith("def ")), 0)
+    def_line = start + at_def  # the module line of `def`, which Triton's parse numbers 1
+    own = [mapping[line] for line in range(def_line, start + len(raw)) if line in mapping]
+    if not own:
+        return
+    first = own[0]
+    parse = jit.parse
+
+    def located_parse() -> ast.Module:
+        tree = parse()
+        for node in ast.walk(tree):
+            lineno = getattr(node, "lineno", None)
+            if isinstance(lineno, int):
+                line = def_line + lineno - 1
+                # (the generated line, which errors name: runtime/errors.py)
+                setattr(node, "rs2triton_line", line)  # noqa: B010
+                setattr(node, "lineno", mapping.get(line) or _above(mapping, line, def_line) or first)  # noqa: B010
+                setattr(node, "col_offset", 0)  # noqa: B010
+        return tree
+
+    jit.parse = located_parse
+    # Triton's base line becomes 0 (3.9: the def line it was given; 3.6: the first line plus the
+    # decorators'), so that a node's line is its Rust line. The first line is part of Triton's
+    # cache key: kernels compiled before with the generated file's lines are not reused.
+    jit.starting_line_number = 1 - at_def
+    jit.def_file_line_number = 1
+    jit.def_file_col_number = 1
+    jit.file_name = file
+    jit.fn.__code__ = jit.fn.__code__.replace(co_filename=file)
+    jit.hash = None
+
+
+def _above(mapping: dict[int, int], line: int, def_line: int) -> int | None:
+    """The Rust line of the nearest mapped line above ``line`` in the function (an `else:`)."""
+    for up in range(line - 1, def_line - 1, -1):
+        if up in mapping:
+            return mapping[up]
+    return None
