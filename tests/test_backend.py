@@ -452,6 +452,26 @@ def test_functional_under_torch_compile_fullgraph(backend):
     assert_matches("dw", gw, rw, atol=1e-6, rtol=1e-5)
 
 
+def test_apply_under_torch_compile_runs_outside_the_graph():
+    """A function that calls RuntimeOp.apply compiles with a graph break around the call, which
+    runs (and differentiates) as it does eagerly; fullgraph=True says why it cannot."""
+    relu = rs2triton.load(ROOT / "kernels_rs" / "relu.rs").ReluForward(BLOCK_SIZE=64)
+
+    def f(x):
+        return relu.apply(x, out_shape=x.shape) * 2
+
+    x = _randn((10,), torch.float32).requires_grad_()
+    torch._dynamo.reset()
+    y = torch.compile(f, backend="aot_eager")(x)
+    y.sum().backward()
+    assert_matches("relu(x) * 2", y, torch.relu(x.detach()) * 2)
+    assert_matches("its gradient", x.grad, (x.detach() > 0) * 2.0)
+    torch._dynamo.reset()
+    with pytest.raises(Exception, match=r"RuntimeOp.apply launches its kernels eagerly.*register_op"):
+        torch.compile(f, backend="aot_eager", fullgraph=True)(x)
+    torch._dynamo.reset()
+
+
 def test_backend_names(backend):
     from torch._dynamo import list_backends
 

@@ -392,3 +392,16 @@ class _Lazy:
 
 
 _Function = _Lazy()
+
+
+def _outside_the_graph(fn):
+    """``fn``, which launches kernels eagerly, kept out of ``torch.compile``'s graphs: a
+    function that calls ``RuntimeOp.apply`` compiles with a graph break around the call, which
+    runs as it does eagerly (Dynamo would otherwise trace Triton's launch, or its interpreter,
+    with fake tensors). ``fullgraph=True`` cannot have the break, and says why."""
+    return _torch().compiler.disable(
+        fn, reason="RuntimeOp.apply launches its kernels eagerly, outside torch.compile's graph: to keep the op "
+                   "in one graph, register it (rs2triton.register_op) or call the torch backend's functional API")
+
+
+run = _outside_the_graph(run)
