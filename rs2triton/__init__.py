@@ -7,7 +7,7 @@ from rs2triton.version import __version__
 _LAZY = {"Diagnostic": "diagnostics", "TranspileError": "diagnostics", "Result": "transpiler.driver.pipeline",
          "transpile_file": "transpiler.driver.pipeline",
          "transpile_source": "transpiler.driver.pipeline", "register_op": "runtime.torch_ops",
-         "register_ops": "runtime.torch_ops", "torch_backend": "backend"}
+         "register_ops": "runtime.torch_ops", "torch_backend": "backend", "trace": "runtime.locations"}
 
 
 def __getattr__(name: str):
@@ -55,4 +55,4 @@ def remove_import_hook() -> None:
 
 
 __all__ = ["Diagnostic", "Result", "TranspileError", "__version__", "install_import_hook", "load", "register_op",
-           "register_ops", "remove_import_hook", "torch_backend", "transpile_file", "transpile_source"]
+           "register_ops", "remove_import_hook", "torch_backend", "trace", "transpile_file", "transpile_source"]

@@ -236,3 +236,37 @@ def test_show_ir_puts_each_stage_beside_the_rust(stage, target, op, comment):
 def test_show_ir_says_what_is_wrong_with_its_arguments(args, message):
     proc = _show("kernels_rs/vector_add.rs", *args)
     assert proc.returncode == 1 and message in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
+
+
+# ---------------------------------------------------------------------------- tritonparse
+
+
+def test_a_tritonparse_trace_shows_the_rust_and_links_each_ir_line_to_it(out, tmp_path):
+    """RS2TRITON_TRACE writes tritonparse's trace of each compilation; read by tritonparse's own
+    parser, its source pane is the Rust file and its mappings lead from a Rust line to the IR."""
+    import gzip
+
+    logs, parsed = tmp_path / "logs", tmp_path / "parsed"
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    env.update(PYTHONPATH=str(ROOT), RS2TRITON_TRACE=str(logs), TRITON_CACHE_DIR=str(tmp_path / "cache"))
+    probe = PROBE.replace("print(json.dumps(res))", "print('{}')")
+    proc = subprocess.run([sys.executable, "-W", "ignore", "-c", probe, str(out), "vector_add", "vector_add", "cuda",
+                           json.dumps(VADD), json.dumps({"BLOCK_SIZE": 128})], cwd=ROOT, capture_output=True,
+                          text=True, env=env, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    proc = subprocess.run([sys.executable, "-m", "tritonparse", "parse", str(logs), "--out", str(parsed)],
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    [mapped] = parsed.glob("*_mapped.ndjson.gz")
+    events = [json.loads(line) for line in gzip.open(mapped, "rt")]
+    [compilation] = [e["payload"] for e in events if e.get("event_type") == "compilation"]
+    rust = ROOT / "kernels_rs" / "vector_add.rs"
+    source = compilation["python_source"]
+    assert source["file_path"] == str(rust.resolve()) and source["code"] == rust.read_text()
+    ttir = compilation["file_content"][next(k for k in compilation["file_content"] if k.endswith(".ttir"))]
+    ttir_lines = ttir.splitlines()
+    by_rust = compilation["source_mappings"]["python"]
+    for line in _rust_lines("kernels_rs/vector_add.rs", r"let [ab] = T::load\("):
+        assert any("tt.load" in ttir_lines[int(n) - 1] for n in by_rust[str(line)]["ttir_lines"]), line
+    store = _rust_lines("kernels_rs/vector_add.rs", r"T::store\(")[0]
+    assert any("tt.store" in ttir_lines[int(n) - 1] for n in by_rust[str(store)]["ttir_lines"])

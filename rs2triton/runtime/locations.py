@@ -17,6 +17,9 @@ written into the module as a short string (:func:`encode`); :func:`locate` also 
 the Rust line (:mod:`rs2triton.runtime.errors`), so a module written by a plain
 ``rs2triton transpile`` reports them as one made by ``rs2triton.load`` does.
 
+``RS2TRITON_TRACE=folder`` (or :func:`trace`) writes a tritonparse trace of each compilation
+whose source pane is the Rust file.
+
 The file is named as the module's header names it (relative to the project), made absolute
 where that file is found from the module's folder or its parents (or the working folder), so
 that a profiler run from anywhere opens it; a module ``rs2triton.load`` made names the path it
@@ -79,11 +82,34 @@ def locate(namespace: dict[str, Any], source: str, lines: str) -> None:
         from triton.runtime.jit import JITFunction
     except ImportError:  # pragma: no cover - generated modules import triton first
         return
+    if os.environ.get("RS2TRITON_TRACE"):
+        trace(os.environ["RS2TRITON_TRACE"])
     module = namespace.get("__name__")
     file = _resolve(str(namespace["__rs2triton_source__"]), namespace.get("__file__"))
     for value in list(namespace.values()):
         if isinstance(value, JITFunction) and getattr(value.fn, "__module__", None) == module:
             _attach(value, file, mapping)
+
+
+_TRACING: list[str] = []
+
+
+def trace(folder: str | os.PathLike) -> None:
+    """Write a tritonparse trace of every compilation from now on into ``folder`` (once a process;
+    ``RS2TRITON_TRACE=folder`` does it when a generated module is imported). tritonparse reads
+    the kernel's source where its function says it is, which for a located kernel is the Rust
+    file: with the whole file taken (``enable_full_python_source``), its source pane is the Rust
+    and its parser (``tritonparse parse``) links each IR line to its Rust line. Needs the
+    ``tritonparse`` package."""
+    if _TRACING:
+        return
+    try:
+        from tritonparse import structured_logging
+    except ImportError:
+        raise ImportError("rs2triton.trace (RS2TRITON_TRACE) writes tritonparse traces: pip install tritonparse") \
+            from None
+    structured_logging.init(str(folder), enable_full_python_source=True)
+    _TRACING.append(str(folder))
 
 
 def _resolve(shown: str, module_file: str | None) -> str:
