@@ -183,6 +183,22 @@ def test_a_plain_module_reports_a_triton_error_at_the_rust_line(tmp_path):
     assert "bad.rs:5" in proc.stdout and "arange" in proc.stdout, proc.stdout + proc.stderr
 
 
+def test_a_plain_module_reports_the_descriptor_alignment_at_the_rust_line(tmp_path):
+    """A tensor descriptor over rows that are not 16-byte aligned (10 f32 a row): Triton's bare
+    assertion becomes an error at the `T::make_tensor_descriptor` line, with what to do."""
+    subprocess.run([sys.executable, "-m", "rs2triton", "transpile", str(ROOT / "tests" / "kernels" / "semantics.rs"),
+                    "-o", str(tmp_path / "gen"), "-q"], cwd=ROOT, check=True, capture_output=True)
+    code = ("import sys, torch; sys.path.insert(0, 'gen'); import semantics as m\n"
+            "x, y = torch.zeros(4, 10), torch.zeros(4, 10)\n"
+            "try:\n    m.Descriptors(BM=4, BN=16)[(1, 1)](x, y, 4, 10)\nexcept Exception as e:\n    print(e)\n")
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "TRITON_INTERPRET": "1"}
+    proc = subprocess.run([sys.executable, "-W", "ignore", "-c", code], cwd=tmp_path, capture_output=True, text=True,
+                          env=env, timeout=300)
+    line = _rust_lines("tests/kernels/semantics.rs", r"let xd = T::make_tensor_descriptor")[0]
+    assert f"semantics.rs:{line}:" in proc.stdout and "16-byte aligned" in proc.stdout, proc.stdout + proc.stderr
+    assert "multiples of 16 bytes" in proc.stdout and "let xd = T::make_tensor_descriptor" in proc.stdout
+
+
 # ---------------------------------------------------------------------------- show --ir
 
 

@@ -153,6 +153,8 @@ def generated_line(exc: BaseException, path: str, text: str) -> int | None:
 KNOWN_ERRORS = [
     ("make_tensor_descriptor", "_semantic", "a tensor descriptor's last stride must be the compile-time constant 1: "
      "pass `1` there, not a runtime stride"),
+    ("make_tensor_descriptor", "16-byte aligned", "a tensor descriptor's base and row strides must be multiples "
+     "of 16 bytes (4 f32, 8 f16 items): pad the rows, or use a kernel that loads with masks"),
     ("arange", "constexpr", "`T::arange` bounds must be compile-time values: const generics or literals"),
     ("zeros", "constexpr", "shapes must be compile-time values: const generics or literals"),
     ("full", "constexpr", "shapes must be compile-time values: const generics or literals"),
