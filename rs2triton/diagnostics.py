@@ -34,6 +34,28 @@ CODES = {
 ICE_CODE = "E0999"
 
 
+# What a terminal acts on rather than shows: C0 controls (but tab and line feed), DEL, C1
+# controls, and the codepoints that turn text around. Messages show them as Rust's
+# `escape_debug` writes them (`\u{1b}`); a source line shows C0 controls and DEL as the
+# Unicode control pictures rustc prints there (`␛`), the others escaped.
+_ACTS = frozenset([*range(0x00, 0x09), *range(0x0B, 0x20), *range(0x7F, 0xA0), 0x061C, 0x200E, 0x200F,
+                   *range(0x202A, 0x202F), *range(0x2066, 0x206A)])
+_ESCAPED = {c: f"\\u{{{c:x}}}" for c in _ACTS}
+_PICTURES = {**_ESCAPED, **{c: chr(0x2400 + c) for c in range(0x20) if c not in (0x09, 0x0A)}, 0x7F: "\u2421"}
+
+
+def terminal_text(text: str, *, keep_newlines: bool = False) -> str:
+    r"""``text`` safe to print: every character a terminal would act on written out as Rust
+    writes it (`\u{1b}`), line feeds too unless ``keep_newlines``."""
+    out = text.translate(_ESCAPED)
+    return out if keep_newlines else out.replace("\n", "\\u{a}")
+
+
+def _source_text(text: str) -> str:
+    """A source line as rustc shows one: control characters as their pictures."""
+    return text.translate(_PICTURES)
+
+
 class Diagnostic:
     """One located report: a file, a 1-based line and column (in characters), the span
     length, a stable code, a message and a hint; compared and hashed by value.
@@ -74,13 +96,15 @@ class Diagnostic:
         return f"Diagnostic({', '.join(f'{f}={getattr(self, f)!r}' for f in self.__match_args__)})"
 
     def render(self) -> str:
-        title = f"{self.severity}[{self.code}]: {self.message}"
-        loc = f"{self.path}:{self.line}:{self.col}"
+        """The report as rustc prints one; nothing of the source, the message or the path can
+        act on the terminal (:func:`terminal_text`)."""
+        title = f"{self.severity}[{self.code}]: {terminal_text(self.message)}"
+        loc = f"{terminal_text(self.path)}:{self.line}:{self.col}"
         if self.source_line is None:
             out = [title, f"  --> {loc}"]
         else:
             gutter = " " * len(str(self.line))
-            text = self.source_line.rstrip("\n").expandtabs(4)
+            text = _source_text(self.source_line.rstrip("\n").expandtabs(4))
             caret_len = max(1, min(self.length, len(text) - (self.col - 1)))
             out = [
                 title,
@@ -91,9 +115,9 @@ class Diagnostic:
             ]
         if self.hint:
             pad = " " * len(str(self.line)) if self.source_line is not None else " "
-            out.append(f"{pad} = help: {self.hint}")
+            out.append(f"{pad} = help: {terminal_text(self.hint)}")
         pad = " " * len(str(self.line)) if self.source_line is not None else " "
-        out.extend(f"{pad} = note: {n}" for n in self.notes)
+        out.extend(f"{pad} = note: {terminal_text(n, keep_newlines=True)}" for n in self.notes)
         return "\n".join(out)
 
 

@@ -607,3 +607,40 @@ def test_a_transpiled_module_with_or_without_line_comments_reports_at_the_rust_l
         with pytest.raises(ValueError, match=rf"VectorAdd: a load at src/vector_add.rs:{masked_b} reaches outside "
                                              "the tensor `b_ptr`"):
             module.VectorAdd(BLOCK_SIZE=128)[(1,)](a, a[:10].clone(), a, 100)
+
+
+# ---------------------------------------------------------------------- the terminal
+
+CONTROLS = "\x1b\x07\r\x00\u202e"  # what a terminal acts on: ESC (CSI, OSC), BEL, CR, NUL, RLO
+HOSTILE = "\x1b]0;pwned\x07\x1b[2J\x00"
+
+
+def test_a_diagnostic_prints_nothing_a_terminal_acts_on():
+    """Source text, messages, hints and paths are shown as rustc shows them: control characters
+    in the source line as their Unicode pictures (`␛`), elsewhere as Rust escapes (`\\u{1b}`)."""
+    src = ("use teeny_triton::triton::*;\n\n#[kernel]\npub fn k<T: Triton>(x_ptr: T::Pointer<f32>) {\n"
+           f'    T::device_print("{HOSTILE}", T::nope(x_ptr), false);\n}}\n')
+    with pytest.raises(rs2triton.TranspileError) as info:
+        rs2triton.transpile_source(src, f"ker{HOSTILE}\r\u202enel.rs")
+    text = str(info.value)
+    assert not any(c in text for c in CONTROLS), repr(text)
+    assert "ker\\u{1b}]0;pwned\\u{7}\\u{1b}[2J\\u{0}\\u{d}\\u{202e}nel.rs:5:" in text  # the path
+    assert 'T::device_print("␛]0;pwned␇␛[2J␀", T::nope(x_ptr), false);' in text  # the line, as rustc draws it
+    assert "`T::nope`" in text
+
+
+def test_the_command_line_prints_nothing_a_terminal_acts_on(tmp_path, monkeypatch):
+    from click.testing import CliRunner
+
+    from rs2triton.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    name = "k\x1b]0;pwned\x07\r\u202e.rs"  # (a file name cannot hold NUL)
+    (tmp_path / name).write_text((ROOT / "kernels_rs" / "relu.rs").read_text())
+    for args in (["transpile", name, "-o", "out"], ["kernels", name], ["check", name, "-o", "out"]):
+        res = CliRunner().invoke(main, args)
+        assert res.exit_code == 0, res.output
+        assert not any(c in res.output for c in CONTROLS), repr(res.output)
+        assert args[0] != "kernels" or "k\\u{1b}]0;pwned\\u{7}\\u{d}\\u{202e}.rs: ReluForward(" in res.output
+    module = (tmp_path / "out" / f"{name[:-3]}.py").read_text()  # (its header names the path: no line break in it)
+    assert "\r" not in module and "\u202e" not in module and "from k\x1b]0;pwned\x07\\r\\u202e.rs." in module

@@ -14,6 +14,7 @@ import os
 import re
 from pathlib import Path
 
+from rs2triton.diagnostics import terminal_text
 from rs2triton.tools.run import RunError
 
 STAGES = {"ttir": "//", "ttgir": "//", "llir": ";", "ptx": "//", "amdgcn": ";"}
@@ -122,12 +123,8 @@ def beside_rust(stage: str, text: str, rust_path: str) -> str:
     for row, line in zip(text.splitlines(), rust_line_of_each(stage, text), strict=True):
         if line is not None and line != shown:
             code = source[line - 1].strip() if 0 < line <= len(source) else ""
-            out.append(f"{comment} {name}:{line} | {_printable(code)}")
+            out.append(f"{comment} {terminal_text(name)}:{line} | {terminal_text(code)}")
             shown = line
         out.append(row)
     return "\n".join(out) + "\n"
 
-
-def _printable(text: str) -> str:
-    """Rust text for a terminal: control characters as Rust writes them (`\\u{1b}`)."""
-    return "".join(c if c.isprintable() or c == " " else f"\\u{{{ord(c):x}}}" for c in text)

@@ -31,11 +31,16 @@ def fits(line: str) -> bool:
 # str.splitlines: the others): inside a comment, each is written as its escape, so no text of a
 # comment can end it and become code, or look as if it did.
 LINE_BREAKS = "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
-_ESCAPED = str.maketrans({c: repr(c)[1:-1] if c in "\n\r" else f"\\u{ord(c):04x}" for c in LINE_BREAKS})
+# And the codepoints that turn text around (a source file's path may hold them): written as
+# escapes in a comment, they cannot make code read otherwise than it runs.
+TEXT_DIRECTION = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+_ESCAPED = str.maketrans({c: repr(c)[1:-1] if c in "\n\r" else f"\\u{ord(c):04x}"
+                          for c in LINE_BREAKS + TEXT_DIRECTION})
 
 
 def one_line(text: str) -> str:
-    """``text`` with every line break written as an escape (``\\r``, ``\\u2028``)."""
+    """``text`` with every line break and text-direction codepoint written as an escape
+    (``\\r``, ``\\u2028``, ``\\u202e``)."""
     return text.translate(_ESCAPED)
 
 
