@@ -644,3 +644,83 @@ def test_the_command_line_prints_nothing_a_terminal_acts_on(tmp_path, monkeypatc
         assert args[0] != "kernels" or "k\\u{1b}]0;pwned\\u{7}\\u{d}\\u{202e}.rs: ReluForward(" in res.output
     module = (tmp_path / "out" / f"{name[:-3]}.py").read_text()  # (its header names the path: no line break in it)
     assert "\r" not in module and "\u202e" not in module and "from k\x1b]0;pwned\x07\\r\\u202e.rs." in module
+
+
+# ---------------------------------------------------------------------- the output folder
+
+
+def _transpile(args):
+    from click.testing import CliRunner
+
+    from rs2triton.cli import main
+
+    return CliRunner().invoke(main, args)
+
+
+def test_a_packages_own_init_files_are_left_as_they_are(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "src" / "sub").mkdir(parents=True)
+    for rel in ("relu.rs", "sub/relu2.rs"):
+        (tmp_path / "src" / rel).write_text((ROOT / "kernels_rs" / "relu.rs").read_text())
+    (tmp_path / "out" / "sub").mkdir(parents=True)
+    (tmp_path / "out" / "__init__.py").write_text("from .relu import ReluForward  # the user's\n")
+    (tmp_path / "out" / "sub" / "__init__.py").write_text("VERSION = 2\n")
+    for _ in range(2):
+        res = _transpile(["transpile", "src", "-o", "out"])
+        assert res.exit_code == 0, res.output
+        assert (tmp_path / "out" / "__init__.py").read_text() == "from .relu import ReluForward  # the user's\n"
+        assert (tmp_path / "out" / "sub" / "__init__.py").read_text() == "VERSION = 2\n"
+    assert _transpile(["check", "src", "-o", "out"]).exit_code == 0
+    (tmp_path / "out" / "sub" / "__init__.py").unlink()  # (where there is none, an empty one is made)
+    assert _transpile(["transpile", "src", "-o", "out"]).exit_code == 0
+    assert (tmp_path / "out" / "sub" / "__init__.py").read_text() == ""
+
+
+def test_a_file_rs2triton_did_not_write_is_never_replaced(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "src").mkdir()
+    for name in ("relu", "vector_add"):
+        (tmp_path / "src" / f"{name}.rs").write_text((ROOT / "kernels_rs" / f"{name}.rs").read_text())
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "relu.py").write_text("print('my own relu')\n")
+    res = _transpile(["transpile", "src", "-o", "out"])
+    assert res.exit_code == 1 and "error[E0010]: out/relu.py exists and was not written by rs2triton" in res.output
+    assert (tmp_path / "out" / "relu.py").read_text() == "print('my own relu')\n"
+    assert not (tmp_path / "out" / "vector_add.py").exists()  # nothing written
+    res = _transpile(["check", "src", "-o", "out"])
+    assert res.exit_code == 1 and "out/relu.py exists and was not written by rs2triton" in res.output
+
+
+@pytest.mark.parametrize("kind", ["fifo", "symlink to /dev/zero", "symlink to a fifo", "folder"])
+def test_an_odd_file_at_an_output_path_is_an_error_without_reading_it(tmp_path, monkeypatch, kind):
+    import threading
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "relu.rs").write_text((ROOT / "kernels_rs" / "relu.rs").read_text())
+    (tmp_path / "out").mkdir()
+    target = tmp_path / "out" / "relu.py"
+    if kind == "fifo":
+        os.mkfifo(target)
+    elif kind == "symlink to /dev/zero":
+        target.symlink_to("/dev/zero")
+    elif kind == "symlink to a fifo":
+        os.mkfifo(tmp_path / "pipe")
+        target.symlink_to(tmp_path / "pipe")
+    else:
+        target.mkdir()
+    results = {}
+
+    def run():
+        results["transpile"] = _transpile(["transpile", "src", "-o", "out"])
+        results["check"] = _transpile(["check", "src", "-o", "out"])
+
+    worker = threading.Thread(target=run, daemon=True)
+    worker.start()
+    worker.join(60)
+    assert not worker.is_alive(), f"rs2triton hung on a {kind} at an output path"
+    what = {"fifo": "a FIFO", "symlink to /dev/zero": "a device (through a symlink)",
+            "symlink to a fifo": "a FIFO (through a symlink)", "folder": "a folder"}[kind]
+    for command in ("transpile", "check"):
+        res = results[command]
+        assert res.exit_code == 1 and f"out/relu.py is {what}, not a file rs2triton wrote" in res.output, res.output
