@@ -250,7 +250,7 @@ def run(file, kernel, grid, consts, args, dtype, expects, seed, interpret) -> No
     from rs2triton.tools.run import run as run_kernel
 
     try:
-        check_expressions(parse_kv(expects, "--expect"))  # before anything runs
+        check_expressions(parse_kv(expects, "--expect"), set(parse_kv(args, "--arg")))  # before anything runs
         report = run_kernel(file, kernel, parse_grid(grid), parse_kv(consts, "--const"),
                             parse_kv(args, "--arg"), dtype, seed, interpret)
         _say(summarize(report))

@@ -9,6 +9,7 @@ import re
 
 import pytest
 import torch
+import torch.nn.functional as F
 import triton
 
 import rs2triton
@@ -724,3 +725,46 @@ def test_an_odd_file_at_an_output_path_is_an_error_without_reading_it(tmp_path, 
     for command in ("transpile", "check"):
         res = results[command]
         assert res.exit_code == 1 and f"out/relu.py is {what}, not a file rs2triton wrote" in res.output, res.output
+
+
+# ---------------------------------------------------------------------- run --expect
+
+ATTACKS = [
+    "torch.os.system('touch pwned')", "torch.sys.modules['os'].system('touch pwned')",
+    "torch.save(a_ptr, 'pwned')", "torch.load('pwned')", "a_ptr.__class__", "a_ptr.numpy().tofile('pwned')",
+    "torch.nn.functional.__builtins__", "torch", "[x for x in a_ptr]", "(lambda: 1)()", "getattr(a_ptr, 'T')",
+    "open('pwned')", "a_ptr.device.type.join('x')", "torch.ops.aten.add(a_ptr, b_ptr)", "torch.nn.Module",
+    "a_ptr.storage().tolist()", "torch.relu(**{'input': a_ptr})", "b_ptr if torch.os else a_ptr",
+]
+
+
+@pytest.mark.parametrize("expression", ATTACKS)
+def test_expect_evaluates_an_allow_list_and_nothing_else(tmp_path, monkeypatch, expression):
+    from click.testing import CliRunner
+
+    from rs2triton.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    res = CliRunner().invoke(main, ["run", str(ROOT / "kernels_rs" / "vector_add.rs"), "vector_add", "--grid", "1",
+                                    "-c", "BLOCK_SIZE=16", "-a", "a_ptr=8", "-a", "b_ptr=8", "-a", "out_ptr=8",
+                                    "-a", "n_elements=8", "--expect", f"out_ptr={expression}"])
+    assert res.exit_code == 1 and "cannot evaluate" in res.output and "Traceback" not in res.output, res.output
+    assert "not allowed here" in res.output or "not an input" in res.output, res.output
+    assert not list(tmp_path.iterdir()), list(tmp_path.iterdir())  # nothing was made
+
+
+def test_expect_takes_torch_expressions_of_the_inputs():
+    from rs2triton.tools.expect import evaluate
+
+    x, y = torch.randn(4, 6), torch.randn(4, 6)
+    cases = {
+        "x + y * 2 - 1": x + y * 2 - 1,
+        "torch.softmax(x, dim=1)": torch.softmax(x, dim=1),
+        "torch.nn.functional.gelu(x, approximate='tanh')": F.gelu(x, approximate="tanh"),
+        "x.sum(dim=1, keepdim=True).expand(4, 6) / x.shape[1]": x.sum(dim=1, keepdim=True).expand(4, 6) / 6,
+        "torch.where(x > 0, x, -y)[1:3, ::2].T": torch.where(x > 0, x, -y)[1:3, ::2].T,
+        "x.to(torch.float16).float() if True else y": x.to(torch.float16).float(),
+        "torch.maximum(x, y).abs() ** 0.5": torch.maximum(x, y).abs() ** 0.5,
+    }
+    for expression, want in cases.items():
+        assert torch.equal(evaluate(expression, {"x": x, "y": y}), want), expression

@@ -8,7 +8,6 @@ are imported, see :mod:`rs2triton.loading.loader`.
 
 from __future__ import annotations
 
-import ast
 import math
 import re
 import time
@@ -216,30 +215,13 @@ def summarize(report: RunReport) -> str:
     return "\n".join(lines)
 
 
-_EXPRESSION_NODES = (ast.Expression, ast.Name, ast.Load, ast.Attribute, ast.Call, ast.keyword, ast.Constant,
-                     ast.BinOp, ast.UnaryOp, ast.operator, ast.unaryop, ast.Compare, ast.cmpop, ast.Subscript,
-                     ast.Slice, ast.Tuple, ast.List, ast.IfExp, ast.BoolOp, ast.boolop)
-
-
-def _torch_expression(text: str):
-    """``text`` compiled, if it is an expression of the inputs and ``torch`` alone: names, calls,
-    arithmetic, indexing, public attributes (no `_name`, so nothing reaches Python's internals,
-    no lambda or comprehension)."""
-    tree = ast.parse(text, mode="eval")
-    for node in ast.walk(tree):
-        if not isinstance(node, _EXPRESSION_NODES):
-            raise ValueError(f"{type(node).__name__} is not allowed here (a torch expression of the inputs)")
-        name = node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else None
-        if name is not None and name.startswith("_"):
-            raise ValueError(f"`{name}` is not allowed here (no private or special names)")
-    return compile(tree, "<--expect>", "eval")
-
-
-def check_expressions(expects: dict[str, str]) -> None:
+def check_expressions(expects: dict[str, str], names: set[str] | None = None) -> None:
     """Every ``--expect`` expression is one :func:`check_expectations` will evaluate (a RunError if not)."""
+    from rs2triton.tools.expect import check
+
     for name, expression in expects.items():
         try:
-            _torch_expression(expression)
+            check(expression, names)
         except (SyntaxError, ValueError) as e:
             raise RunError(f"--expect {name}: cannot evaluate `{expression}`: {e}") from None
 
@@ -248,15 +230,16 @@ def check_expectations(report: RunReport, expects: dict[str, str]) -> list[str]:
     """``--expect out_ptr='a_ptr + b_ptr'``: compare outputs with torch expressions of the inputs."""
     import torch
 
+    from rs2triton.tools.expect import evaluate
+
     failures = []
-    namespace = {"torch": torch, **{k: (v.float() if isinstance(v, torch.Tensor) and v.is_floating_point() else v)
-                                    for k, v in report.inputs.items()}}
+    inputs = {k: (v.float() if isinstance(v, torch.Tensor) and v.is_floating_point() else v)
+              for k, v in report.inputs.items()}
     for name, expression in expects.items():
         if name not in report.outputs:
             raise RunError(f"--expect names `{name}`, which is not a pointer argument")
         try:
-            code = _torch_expression(expression)
-            expected = eval(code, {"__builtins__": {}}, dict(namespace))  # noqa: S307 - checked by _torch_expression
+            expected = evaluate(expression, dict(inputs))  # (an allow-list: tools/expect.py)
         except Exception as e:  # the user's expression is wrong: report, don't crash
             raise RunError(f"--expect {name}: cannot evaluate `{expression}`: {e}") from None
         got = report.outputs[name].detach().cpu()
