@@ -143,6 +143,10 @@ def check(srcs: tuple[str, ...], outdir: str, no_cache: bool, jobs: int, plain: 
     files = _plan(srcs, outdir, not no_cache, jobs, plain=plain, features=features,
                   default_features=not no_default_features)
     diffs = check_files(files, outdir)
+    if diffs and not no_cache:  # stale on the cache's word: confirmed by transpiling again, uncached
+        files = _plan(srcs, outdir, False, jobs, plain=plain, features=features,
+                      default_features=not no_default_features)
+        diffs = check_files(files, outdir)
     if diffs:
         _say("".join(diffs), nl=False)
         _say(f"{len(diffs)} generated file{'s are' if len(diffs) != 1 else ' is'} stale; "

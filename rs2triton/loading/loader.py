@@ -161,7 +161,7 @@ def cached(p: Path, features=None, default_features: bool = True):
     digest = hashlib.sha256(result.text.encode()).hexdigest()[:16]
     py = cache_dir() / "modules" / digest / f"{p.stem}.py"
     try:
-        if not py.exists():
+        if not _holds(py, result.text):  # (the module is the text transpiled now, whatever the folder held)
             cache.write_atomic(py, result.text)
     except OSError as e:
         # A read-only, full or misplaced cache folder: load from a folder of this process's own
@@ -171,6 +171,21 @@ def cached(p: Path, features=None, default_features: bool = True):
             cache.write_atomic(py, result.text)
         _warn_cache(e)
     return result, py
+
+
+def _holds(py: Path, text: str) -> bool:
+    """Whether ``py`` is a file of this user's holding exactly ``text`` (what is imported is what
+    was transpiled: a file another process or user put there is written again)."""
+    import stat
+
+    try:
+        st = os.lstat(py)
+        if not stat.S_ISREG(st.st_mode) or (hasattr(os, "geteuid") and st.st_uid != os.geteuid()) \
+                or st.st_mode & 0o022 or st.st_size != len(text.encode("utf-8")):
+            return False
+        return py.read_text(encoding="utf-8") == text
+    except (OSError, UnicodeDecodeError):
+        return False
 
 
 _PRIVATE: list[Path] = []

@@ -40,12 +40,73 @@ def _digest(data: bytes = b"") -> hashlib.blake2b:
 FORMAT = 2  # bump when the entry layout changes (a file of another format is started afresh)
 
 
-def cache_dir() -> Path:
+def configured_dir() -> Path:
+    """Where the cache is asked to be: ``RS2TRITON_CACHE_DIR``, else ``$XDG_CACHE_HOME/rs2triton``
+    or ``~/.cache/rs2triton``."""
     root = os.environ.get("RS2TRITON_CACHE_DIR")
     if root:
         return Path(root)
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     return Path(base) / "rs2triton"
+
+
+def cache_dir() -> Path:
+    """The cache folder this process uses: the configured one where only this user could have
+    put what is in it (:func:`untrusted`), else a private folder of this process's own, said
+    once (the cache's trust model: docs/usage.md)."""
+    folder = configured_dir()
+    why = untrusted(folder)
+    if why is None:
+        return folder
+    return _private(folder, why)
+
+
+def untrusted(folder: Path) -> str | None:
+    """Why ``folder`` (the cache) may hold what another user put there, or None: as ssh treats
+    keys, the folder, its database and its module folders must be owned by this user and
+    writable by nobody else. A folder not there yet is made private (0700)."""
+    try:
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    except OSError:
+        return None  # (nowhere to keep it: the callers run uncached, or say so)
+    uid = os.geteuid() if hasattr(os, "geteuid") else None
+    for path in (folder, folder / DB_NAME, folder / "modules"):
+        try:
+            st = os.lstat(path)
+        except FileNotFoundError:
+            continue
+        except OSError as e:
+            return f"{path} cannot be checked ({e.strerror or e})"
+        import stat
+
+        if stat.S_ISLNK(st.st_mode) and path != folder:
+            return f"{path} is a symlink"
+        if uid is not None and st.st_uid != uid:
+            return f"{path} belongs to another user (uid {st.st_uid})"
+        if st.st_mode & 0o022:
+            return f"{path} is writable by other users (mode {stat.S_IMODE(st.st_mode):o})"
+    return None
+
+
+_PRIVATE: dict[str, Path] = {}
+
+
+def _private(folder: Path, why: str) -> Path:
+    """A private cache folder for this process (removed at exit), in place of ``folder``; the
+    first time, a warning says which folder was not used and why."""
+    if str(folder) not in _PRIVATE:
+        import atexit
+        import shutil
+        import tempfile
+        import warnings
+
+        private = Path(tempfile.mkdtemp(prefix="rs2triton-cache-"))
+        atexit.register(shutil.rmtree, private, True)
+        _PRIVATE[str(folder)] = private
+        warnings.warn(f"rs2triton: not using the cache at {folder}: {why}; this process uses a private one "
+                      "(make the folder yours and not writable by others, or set RS2TRITON_CACHE_DIR)",
+                      RuntimeWarning, stacklevel=3)
+    return _PRIVATE[str(folder)]
 
 
 def enabled() -> bool:
@@ -242,8 +303,12 @@ class Cache:
         if self._con is not None and self._pid == os.getpid():
             return self._con
         self._con = None  # (one inherited through fork is never used)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        fresh = not self.path.exists()
         con = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
+        if fresh:  # (this user's alone, whatever the umask: see untrusted)
+            with contextlib.suppress(OSError):
+                os.chmod(self.path, 0o600)
         try:
             con.execute("PRAGMA journal_mode = TRUNCATE")
             con.execute("PRAGMA synchronous = OFF")
@@ -286,8 +351,10 @@ def write_atomic(path: Path, text: str) -> None:
     in another process never sees half a file."""
     import tempfile  # (only `load` writes files here: command-line runs start without it)
 
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=path.suffix)
+    for folder in reversed([path.parent, *path.parent.parents]):  # (made private, whatever the umask)
+        if not folder.exists():
+            folder.mkdir(mode=0o700, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=path.suffix)  # (mode 0600)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)
