@@ -35,7 +35,7 @@ def test_golden_files_are_up_to_date():
         write(files)
         pytest.skip(f"{len(diffs)} golden files were stale and are rewritten: review the diff")
     assert not diffs, "generated code changed; run `make golden` if intended:\n" + "".join(diffs)
-    stray = {p for p in GOLDEN.rglob("*.py")} - set(files)
+    stray = {p for p in GOLDEN.rglob("*.py") if p.name != "__init__.py"} - set(files)  # (the package's own: kept)
     assert not stray, f"golden files without a source: {sorted(map(str, stray))}"
 
 
@@ -57,7 +57,8 @@ def test_generation_is_byte_identical_across_processes_and_hash_seeds(tmp_path):
         outputs.append({p.relative_to(out).as_posix(): p.read_bytes() for p in sorted(out.rglob("*.py"))})
     assert outputs[0] == outputs[1] and len(outputs[0]) > 5
     planned = {p.relative_to(ROOT / "tests" / "golden").as_posix(): t.encode() for p, t in _plan().items()}
-    assert outputs[0] == planned
+    # (tests/golden has its __init__.py: the plan makes none there, as for any package's own)
+    assert outputs[0] == {"__init__.py": b"", **planned}
 
 
 def test_golden_files_are_ruff_clean_and_formatted():

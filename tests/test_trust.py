@@ -847,3 +847,106 @@ def test_check_does_not_call_a_committed_file_stale_on_the_caches_word(tmp_path,
     con.close()
     res = CliRunner().invoke(main, ["check", "src", "-o", "out"])
     assert res.exit_code == 0 and "up to date" in res.output, res.output
+
+
+# ---------------------------------------------------------------------- register_op
+
+BUMP = """use teeny_core::dtype::Float;
+use teeny_macros::kernel;
+use teeny_triton::triton::{types::{AddOffsets, Comparison}, *};
+
+/// `y = x`, and the parameter `seen` overwritten with `x` through a plain pointer (no `Out` mark).
+#[kernel]
+pub fn bump_forward<T: Triton, D: Float, const BLOCK_SIZE: i32>(
+    x_ptr: T::Pointer<D>, seen_ptr: InPtr<T::Pointer<D>>, y_ptr: T::Pointer<D>, n: i32,
+) where
+    T::I32Tensor: Comparison<i32, BoolTensor = T::BoolTensor>,
+    T::Pointer<D>: AddOffsets<i32, 1, T::I32Tensor, Output = T::Tensor<T::Pointer<D>>>,
+{
+    let offs = T::arange(0, BLOCK_SIZE) + T::program_id(Axis::X) * BLOCK_SIZE;
+    let mask = offs.lt(n);
+    let x = T::load(x_ptr.add_offsets(offs), Some(mask), None, &[], None, None, None, false);
+    T::store(y_ptr.add_offsets(offs), x, Some(mask), &[], None, None);
+    let seen = seen_ptr.add_offsets(offs);
+    T::store(seen, x, Some(mask), &[], None, None);
+}
+
+impl<D: Float + Send + Sync + 'static> teeny_core::model::RuntimeOp for BumpForward<D> {
+    fn n_activation_inputs(&self) -> usize {
+        1
+    }
+
+    fn param_shapes(&self, input_shapes: &[&[usize]], _output_shape: &[usize]) -> Vec<Vec<usize>> {
+        vec![input_shapes[0].to_vec()]
+    }
+
+    fn pack_args(
+        &self,
+        inputs: &[(teeny_core::model::RawPtr, &[usize])],
+        params: &[teeny_core::model::RawPtr],
+        output: teeny_core::model::RawPtr,
+        output_shape: &[usize],
+        _output_row_stride: i32,
+        visitor: &mut dyn teeny_core::device::program::ArgVisitor,
+    ) {
+        let n: usize = output_shape.iter().product();
+        visitor.visit_ptr(inputs[0].0);
+        visitor.visit_ptr(params[0]);
+        visitor.visit_ptr(output);
+        visitor.visit_i32(n as i32);
+    }
+
+    fn grid(&self, output_shape: &[usize]) -> [u32; 3] {
+        let n: usize = output_shape.iter().product();
+        [n.div_ceil(self.block_size as usize) as u32, 1, 1]
+    }
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def bump(tmp_path_factory):
+    path = tmp_path_factory.mktemp("bump") / "bump.rs"
+    path.write_text(BUMP)
+    return rs2triton.load(path)
+
+
+def test_a_kernel_that_stores_through_an_unmarked_param_is_registered_as_mutating_it(bump):
+    from rs2triton.runtime.apply import stored_pointers
+    from rs2triton.runtime.torch_ops import writes_params
+
+    op = bump.BumpForward(BLOCK_SIZE=16)
+    assert stored_pointers(op.forward_kernel()) == {"y_ptr", "seen_ptr"}  # (through `let seen = ..` too)
+    assert writes_params(op)
+    packet = rs2triton.register_op(op, "rs2triton_trust::bump")
+    x, seen = torch.arange(5.0), torch.zeros(5)
+    y = packet([x], [seen], [5])
+    assert torch.equal(y, x) and torch.equal(seen, x)  # declared to torch as written (Tensor(a!)[] params)
+    assert "Tensor(a!)[] params" in str(packet.default._schema)
+
+
+def test_register_op_refuses_a_name_in_use_a_bad_name_and_what_is_no_op(bump):
+    op = bump.BumpForward(BLOCK_SIZE=16)
+    rs2triton.register_op(op, "rs2triton_trust::twice", mutates_params=True)
+    with pytest.raises(ValueError, match=r"an op named rs2triton_trust::twice is registered already \(.*replace=True"):
+        rs2triton.register_op(op, "rs2triton_trust::twice", mutates_params=True)
+    rs2triton.register_op(op, "rs2triton_trust::twice", mutates_params=True, replace=True)
+    for bad in ("nonamespace", "a::b::c", "rs2triton_trust::has space", "rs2triton_trust::1st", "x::ünï", "::x"):
+        with pytest.raises(ValueError, match=r"the name must be `namespace::name`, both Python identifiers"):
+            rs2triton.register_op(op, bad, mutates_params=True)
+    with pytest.raises(TypeError, match=r"register_op: object is not a teenygrad op .* no `n_activation_inputs`"):
+        rs2triton.register_op(object(), "rs2triton_trust::nothing")
+    with pytest.raises(TypeError, match=r"register_op: BumpForward is not a teenygrad op"):  # (unconfigured)
+        rs2triton.register_op(bump.BumpForward, "rs2triton_trust::unconfigured")
+
+
+def test_a_failing_dry_run_is_said_with_its_cause(bump):
+    op = bump.BumpForward(BLOCK_SIZE=16)
+
+    def broken(input_shapes, output_shape):
+        raise ValueError("shapes beyond me")
+
+    op.param_shapes = broken
+    with pytest.warns(RuntimeWarning, match=r"cannot tell whether BumpForward writes its params: .*ValueError: "
+                                            r"shapes beyond me.*mutates_params=True or False"):
+        rs2triton.register_op(op, "rs2triton_trust::broken")

@@ -287,13 +287,14 @@ def loads_masked(launcher) -> bool:
     kernel the Rust became: one whose loads have no mask reads exactly its block, so a block
     that must cover a row must equal it (teenygrad's softmax; kernels_rs' masks its row)."""
     import ast
-    import inspect
 
-    fn = getattr(getattr(launcher, "fn", None), "fn", None)
+    from rs2triton.runtime.locations import generated_source
+
+    fn = getattr(launcher, "fn", None)
     if fn not in _MASKED:
         try:
-            tree = ast.parse(inspect.getsource(fn))  # type: ignore[arg-type]
-        except (OSError, TypeError, SyntaxError):
+            tree = ast.parse(generated_source(fn) or "")
+        except SyntaxError:
             _MASKED[fn] = True  # (not known: the rule as the row states it)
         else:
             loads = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)

@@ -212,14 +212,73 @@ def forward_launches(op, inputs, params, output_shape, required) -> list[tuple[A
 
 def written_params(kernel, launches, params) -> list[tuple[int, str]]:
     """(index in ``params``, kernel parameter) for each parameter a launch hands to a kernel
-    parameter the Rust marks ``Out``/``InOut``."""
+    parameter that the kernel writes: one the Rust marks ``Out``/``InOut``, or any pointer the
+    kernel stores through (:func:`stored_pointers`: an unmarked ``T::Pointer``, or an ``InPtr``)."""
     kernel_params = kernel.launcher._params
+    stored = stored_pointers(kernel)
     found = []
     for args, _grid in launches:
         for pos, v in enumerate(args):
-            if pos < len(kernel_params) and kernel_params[pos].access in WRITES:
+            if pos < len(kernel_params) and (kernel_params[pos].access in WRITES or kernel_params[pos].name in stored):
                 found += [(i, kernel_params[pos].name) for i, p in enumerate(params) if v is p]
     return found
+
+
+# What writes memory in a generated kernel: Triton's stores and atomics, by function or method.
+_STORES = frozenset({"store", "store_tensor_descriptor", "atomic_add", "atomic_and", "atomic_or", "atomic_xor",
+                     "atomic_max", "atomic_min", "atomic_xchg", "atomic_cas"})
+_STORED: dict[int, frozenset[str]] = {}
+
+
+def stored_pointers(kernel) -> frozenset[str]:
+    """The kernel's parameters it stores through, read from its generated function: the names a
+    store's or an atomic's pointer (or a tensor descriptor's, a block pointer's) derives from,
+    through the assignments that build it. Empty where the source cannot be read."""
+    import ast
+
+    from rs2triton.runtime.locations import generated_source
+
+    fn = getattr(getattr(kernel, "launcher", None), "fn", None)
+    if fn is None:
+        return frozenset()
+    key = id(fn)
+    if key in _STORED:
+        return _STORED[key]
+    try:
+        tree = ast.parse(generated_source(fn) or "")
+    except SyntaxError:
+        return frozenset()
+    func = next((n for n in tree.body if isinstance(n, ast.FunctionDef)), None)
+    if func is None:
+        return frozenset()
+    params = {a.arg for a in func.args.args}
+    derives: dict[str, set[str]] = {p: {p} for p in params}
+
+    def roots(node: ast.AST) -> set[str]:
+        return set().union(*(derives.get(n.id, set()) for n in ast.walk(node) if isinstance(n, ast.Name))) \
+            if node is not None else set()
+
+    for _ in range(8):  # (assignments in loops: until nothing new is learnt)
+        before = sum(len(v) for v in derives.values())
+        for node in ast.walk(func):
+            if isinstance(node, ast.Assign | ast.AugAssign | ast.AnnAssign) and node.value is not None:
+                found = roots(node.value)
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                for t in targets:
+                    for name in (n.id for n in ast.walk(t) if isinstance(n, ast.Name)):
+                        derives.setdefault(name, set()).update(found)
+        if sum(len(v) for v in derives.values()) == before:
+            break
+    stored: set[str] = set()
+    for node in ast.walk(func):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _STORES:
+            target = node.args[0] if isinstance(node.func.value, ast.Name) and node.func.value.id == "tl" \
+                else node.func.value  # tl.store(ptr, ..) / desc.store(offsets, ..)
+            if target is not None:
+                stored |= roots(target)
+    pointers = {p.name for p in getattr(kernel.launcher, "_params", ()) if p.pointer} or params
+    _STORED[key] = frozenset(stored & params & pointers)
+    return _STORED[key]
 
 
 def forward(op, inputs: tuple, params: tuple, out, output_shape: list[int], torch_op: bool = False,
@@ -239,9 +298,8 @@ def forward(op, inputs: tuple, params: tuple, out, output_shape: list[int], torc
     if not params_mutable and (written := written_params(kernel, launches, params)):
         i, kernel_param = written[0]
         raise ValueError(f"{name}: kernel {kernel.launcher.name} writes parameter `{param_labels(op, len(params))[i]}` "
-                         f"(as `{kernel_param}`, "
-                         "which its Rust marks Out/InOut), but the custom op was registered as not mutating its "
-                         "params: register it with register_op(..., mutates_params=True)")
+                         f"(as `{kernel_param}`, which it stores through), but the custom op was registered as not "
+                         "mutating its params: register it with register_op(..., mutates_params=True)")
     if out is None:
         device = inputs[0].device if inputs else (params[0].device if params else None)
         out = torch.empty(output_shape, dtype=dtype, device=device)

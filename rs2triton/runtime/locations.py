@@ -112,6 +112,23 @@ def trace(folder: str | os.PathLike) -> None:
     _TRACING.append(str(folder))
 
 
+def generated_source(kernel_fn: Any) -> str | None:
+    """The generated Python of a kernel (a launcher's ``fn``: Triton's JITFunction or, under the
+    interpreter, its InterpretedFunction), as Triton holds it: a located kernel's file is the
+    Rust one, so ``inspect`` would read the Rust; None where it cannot be had."""
+    import inspect
+    import textwrap
+
+    src = getattr(kernel_fn, "src", None)
+    if isinstance(src, str):
+        return textwrap.dedent(src)
+    py = getattr(kernel_fn, "fn", kernel_fn)
+    try:
+        return textwrap.dedent(inspect.getsource(py))
+    except (OSError, TypeError):
+        return None
+
+
 def _resolve(shown: str, module_file: str | None) -> str:
     """``shown`` made absolute where the file is found (from the module's folder up, then the
     working folder); as it is otherwise."""

@@ -46,6 +46,10 @@ def _interpreted(op) -> bool:
     return bool(getattr(getattr(kernel, "launcher", None), "interpreted", False))
 
 
+class DryRunError(Exception):
+    """The dry run of an op's host logic failed: whether it writes its params is not known."""
+
+
 def writes_params(op) -> bool:
     """Whether ``op``'s forward kernel writes one of its parameters (teenygrad's batch-norm stats
     updates its running statistics in place): a dry run of ``pack_args`` on stand-ins of a
@@ -58,8 +62,8 @@ def writes_params(op) -> bool:
         def __init__(self, shape):
             self.shape = tuple(shape)
 
+    shape = (2,) * 6
     try:
-        shape = (2,) * 6
         n = int(op.n_activation_inputs())
         inputs = tuple(Stand(shape) for _ in range(n))
         input_shapes = [shape] * n
@@ -69,26 +73,51 @@ def writes_params(op) -> bool:
             return False
         launches = apply.forward_launches(op, inputs, params, output_shape, int(op.forward_output_row_stride(output_shape)))
         return bool(apply.written_params(op.forward_kernel(), launches, params))
-    except Exception:  # noqa: BLE001 (host logic the generic shape does not fit: not known)
-        return False
+    except Exception as e:  # (host logic the generic shape does not fit: not known; the caller says so)
+        raise DryRunError(f"{type(e).__name__}: {e}") from e
 
 
-def register_op(op, qualname: str | None = None, *, namespace: str = "rs2triton", mutates_params: bool | None = None):
+def register_op(op, qualname: str | None = None, *, namespace: str = "rs2triton", mutates_params: bool | None = None,
+                replace: bool = False):
     """Register ``op`` as the custom op ``qualname`` (``"namespace::name"``; by default the op's
     name in snake case, in ``namespace``). Returns the op's ``torch.ops`` overload packet, callable
     as ``f(inputs, params, out_shape)``. ``mutates_params``: whether the op writes its parameter
     tensors in place (declared to torch, and then without autograd, which torch.library has only
-    for functional ops); by default what :func:`writes_params` finds."""
+    for functional ops); by default what :func:`writes_params` finds (a dry run of its host logic,
+    the kernel's stores read from it), a warning with the cause where it cannot tell. A name in use is an error
+    unless ``replace``; ``op`` must be a translated ``impl RuntimeOp`` (``TypeError``)."""
     torch = _torch()
     from rs2triton.runtime import apply
 
+    missing = [m for m in ("n_activation_inputs", "param_shapes", "pack_args", "grid", "forward_kernel")
+               if not callable(getattr(op, m, None))]
+    if missing:
+        raise TypeError(f"register_op: {type(op).__name__} is not a teenygrad op (an `impl RuntimeOp` rs2triton "
+                        f"translated): it has no {', '.join(f'`{m}`' for m in missing)}")
     name = qualname or f"{namespace}::{snake_case(getattr(op, 'RUST_NAME', type(op).__name__))}"
-    if "::" not in name:
-        raise ValueError(f"register_op: the name must be `namespace::name`, got {name!r}")
+    if not isinstance(name, str) or name.count("::") != 1 or not all(
+            part.isascii() and part.isidentifier() for part in name.split("::")):
+        raise ValueError(f"register_op: the name must be `namespace::name`, both Python identifiers, got {name!r}")
+    namespace_, short = name.split("::")
+    if not replace and hasattr(getattr(torch.ops, namespace_), short):
+        raise ValueError(f"register_op: an op named {name} is registered already (register_op(..., replace=True) "
+                         "replaces it)")
     label = getattr(op, "RUST_NAME", type(op).__name__)
     interpreted = _interpreted(op)
     define = torch.library.custom_op if interpreted else torch.library.triton_op
-    mutable = writes_params(op) if mutates_params is None else bool(mutates_params)
+    if mutates_params is None:
+        try:
+            mutable = writes_params(op)
+        except DryRunError as e:  # registered as not mutating: a launch that writes a param is then an error
+            import warnings
+
+            warnings.warn(f"register_op: cannot tell whether {label} writes its params: its host logic failed on "
+                          f"stand-in shapes ({e}); registered as not writing them (a launch that does is an "
+                          "error); say which: register_op(..., mutates_params=True or False)", RuntimeWarning,
+                          stacklevel=2)
+            mutable = False
+    else:
+        mutable = bool(mutates_params)
 
     def run(inputs, params, out_shape):
         inputs, params, output_shape, bound = _prepared(op, inputs, params, out_shape, contiguous_params=mutable)
@@ -108,7 +137,6 @@ def register_op(op, qualname: str | None = None, *, namespace: str = "rs2triton"
         return inputs[0].new_empty(output_shape, dtype=dtype) if inputs else torch.empty(output_shape, dtype=dtype)
 
     custom.register_fake(fake)
-    namespace_, short = name.split("::")
     if mutable:  # (torch.library has autograd for functional ops only)
         return getattr(getattr(torch.ops, namespace_), short)
     backward_op = _register_backward(op, name, label, interpreted)
