@@ -131,10 +131,22 @@ BAD_ARGS = {
     "i32 not an int": (lambda a: a.update(n=100.0), TypeError, "`n: i32` must be an int, got float 100.0"),
     "bool given an int": (lambda a: a.update(accumulate=1), TypeError, "`accumulate: bool` must be a bool, got int 1"),
     "f32 out of range": (lambda a: a.update(alpha=1e39), ValueError, "`alpha: D` is out of f32 range"),
+    # (past f32::MAX by half a unit or more: Rust's `3.4028236e38f32` is infinity, and rustc refuses it)
+    "f32 just out of range": (lambda a: a.update(alpha=3.4028236e38), ValueError, "`alpha: D` is out of f32 range"),
     "float for an int D": (lambda a: a.update(x_ptr=a["x_ptr"].int(), y_ptr=a["y_ptr"].int(), alpha=0.5), TypeError,
                            "`alpha: D` must be an int, got float 0.5"),
     "bool is not an int": (lambda a: a.update(n=True), TypeError, "`n: i32` must be an int, got bool True"),
 }
+
+
+def test_f32_max_as_rust_writes_it_is_f32_max():
+    """`3.4028235e38` (f32::MAX as Rust prints it, a little above it as a double) rounds to
+    f32::MAX, as Rust rounds it; the kernel gets exactly that."""
+    from rs2triton.runtime.values import check_scalar
+
+    assert check_scalar("f32", 3.4028235e38, "alpha") == 3.4028234663852886e38
+    assert check_scalar("f32", -3.4028235e38, "alpha") == -3.4028234663852886e38
+    assert check_scalar("f32", float("inf"), "alpha") == float("inf")
 
 
 @pytest.mark.parametrize("change", BAD_ARGS.values(), ids=BAD_ARGS.keys())
@@ -170,6 +182,8 @@ def test_positional_errors(axpy):
     ({"BLOCK": 64.0}, TypeError, "const generic `BLOCK: i32` must be an int, got float"),
     ({"BLOCK": 64, "BLOK": 1}, TypeError, "unexpected keyword `BLOK` (did you mean `BLOCK`?)"),
     ({"BLOCK": 64, "num_wraps": 4}, TypeError, "unexpected keyword `num_wraps` (did you mean `num_warps`?)"),
+    ({"BLOCK": 64, "num_stages": 10**9}, ValueError, "`num_stages` must be from 0 to 16, got 1000000000"),
+    ({"BLOCK": 64, "maxnreg": 4096}, ValueError, "`maxnreg` must be from 1 to 255, got 4096"),
 ])
 def test_bad_construction(axpy, consts, error, message):
     with pytest.raises(error) as info:

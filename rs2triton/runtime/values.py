@@ -77,7 +77,11 @@ def check_scalar(rust_type: str, value, what: str):
         raise TypeError(f"{what} must be a float, got {_type_name(value)} {value!r}")
     value = float(value)
     if math.isfinite(value) and abs(value) > s.max_finite:
-        raise ValueError(f"{what} is out of {rust_type} range (largest {s.max_finite:g}), got {value:g}")
+        # Rust rounds to the nearest value of the type: up to half a unit past the largest finite
+        # value, that is the largest (`3.4028235e38` is f32::MAX); from there on, infinity.
+        if abs(value) >= s.max_finite + 2.0 ** (s.max_exponent - s.significand):
+            raise ValueError(f"{what} is out of {rust_type} range (largest {s.max_finite!r}), got {value!r}")
+        value = math.copysign(s.max_finite, value)
     return value
 
 
@@ -101,14 +105,17 @@ def check_field(rust_type: str, value, what: str):
 
 # Launch options and what Triton makes of them: a wrong one is refused before anything runs.
 _POWERS_OF_TWO = {"num_warps": (1, 32), "num_ctas": (1, 16)}
-_COUNTS = {"num_stages": 0, "maxnreg": 1, "waves_per_eu": 0}
+# Counts and their bounds: software-pipelining stages (Triton's pipeliner uses a handful; more
+# only multiplies shared memory), registers a thread may use (the hardware's 255), waves per
+# execution unit on AMD (0: the compiler's choice, up to 10).
+_COUNTS = {"num_stages": (0, 16), "maxnreg": (1, 255), "waves_per_eu": (0, 10)}
 _CHOICES = {"kpack": (1, 2), "matrix_instr_nonkdim": (0, 4, 16, 32)}
 _FLAGS = ("enable_fp_fusion", "launch_cooperative_grid", "launch_pdl")
 
 
 def check_option(key: str, value, what: str):
     """A launch option (``num_warps=4``...) checked: powers of two where Triton needs them, counts
-    that cannot be negative, flags that are bools."""
+    in their bounds, flags that are bools."""
     if key in _FLAGS:
         if type(value) is not bool:
             raise TypeError(f"{what}: `{key}` must be a bool, got {_type_name(value)} {value!r}")
@@ -119,8 +126,9 @@ def check_option(key: str, value, what: str):
         lo, hi = _POWERS_OF_TWO[key]
         if not lo <= value <= hi or value & (value - 1):
             raise ValueError(f"{what}: `{key}` must be a power of two from {lo} to {hi}, got {value}")
-    elif key in _COUNTS and value < _COUNTS[key]:
-        raise ValueError(f"{what}: `{key}` must be at least {_COUNTS[key]}, got {value}")
+    elif key in _COUNTS and not _COUNTS[key][0] <= value <= _COUNTS[key][1]:
+        lo, hi = _COUNTS[key]
+        raise ValueError(f"{what}: `{key}` must be from {lo} to {hi}, got {value}")
     elif key in _CHOICES and value not in _CHOICES[key]:
         raise ValueError(f"{what}: `{key}` must be one of {', '.join(map(str, _CHOICES[key]))}, got {value}")
     return value
