@@ -950,3 +950,31 @@ def test_a_failing_dry_run_is_said_with_its_cause(bump):
     with pytest.warns(RuntimeWarning, match=r"cannot tell whether BumpForward writes its params: .*ValueError: "
                                             r"shapes beyond me.*mutates_params=True or False"):
         rs2triton.register_op(op, "rs2triton_trust::broken")
+
+
+# ---------------------------------------------------------------------- smaller holes
+
+KERNEL_HEAD = "use teeny_triton::triton::*;\n\n"
+
+
+@pytest.mark.parametrize(("attr", "message"), [
+    ("dtypes = [f32], dtypes = [f16]", "`dtypes` is given twice in `#[kernel(...)]`"),
+    ("backward = ABackward, backward = BBackward", "`backward` is given twice in `#[kernel(...)]`"),
+    ("dtypes = [f32, i32]", "the trait bound `i32: Float` is not satisfied: `dtypes` lists `i32` for `D: Float`"),
+])
+def test_kernel_arguments_given_twice_or_outside_the_bound_are_refused(attr, message):
+    src = KERNEL_HEAD + f"#[kernel({attr})]\npub fn k<T: Triton, D: Float, const B: i32>(x_ptr: T::Pointer<D>) {{}}\n"
+    with pytest.raises(rs2triton.TranspileError) as info:
+        rs2triton.transpile_source(src, "kernels/k.rs")
+    d = info.value.diagnostics[0]
+    assert (d.code, d.line, d.col) == ("E0007", 3, 9) and message in d.message, d.render()
+
+
+def test_a_tiled_kernel_cfg_switches_off_is_not_checked():
+    off = (KERNEL_HEAD + '#[cfg(feature = "nope")]\n#[tiled_kernel]\n'
+           "pub fn t<T: Triton, D: Float>(x: In<Tile<T, D>>, y: Out<Tile<T, D>>) {\n    let z = undefined_thing;\n}\n\n"
+           "#[kernel]\npub fn k<T: Triton, const B: i32>(x_ptr: T::Pointer<f32>) {}\n")
+    res = rs2triton.transpile_source(off, "kernels/k.rs", features=frozenset())
+    assert [k.name for k in res.kernels] == ["k"]
+    with pytest.raises(rs2triton.TranspileError):  # (switched on, it is checked: it needs BLOCK_SIZE)
+        rs2triton.transpile_source(off, "kernels/k.rs", features=frozenset({"nope"}))

@@ -338,7 +338,7 @@ def _parse_expanded(source: bytes, smap: SourceMap, features: frozenset[str] | N
     if b"tiled_kernel" in source:
         from rs2triton.transpiler.frontend.tiled import expand
 
-        expanded = expand(source, tree, smap)
+        expanded = expand(source, tree, smap, features)
         if expanded is not None:
             source, smap = expanded, SourceMap(smap.path, expanded, smap.shown)
             tree = parse(source, smap)

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from tree_sitter import Node
 
 from rs2triton.rust.types import SCALARS, bound
+from rs2triton.rust.types import bound as _bound  # (`bound` is a local name in _signature)
 from rs2triton.transpiler.frontend.parse import named_children, part, text
 from rs2triton.transpiler.frontend.source import SourceMap
 
@@ -165,12 +166,17 @@ def _parse_kernel_args(args: Node | None, smap: SourceMap) -> tuple[tuple[str, .
         return None, None
     raw = text(args)[1:-1]  # between the parentheses
     dtypes, backward, pos = None, None, 0
+    seen: set[str] = set()
     while pos < len(raw) and raw[pos:].strip():
         m = _KERNEL_ARG.match(raw, pos)
         if m is None:
             raise smap.error(args, "E0007", f"cannot read the `#[kernel]` arguments `{raw.strip()}`",
                              "write `#[kernel(dtypes = [f32, f16], backward = SomeBackward)]`")
         key, value = m.group("key"), m.group("value").strip()
+        if key in seen:
+            raise smap.error(args, "E0007", f"`{key}` is given twice in `#[kernel(...)]`",
+                             "teenygrad's #[kernel] macro takes each argument once: keep one")
+        seen.add(key)
         if key == "dtypes":
             names = [v.strip() for v in value.strip("[]").split(",") if v.strip()] if value.startswith("[") else None
             bad = [n for n in names or [value] if n not in SCALARS or SCALARS[n].cls.name == "BOOL"]
@@ -353,6 +359,12 @@ def _signature(fn: Node, doc: str | None, attr_args: Node | None, smap: SourceMa
                             if n not in taken)
             taken.add(prm.name)
     attr_dtypes, backward = _parse_kernel_args(attr_args, smap)
+    for d in dtype_params if attr_dtypes else ():  # each listed type must satisfy each dtype parameter's bound
+        refused = [t for t in attr_dtypes or () if t not in _bound(d.bound).accepts]
+        if refused:
+            raise smap.error(attr_args, "E0007", f"the trait bound `{refused[0]}: {d.bound}` is not satisfied: "
+                             f"`dtypes` lists `{refused[0]}` for `{d.name}: {d.bound}` (rustc's E0277)",
+                             f"list only types `{d.bound}` has: {', '.join(_bound(d.bound).accepts)}")
     return Kernel(name, doc, triton, dtype_params, consts, params, attr_dtypes, backward, fn)
 
 

@@ -522,7 +522,7 @@ def append_macro_kernels(source: bytes, tree: Tree, smap: SourceMap, features: f
     new_smap = _mapped(smap, appended, len(source), regions)
     new_tree = parse(appended.data, new_smap)
     if b"tiled_kernel" in appended.data[len(source):]:  # written as the #[kernel]s they expand to
-        found = edits(new_tree, new_smap, start=len(source))
+        found = edits(new_tree, new_smap, start=len(source), features=features)
         if found:
             appended, regions = _edited(appended, found), _shifted(regions, found)
             new_smap = _mapped(smap, appended, len(source), regions)

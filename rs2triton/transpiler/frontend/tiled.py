@@ -95,10 +95,11 @@ def _functions(root: Node):
             attrs = []
 
 
-def expand(source: bytes, tree: Tree, smap: SourceMap) -> bytes | None:
+def expand(source: bytes, tree: Tree, smap: SourceMap, features: frozenset[str] | None = None) -> bytes | None:
     """The file with every `#[tiled_kernel]` written as the `#[kernel]` it expands to, or None if it
-    has none. The macro's own checks are located errors (E0007)."""
-    found = edits(tree, smap)
+    has none. The macro's own checks are located errors (E0007). ``features``: what `#[cfg]`
+    sees (None: every item); one `#[cfg]` switches off is not there for rustc, nor checked here."""
+    found = edits(tree, smap, features=features)
     if not found:
         return None
     return apply(source, found)
@@ -112,13 +113,16 @@ def apply(source: bytes, found: list[tuple[int, int, bytes]]) -> bytes:
     return bytes(out)
 
 
-def edits(tree: Tree, smap: SourceMap, start: int = 0) -> list[tuple[int, int, bytes]]:
+def edits(tree: Tree, smap: SourceMap, start: int = 0,
+          features: frozenset[str] | None = None) -> list[tuple[int, int, bytes]]:
     """The text edits (start byte, end byte, new bytes) that expand the `#[tiled_kernel]`s of the
-    file from byte ``start`` on: each on the lines it replaces."""
+    file from byte ``start`` on: each on the lines it replaces (none for one `#[cfg]` switches off)."""
+    from rs2triton.transpiler.frontend.items import cfg_holds
+
     edits: list[tuple[int, int, bytes]] = []  # (start byte, end byte, new bytes)
     for fn, attrs in _functions(tree.root_node):
         marks = [m for m in (_attr_is_tiled(a) for a in attrs) if m is not None]
-        if not marks or fn.start_byte < start:
+        if not marks or fn.start_byte < start or (features is not None and not cfg_holds(attrs, features)):
             continue
         edits.append((marks[0].start_byte, marks[0].end_byte, b"kernel"))
         params = fn.child_by_field_name("parameters")
