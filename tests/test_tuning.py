@@ -132,6 +132,13 @@ def test_repository_tuning_shows_in_the_golden_module():
     ("[tool]\n\n[tool.rs2triton.tune.vector_add]\nsweep = { BLOCK_SIZE = [64, 1e3] }\n", 4,
      "`BLOCK_SIZE: i32` must be an int, got float 1000.0"),
     ("[tool.rs2triton.tune.vector_add]\nkey = []\n", 1, "needs exactly one of `configs` or `sweep`"),
+    ("[tool.rs2triton.tune.vector_add]\nkey = ['n_elements', 'n_elements']\nconfigs = [{ BLOCK_SIZE = 64 }]\n", 2,
+     "`n_elements` is listed twice in `key`"),
+    ("[tool.rs2triton.tune.vector_add]\nconfigs = [{ BLOCK_SIZE = 64 }, { BLOCK_SIZE = 64 }]\n", 2,
+     "the config {'BLOCK_SIZE': 64} is listed twice"),
+    ("[tool.rs2triton.tune.vector_add]\nsweep = { BLOCK_SIZE = [16, 32, 64, 128, 256, 512, 1024, 2048], "
+     "num_warps = [1, 2, 4, 8, 16, 32], num_stages = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16], "
+     "num_ctas = [1, 2, 4, 8, 16], maxnreg = [64, 128] }\n", 2, "`sweep` makes 7680 configs; a tuning table may have at most 4096"),
 ])
 def test_an_invalid_table_is_a_located_error(tmp_path, monkeypatch, table, line, message):
     rs = _project(tmp_path, table)

@@ -15,6 +15,7 @@ error (E0013) at transpile time.
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import sys
@@ -28,6 +29,7 @@ if TYPE_CHECKING:
     from rs2triton.transpiler.frontend.items import Kernel
 
 TABLE_KEYS = ("key", "configs", "sweep", "reset_to_zero", "restore_value")
+MAX_CONFIGS = 4096  # configs a tuning table may have (each is compiled and timed for every new key)
 
 
 def find_pyproject(source: Path) -> Path | None:
@@ -122,8 +124,19 @@ def tuning_for(kernel: Kernel, pyproject: Path, text: str, raw) -> dict:
         values = raw["sweep"]
         if not isinstance(values, dict) or not all(isinstance(v, list) and v for v in values.values()):
             raise fail("`sweep` must map names to non-empty lists, e.g. { BLOCK_SIZE = [128, 256] }", "sweep")
+        count = math.prod(len(v) for v in values.values())
+        if count > MAX_CONFIGS:
+            raise fail(f"`sweep` makes {count} configs; a tuning table may have at most {MAX_CONFIGS}", "sweep",
+                       "sweep fewer values (each config is compiled and timed at the first launch of a new key)")
         configs = sweep(**values)
         where = "sweep"
+    if len(configs) > MAX_CONFIGS:
+        raise fail(f"`configs` lists {len(configs)} configs; a tuning table may have at most {MAX_CONFIGS}", where)
+    seen: list = []
+    for c in configs:
+        if c in seen:
+            raise fail(f"the config {c} is listed twice", where, "keep one: the autotuner would time it twice")
+        seen.append(c)
     tuning: dict = {"key": raw.get("key", []), "configs": configs}
     for opt in ("reset_to_zero", "restore_value"):
         if opt in raw:
@@ -132,6 +145,9 @@ def tuning_for(kernel: Kernel, pyproject: Path, text: str, raw) -> dict:
         if name in tuning and (not isinstance(tuning[name], list)
                                or not all(isinstance(v, str) for v in tuning[name])):
             raise fail(f"`{name}` must be a list of parameter names", name)
+        twice = next((v for i, v in enumerate(tuning.get(name, [])) if v in tuning[name][:i]), None)
+        if twice is not None:
+            raise fail(f"`{twice}` is listed twice in `{name}`", name, "keep one")
     try:
         Launcher(None, launcher_name(kernel.name), **signature_literal(kernel), tuning=tuning)
     except (TypeError, ValueError) as e:
