@@ -978,3 +978,19 @@ def test_a_tiled_kernel_cfg_switches_off_is_not_checked():
     assert [k.name for k in res.kernels] == ["k"]
     with pytest.raises(rs2triton.TranspileError):  # (switched on, it is checked: it needs BLOCK_SIZE)
         rs2triton.transpile_source(off, "kernels/k.rs", features=frozenset({"nope"}))
+
+
+def test_a_malformed_cargo_toml_is_a_located_warning(tmp_path, monkeypatch):
+    from click.testing import CliRunner
+
+    from rs2triton.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "src").mkdir()
+    for name in ("relu", "vector_add"):
+        (tmp_path / "src" / f"{name}.rs").write_text((ROOT / "kernels_rs" / f"{name}.rs").read_text())
+    (tmp_path / "Cargo.toml").write_text('[package]\nname = "x"\n[features\ndefault = []\n')
+    res = CliRunner().invoke(main, ["transpile", "src", "-o", "out"])
+    assert res.exit_code == 0, res.output
+    assert res.output.count("warning[W0011]: the crate's Cargo.toml cannot be read: it is not valid TOML") == 1
+    assert " --> Cargo.toml:3:10" in res.output and "3 | [features" in res.output, res.output

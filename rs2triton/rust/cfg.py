@@ -100,7 +100,7 @@ def crate_features(directory: str) -> frozenset[str]:
         try:
             data = tomllib.loads(manifest.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
-            return DEFAULT_FEATURES
+            return DEFAULT_FEATURES  # (said by manifest_problem, as a located warning)
         if "package" not in data:
             continue  # a workspace's manifest: the crate's is further up, or there is none
         table = data.get("features") or {}
@@ -114,3 +114,30 @@ def crate_features(directory: str) -> frozenset[str]:
             todo += [g for g in table.get(f) or [] if isinstance(g, str)]
         return frozenset(enabled)
     return DEFAULT_FEATURES
+
+
+@lru_cache(maxsize=64)
+def manifest_problem(directory: str) -> tuple[str, int, int, str] | None:
+    """Why the nearest ``Cargo.toml`` above ``directory`` cannot be read, where: (its path, line,
+    column, message); None where there is none or it reads. cargo would refuse to build; here
+    `#[cfg(feature = ...)]` then sees teenygrad's default features, and the caller says so."""
+    try:
+        import tomllib
+    except ImportError:  # pragma: no cover - Python 3.10
+        return None
+    for folder in (Path(directory), *Path(directory).parents):
+        manifest = folder / "Cargo.toml"
+        if not manifest.is_file():
+            continue
+        try:
+            tomllib.loads(manifest.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError) as e:
+            return str(manifest), 1, 1, f"cannot read it ({e})"
+        except tomllib.TOMLDecodeError as e:
+            import re
+
+            at = re.search(r"at line (\d+), column (\d+)", str(e))
+            line, col = (int(at.group(1)), int(at.group(2))) if at else (1, 1)
+            return str(manifest), line, col, f"it is not valid TOML ({str(e).split(' (at line')[0]})"
+        return None
+    return None

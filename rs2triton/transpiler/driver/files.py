@@ -101,6 +101,8 @@ def plan(srcs: list[str], outdir: str | os.PathLike, warnings: list[Diagnostic] 
             data = read(src)
             pyproject = pyproject_of(src, launchers)
             enabled = features_of(src, features, default_features)
+            if warnings is not None and default_features:
+                _manifest_warning(src, warnings)
             key = cache.key(data, display, options_key(launchers, pyproject, enabled, name)) \
                 if cache is not None else None
         except TranspileError as e:
@@ -153,6 +155,28 @@ def plan(srcs: list[str], outdir: str | os.PathLike, warnings: list[Diagnostic] 
         if not os.path.lexists(init):
             files.setdefault(init, "")
     return files
+
+
+def _manifest_warning(src: Path, warnings: list[Diagnostic]) -> None:
+    """A located warning, once a run, where the crate's ``Cargo.toml`` cannot be read (its
+    default features are then teenygrad's, which `#[cfg(feature = ...)]` sees)."""
+    from rs2triton.rust.cfg import manifest_problem
+
+    problem = manifest_problem(str(src.resolve().parent))
+    if problem is None:
+        return
+    path, line, col, why = problem
+    shown = os.path.relpath(path)
+    path = path if shown.startswith("..") else shown  # (relative to where the command runs, where it can be)
+    if any(w.path == path and w.code == "W0011" for w in warnings):
+        return
+    try:
+        source_line = Path(path).read_text(encoding="utf-8", errors="replace").splitlines()[line - 1]
+    except (OSError, IndexError):
+        source_line = None
+    warnings.append(Diagnostic("W0011", f"the crate's Cargo.toml cannot be read: {why}", path, line, col, 1,
+                               "cargo would refuse it; `#[cfg(feature = ...)]` sees teenygrad's default features "
+                               "meanwhile", source_line, severity="warning"))
 
 
 class Foreign(Exception):
