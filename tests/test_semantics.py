@@ -411,3 +411,59 @@ def test_float_rules_and_runtime_float_to_int_casts(mod, x):
             assert gi[i] == _numpy_cast(xf, np_type), f"x as {'i' if signed else 'u'}{bits} (interpreter)"
     if in_range[0]:
         assert got[3] == float(math.trunc(xf))
+
+
+# ---------------------------------------------------------------------------- shifts by run-time amounts
+
+SHIFT_TYPES = {"u8": torch.uint8, "i8": torch.int8, "i16": torch.int16, "u32": torch.uint32, "i32": torch.int32,
+               "i64": torch.int64}
+
+
+def _rust_shift(value: int, amount: int, op: str, rust: str) -> int:
+    """Rust's release build: the amount masked to the type's width; `>>` arithmetic for signed."""
+    bits = int(rust[1:])
+    masked = amount & (bits - 1)
+    u = value & ((1 << bits) - 1)
+    out = (u << masked if op == "<<" else (value >> masked if rust[0] == "i" else u >> masked)) & ((1 << bits) - 1)
+    return out - (1 << bits) if rust[0] == "i" and out >> (bits - 1) else out
+
+
+@pytest.mark.parametrize("rust", list(SHIFT_TYPES))
+def test_a_shift_by_a_run_time_amount_is_masked_as_rusts_release_build_does(tmp_path, rust):
+    """`x << n` with `n` known only at run time: Rust's release build shifts by `n` masked to the
+    type's width (1u32 << 33 is 2); Triton alone would give 0. Held to rustc where it is installed."""
+    import shutil
+    import subprocess
+
+    bits = int(rust[1:])
+    src = tmp_path / "shifts.rs"
+    src.write_text("use teeny_triton::triton::*;\n\n#[kernel]\n"
+                   f"pub fn shifts<T: Triton, const B: i32>(x_ptr: T::Pointer<{rust}>, l_ptr: T::Pointer<{rust}>, "
+                   f"r_ptr: T::Pointer<{rust}>, n: u32) {{\n"
+                   "    let offs = T::arange(0, B);\n"
+                   "    let x = T::load(x_ptr.add_offsets(offs), None, None, &[], None, None, None, false);\n"
+                   "    T::store(l_ptr.add_offsets(offs), x << n, None, &[], None, None);\n"
+                   "    T::store(r_ptr.add_offsets(offs), x >> n, None, &[], None, None);\n}\n")
+    mod = rs2triton.load(src)
+    values = [1, 3, -1 if rust[0] == "i" else (1 << bits) - 1, 1 << (bits - 2)]
+    dtype = SHIFT_TYPES[rust]
+    for amount in (0, 1, bits - 1, bits, bits + 1, 2 * bits + 3):
+        x = torch.tensor(values, dtype=torch.int64).to(dtype).to(DEVICE)
+        left, right = torch.zeros_like(x), torch.zeros_like(x)
+        mod.Shifts(B=4)[(1,)](x, left, right, amount)
+        want_l = [_rust_shift(v, amount, "<<", rust) for v in values]
+        want_r = [_rust_shift(v, amount, ">>", rust) for v in values]
+        assert left.cpu().to(torch.int64).tolist() == want_l and right.cpu().to(torch.int64).tolist() == want_r, amount
+    if shutil.which("rustc"):  # the expectations are rustc's (-O: overflow checks off, as the release profile)
+        prog = tmp_path / "shifts_main.rs"
+        prog.write_text("fn main() {\n    let n = std::env::args().count() as u32 - 1;\n"
+                        + "".join(f"    for a in [0u32, 1, {bits - 1}, {bits}, {bits + 1}, {2 * bits + 3}] {{\n"
+                                  f"        let x: {rust} = ({v}i128) as {rust}; let a = a + n;\n"
+                                  "        println!(\"{} {}\", x.wrapping_shl(a) as i128, x.wrapping_shr(a) as i128);\n"
+                                  "    }\n" for v in values) + "}\n")
+        exe = tmp_path / "shifts_main"
+        subprocess.run(["rustc", "-O", "-o", str(exe), str(prog)], check=True, capture_output=True, timeout=120)
+        lines = subprocess.run([str(exe)], capture_output=True, text=True, check=True).stdout.split("\n")
+        expected = [f"{_rust_shift(v, a, '<<', rust)} {_rust_shift(v, a, '>>', rust)}" for v in values
+                    for a in (0, 1, bits - 1, bits, bits + 1, 2 * bits + 3)]
+        assert lines[:len(expected)] == expected

@@ -84,7 +84,7 @@ class KernelBuilder:
             lhs = call("tl.cast", [lhs, lw.dtype_expr(left.ty.elem, node)])
         # f32 arithmetic on a value held in f32 (Triton promotes a half operand) stays in f32.
         wide = (left.ty.wide or right.ty.wide) and elem in (left.ty.elem, right.ty.elem)
-        return Val(ast.BinOp(left=lhs, op=pyop, right=right.expr), Ty(kind, elem, wide=wide))
+        return Val(ast.BinOp(left=lhs, op=pyop, right=_shift_amount(op, left, right, kind)), Ty(kind, elem, wide=wide))
 
     def negate(self, lw: Lowerer, v: Val, node: Node) -> Val:
         return Val(ast.UnaryOp(op=ast.USub(), operand=v.expr), v.ty, weak=v.weak)
@@ -146,3 +146,16 @@ def convert(lw: Lowerer, v: Val, target: str, node: Node) -> Val:
         return Val(call(ast.Attribute(value=v.expr, attr="to", ctx=LOAD), [dtype]), Ty(v.ty.kind, target))
     return Val(call("tl.cast", [v.expr, dtype]), Ty(Kind.SCALAR, target))
 
+
+def _shift_amount(op: str, left: Val, right: Val, kind: Kind) -> ast.expr:
+    """The right operand of ``left op right``; for a shift of an integer by an amount known only
+    at run time, masked to the left type's width, as Rust's release build does (``1u32 << 33`` is
+    2 there; Triton would give 0). A literal amount is in range already (rustc refuses any other),
+    and compile-time values are Rust's constant evaluation's."""
+    if op not in ("<<", ">>") or left.ty.elem not in INT_TYPES or kind is Kind.CONST:
+        return right.expr
+    bits = semantics.int_info(left.ty.elem)[0]
+    amount = literal_value(right.expr)
+    if type(amount) is int and 0 <= amount < bits:
+        return right.expr
+    return ast.BinOp(left=right.expr, op=ast.BitAnd(), right=ast.Constant(bits - 1))
