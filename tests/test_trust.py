@@ -994,3 +994,13 @@ def test_a_malformed_cargo_toml_is_a_located_warning(tmp_path, monkeypatch):
     assert res.exit_code == 0, res.output
     assert res.output.count("warning[W0011]: the crate's Cargo.toml cannot be read: it is not valid TOML") == 1
     assert " --> Cargo.toml:3:10" in res.output and "3 | [features" in res.output, res.output
+
+
+@pytest.mark.parametrize(("method", "count"), [("n_launches", 2**64 - 1), ("n_launches", 0),
+                                               ("n_backward_launches", 10**9)])
+def test_an_absurd_launch_count_is_an_error_not_a_list_of_them(method, count):
+    relu = rs2triton.load(ROOT / "kernels_rs" / "relu.rs").ReluForward(BLOCK_SIZE=8)
+    setattr(relu, method, lambda: count)
+    x = torch.randn(4, requires_grad=method == "n_backward_launches")
+    with pytest.raises(ValueError, match=rf"ReluForward: `{method}` says {count} launches; an op makes from 1 to 4096"):
+        relu.apply(x, out_shape=(4,)).sum().backward()

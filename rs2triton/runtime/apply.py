@@ -202,12 +202,23 @@ def param_labels(op, n: int) -> list[str]:
 def forward_launches(op, inputs, params, output_shape, required) -> list[tuple[Any, Any]]:
     """(visited arguments, grid) of each of the op's ``n_launches`` forward launches, the output a
     stand-in (:class:`_Output`)."""
-    n_launches = int(op.n_launches())
+    n_launches = launch_count(op, int(op.n_launches()), "n_launches")
     if n_launches == 1:
         return [(op.pack_args(inputs, params, _Output(), output_shape, required), op.grid(output_shape))]
     input_shapes = [_shape(x) for x in inputs]
     return [(op.pack_args_for_launch(i, inputs, params, _Output(), output_shape, required),
              op.grid_for_launch(i, input_shapes, output_shape)) for i in range(n_launches)]
+
+
+MAX_LAUNCHES = 4096  # launches of one op (teenygrad's launch one per input at most: a handful)
+
+
+def launch_count(op, n: int, method: str) -> int:
+    """``n``, the op's count of launches, if it is one a launch list can be made of: at least
+    one and at most :data:`MAX_LAUNCHES` (``usize::MAX`` built a 4.9 GB list before)."""
+    if not 1 <= n <= MAX_LAUNCHES:
+        raise ValueError(f"{_name(op)}: `{method}` says {n} launches; an op makes from 1 to {MAX_LAUNCHES}")
+    return n
 
 
 def written_params(kernel, launches, params) -> list[tuple[int, str]]:
@@ -338,7 +349,7 @@ def backward(op, inputs: tuple, params: tuple, output, output_shape: list[int], 
         dy = padded
     input_shapes = [_shape(x) for x in inputs]
     with host_code(op, input_shapes, output_shape):
-        n_launches = int(op.n_backward_launches())
+        n_launches = launch_count(op, int(op.n_backward_launches()), "n_backward_launches")
         launches = []
         for i in range(n_launches):
             if n_launches == 1:
