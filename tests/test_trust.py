@@ -1004,3 +1004,18 @@ def test_an_absurd_launch_count_is_an_error_not_a_list_of_them(method, count):
     x = torch.randn(4, requires_grad=method == "n_backward_launches")
     with pytest.raises(ValueError, match=rf"ReluForward: `{method}` says {count} launches; an op makes from 1 to 4096"):
         relu.apply(x, out_shape=(4,)).sum().backward()
+
+
+def test_a_store_through_an_inptr_is_a_located_warning_and_a_loaded_offset_is_not():
+    src = KERNEL_HEAD + (
+        "#[kernel]\npub fn k<T: Triton, const B: i32>(x_ptr: InPtr<T::Pointer<f32>>, i_ptr: InPtr<T::Pointer<i32>>, "
+        "y_ptr: OutPtr<T::Pointer<f32>>) {\n"
+        "    let offs = T::arange(0, B);\n"
+        "    let x = T::load(x_ptr.add_offsets(offs), None, None, &[], None, None, None, false);\n"
+        "    let at = T::load(i_ptr.add_offsets(offs), None, None, &[], None, None, None, false);\n"
+        "    T::store(y_ptr.add_offsets(at), x, None, &[], None, None);\n"
+        "    let back = x_ptr.add_offsets(offs);\n"
+        "    T::atomic_add(back, x, None, None, None);\n}\n")
+    res = rs2triton.transpile_source(src, "kernels/k.rs")
+    [w] = [w for w in res.warnings if w.code == "W0012"]  # (x_ptr; not i_ptr, which only gives offsets)
+    assert (w.severity, w.line, w.col) == ("warning", 4, 42) and "stores through `x_ptr`" in w.message, w.render()

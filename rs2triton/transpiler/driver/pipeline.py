@@ -165,7 +165,7 @@ def _lower_source(source: bytes, smap: SourceMap, line_comments: bool, launchers
         launcher_defs = _launchers(items.kernels, kernel_defs, taken, smap, pyproject, host) if launchers else []
         text, line_map, exact = module_text(smap.shown, items.doc, sorted(ctx.imports), list(ctx.used_consts.values()),
                                             functions, ctx.param_comments, launcher_defs, host)
-    warnings = host.warnings if host is not None else []
+    warnings = [*_read_only_stores(items.kernels, kernel_defs, smap), *(host.warnings if host is not None else [])]
     if host is not None and items.macros:
         from rs2triton.transpiler.frontend.macros import macro_warnings
 
@@ -317,6 +317,28 @@ def _internal_error(r: Result, doing: str, exc: BaseException) -> Diagnostic:
     if node is None and doing.startswith("generating") and r.kernels:
         node = r.kernels[0].node
     return smap.ice(node, doing, exc)
+
+
+def _read_only_stores(kernels: list[Kernel], defs: list, smap: SourceMap) -> list[Diagnostic]:
+    """W0012 for each pointer a kernel marks `InPtr` (read only) and stores through: the mark is
+    what tells torch which buffers an op writes (`register_op`), and it would be wrong."""
+    from rs2triton.runtime.apply import stores_through
+    from rs2triton.transpiler.pyast import python_name
+
+    out = []
+    by_name = {d.name: d for d in defs}
+    for k in kernels:
+        marked = [p for p in k.params if p.access == "in"]
+        fn = by_name.get(python_name(k.name))
+        if not marked or fn is None:
+            continue
+        stored = stores_through(fn)
+        for p, arg in zip(k.params, fn.args.args, strict=False):
+            if p.access == "in" and arg.arg in stored:
+                out.append(smap.diag(p.node, "W0012", f"`{k.name}` stores through `{p.name}`, which it marks `InPtr` "
+                                     "(read only)", "mark it `InOutPtr` (or `OutPtr`): the marks tell torch which "
+                                     "buffers an op writes", severity="warning"))
+    return out
 
 
 def transpile_source(source: bytes | str, path: str = "<string>", *, launchers: bool = True,
