@@ -235,52 +235,7 @@ def written_params(kernel, launches, params) -> list[tuple[int, str]]:
     return found
 
 
-# What writes memory in a generated kernel: Triton's stores and atomics, by function or method.
-_STORES = frozenset({"store", "store_tensor_descriptor", "atomic_add", "atomic_and", "atomic_or", "atomic_xor",
-                     "atomic_max", "atomic_min", "atomic_xchg", "atomic_cas"})
-_LOADS = frozenset({"load", "load_tensor_descriptor"})
 _STORED: dict[int, frozenset[str]] = {}
-
-
-def stores_through(func) -> set[str]:
-    """The parameters of a generated ``@triton.jit`` function (an ``ast.FunctionDef``) that a store
-    or an atomic writes through: the names its pointer (or a tensor descriptor's, a block
-    pointer's) derives from, through the assignments that build it. (The transpiler warns with it
-    of a store through an ``InPtr``; the runtime reads it for what an op mutates.)"""
-    import ast
-
-    params = {a.arg for a in func.args.args}
-    derives: dict[str, set[str]] = {p: {p} for p in params}
-
-    def names(node):  # the names an address is made of: what a load reads is data, not an address
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _LOADS:
-            return
-        if isinstance(node, ast.Name):
-            yield node.id
-        for child in ast.iter_child_nodes(node):
-            yield from names(child)
-
-    def roots(node) -> set[str]:
-        return set().union(*(derives.get(n, set()) for n in names(node))) if node is not None else set()
-
-    for _ in range(8):  # (assignments in loops: until nothing new is learnt)
-        before = sum(len(v) for v in derives.values())
-        for node in ast.walk(func):
-            if isinstance(node, ast.Assign | ast.AugAssign | ast.AnnAssign) and node.value is not None:
-                found = roots(node.value)
-                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-                for t in targets:
-                    for name in (n.id for n in ast.walk(t) if isinstance(n, ast.Name)):
-                        derives.setdefault(name, set()).update(found)
-        if sum(len(v) for v in derives.values()) == before:
-            break
-    stored: set[str] = set()
-    for node in ast.walk(func):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _STORES:
-            target = node.args[0] if isinstance(node.func.value, ast.Name) and node.func.value.id == "tl" \
-                and node.args else node.func.value  # tl.store(ptr, ..) / desc.store(offsets, ..)
-            stored |= roots(target)
-    return stored & params
 
 
 def stored_pointers(kernel) -> frozenset[str]:
@@ -288,7 +243,7 @@ def stored_pointers(kernel) -> frozenset[str]:
     function). Empty where the source cannot be read."""
     import ast
 
-    from rs2triton.runtime.locations import generated_source
+    from rs2triton.runtime.locations import generated_source, stores_through
 
     fn = getattr(getattr(kernel, "launcher", None), "fn", None)
     if fn is None:

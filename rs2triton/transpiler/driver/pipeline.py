@@ -322,7 +322,7 @@ def _internal_error(r: Result, doing: str, exc: BaseException) -> Diagnostic:
 def _read_only_stores(kernels: list[Kernel], defs: list, smap: SourceMap) -> list[Diagnostic]:
     """W0012 for each pointer a kernel marks `InPtr` (read only) and stores through: the mark is
     what tells torch which buffers an op writes (`register_op`), and it would be wrong."""
-    from rs2triton.runtime.apply import stores_through
+    from rs2triton.runtime.locations import stores_through
     from rs2triton.transpiler.pyast import python_name
 
     out = []
