@@ -32,6 +32,10 @@ class StrictFallback(RuntimeError):
     """A node ran on torch under ``strict=True``."""
 
 
+def _strict(node: str, operation: str, reason: str) -> StrictFallback:
+    return StrictFallback(f"teenygrad backend (strict): node `{node}` ({operation}) would run on torch: {reason}")
+
+
 def _resolve(path: str):
     """A dotted target of the table: the torch callable, or ``("method", name)`` for ``Tensor.x``."""
     if path.startswith("Tensor."):
@@ -187,8 +191,7 @@ class Backend:
                     continue
                 lines.append(f"  {node.name}: {operation} -> on torch: {reason}")
                 if self.strict:
-                    raise StrictFallback(f"teenygrad backend (strict): node `{node.name}` ({operation}) would run on "
-                                         f"torch: {reason}")
+                    raise _strict(node.name, operation, reason)
                 self._wrap_fallback(node, operation, reason)
                 continue
             struct = next((s for s in entry.op if s in self.tree.ops), None)
@@ -226,8 +229,7 @@ class Backend:
             if identity_when is not None and _returns_input(identity_when, args, kwargs):
                 return original(*args, **kwargs)
             if identity_when is not None and strict:
-                raise StrictFallback(f"teenygrad backend (strict): node `{name}` ({operation}) would run on torch: "
-                                     f"{reason}")
+                raise _strict(name, operation, reason)
             report.record_fallback(operation, reason)
             return original(*args, **kwargs)
 
@@ -279,8 +281,7 @@ class Backend:
         except Fallback as f:
             reason = str(f)
             if self.strict:
-                raise StrictFallback(f"teenygrad backend (strict): node `{node}` ({entry.name}) would run on torch: "
-                                     f"{reason}") from None
+                raise _strict(node, entry.name, reason) from None
             self._report.record_fallback(entry.name, reason)
             return original(*args, **kwargs)
         self._report.record_run(entry.name, plan.struct, "forward", plan.notes)

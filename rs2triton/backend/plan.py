@@ -279,28 +279,20 @@ def next_multiple(n: int, m: int) -> int:
     return -(-n // m) * m
 
 
-_MASKED: dict[Any, bool] = {}
-
-
 def loads_masked(launcher) -> bool:
     """Whether the kernel masks its loads (``T::load(..., Some(mask), ...)``), read from the
     kernel the Rust became: one whose loads have no mask reads exactly its block, so a block
     that must cover a row must equal it (teenygrad's softmax; kernels_rs' masks its row)."""
     import ast
 
-    from rs2triton.runtime.locations import generated_source
+    from rs2triton.runtime.locations import generated_function
 
-    fn = getattr(launcher, "fn", None)
-    if fn not in _MASKED:
-        try:
-            tree = ast.parse(generated_source(fn) or "")
-        except SyntaxError:
-            _MASKED[fn] = True  # (not known: the rule as the row states it)
-        else:
-            loads = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
-                     and n.func.attr == "load"]
-            _MASKED[fn] = not loads or any(k.arg == "mask" for n in loads for k in n.keywords)
-    return _MASKED[fn]
+    func = generated_function(getattr(launcher, "fn", None))
+    if func is None:
+        return True  # (not known: the rule as the row states it)
+    loads = [n for n in ast.walk(func) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+             and n.func.attr == "load"]
+    return not loads or any(k.arg == "mask" for n in loads for k in n.keywords)
 
 
 def _build(entry: Entry, struct: str, maker, args: dict, sizes: dict[str, int]):
@@ -370,7 +362,6 @@ def _check_host(op, struct: str, inputs: list[Arg], params: list[Arg | None], op
         return tuple(shape)
 
     input_shapes = [prepared(a) for a in inputs]
-    given = [p for p in params if p is not None]
     try:
         with apply.host_code(op, input_shapes, op_shape):
             n = int(op.n_activation_inputs())

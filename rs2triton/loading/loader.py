@@ -180,8 +180,8 @@ def _holds(py: Path, text: str) -> bool:
 
     try:
         st = os.lstat(py)
-        if not stat.S_ISREG(st.st_mode) or (hasattr(os, "geteuid") and st.st_uid != os.geteuid()) \
-                or st.st_mode & 0o022 or st.st_size != len(text.encode("utf-8")):
+        if not stat.S_ISREG(st.st_mode) or cache.not_private(st) is not None \
+                or st.st_size != len(text.encode("utf-8")):
             return False
         return py.read_text(encoding="utf-8") == text
     except (OSError, UnicodeDecodeError):

@@ -235,34 +235,17 @@ def written_params(kernel, launches, params) -> list[tuple[int, str]]:
     return found
 
 
-_STORED: dict[int, frozenset[str]] = {}
-
-
 def stored_pointers(kernel) -> frozenset[str]:
     """The kernel's pointer parameters it stores through (:func:`stores_through`, on its generated
     function). Empty where the source cannot be read."""
-    import ast
+    from rs2triton.runtime.locations import generated_function, stores_through
 
-    from rs2triton.runtime.locations import generated_source, stores_through
-
-    fn = getattr(getattr(kernel, "launcher", None), "fn", None)
-    if fn is None:
-        return frozenset()
-    key = id(fn)
-    if key in _STORED:
-        return _STORED[key]
-    try:
-        tree = ast.parse(generated_source(fn) or "")
-    except SyntaxError:
-        return frozenset()
-    func = next((n for n in tree.body if isinstance(n, ast.FunctionDef)), None)
+    func = generated_function(getattr(getattr(kernel, "launcher", None), "fn", None))
     if func is None:
         return frozenset()
-    params = {a.arg for a in func.args.args}
+    pointers = {p.name for p in getattr(kernel.launcher, "_params", ()) if p.pointer}
     stored = stores_through(func)
-    pointers = {p.name for p in getattr(kernel.launcher, "_params", ()) if p.pointer} or params
-    _STORED[key] = frozenset(stored & params & pointers)
-    return _STORED[key]
+    return frozenset(stored & pointers if pointers else stored)
 
 
 def forward(op, inputs: tuple, params: tuple, out, output_shape: list[int], torch_op: bool = False,

@@ -24,6 +24,7 @@ from types import SimpleNamespace
 from typing import NamedTuple
 
 from rs2triton.diagnostics import Diagnostic
+from rs2triton.runtime.locations import find_source
 
 
 class RustLines(NamedTuple):
@@ -57,7 +58,7 @@ def rust_lines(module) -> RustLines | None:
     mapping = getattr(module, "__rs2triton_line_map__", None)
     if path and mapping:
         file = getattr(module, "__file__", None)
-        found = _find(str(path), Path(file).parent) if file else None
+        found = find_source(str(path), Path(file).parent) if file else None
         return RustLines(str(path), found or str(path), mapping)
     file = getattr(module, "__file__", None)
     if not file or not str(file).endswith(".py"):
@@ -100,19 +101,7 @@ def _from_comments(file: str, stamp: int) -> RustLines | None:
         for line in range(node.lineno, max(last, node.lineno) + 1):
             mapping[line] = at[1]
     shown = next(iter(comments.values()))[0]
-    return RustLines(shown, _find(shown, Path(file).parent), mapping)
-
-
-def _find(shown: str, folder: Path) -> str | None:
-    """The Rust file a generated module names (relative to the output's folder's parent, or the
-    project's root, as rs2triton writes it), where it can be read."""
-    p = Path(shown)
-    if p.is_absolute():
-        return shown if p.is_file() else None
-    for base in (folder, *folder.parents, Path.cwd()):
-        if (base / p).is_file():
-            return str(base / p)
-    return None
+    return RustLines(shown, find_source(shown, Path(file).parent), mapping)
 
 
 def _chain(exc: BaseException | None) -> Iterator[BaseException]:

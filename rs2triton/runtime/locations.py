@@ -129,17 +129,46 @@ def generated_source(kernel_fn: Any) -> str | None:
         return None
 
 
-def _resolve(shown: str, module_file: str | None) -> str:
-    """``shown`` made absolute where the file is found (from the module's folder up, then the
-    working folder); as it is otherwise."""
+def generated_function(kernel_fn: Any) -> ast.FunctionDef | None:
+    """A kernel's generated function, parsed (once a kernel: kept on it): what the runtime reads
+    of it (its loads' masks, the pointers it stores through). None where its source cannot be had."""
+    if kernel_fn is None:
+        return None
+    found: ast.FunctionDef | None
+    if hasattr(kernel_fn, "rs2triton_function"):
+        found = kernel_fn.rs2triton_function
+    else:
+        try:
+            tree = ast.parse(generated_source(kernel_fn) or "")
+        except SyntaxError:
+            tree = ast.Module(body=[], type_ignores=[])
+        found = next((n for n in tree.body if isinstance(n, ast.FunctionDef)), None)
+        try:
+            kernel_fn.rs2triton_function = found
+        except AttributeError:  # (an object that takes no attributes: parsed at each call)
+            pass
+    return found
+
+
+def find_source(shown: str, folder: Path) -> str | None:
+    """The Rust file a generated module names (relative to the output's folder's parent, or the
+    project's root, as rs2triton writes it), where it can be read: from ``folder`` (the module's)
+    up, then the working folder."""
     p = Path(shown)
     if p.is_absolute():
-        return shown
-    folder = Path(module_file).resolve().parent if module_file else Path.cwd()
+        return shown if p.is_file() else None
     for base in (folder, *folder.parents, Path.cwd()):
         if (base / p).is_file():
-            return os.path.normpath(base / p)
-    return shown
+            return str(base / p)
+    return None
+
+
+def _resolve(shown: str, module_file: str | None) -> str:
+    """``shown`` made absolute where the file is found (:func:`find_source`); as it is otherwise."""
+    if Path(shown).is_absolute():
+        return shown
+    found = find_source(shown, Path(module_file).resolve().parent if module_file else Path.cwd())
+    return os.path.normpath(found) if found is not None else shown
 
 
 def _attach(jit: Any, file: str, mapping: dict[int, int]) -> None:
@@ -200,8 +229,6 @@ def stores_through(func) -> set[str]:
     or an atomic writes through: the names its pointer (or a tensor descriptor's, a block
     pointer's) derives from, through the assignments that build it. (The transpiler warns with it
     of a store through an ``InPtr``; the runtime reads it for what an op mutates.)"""
-    import ast
-
     params = {a.arg for a in func.args.args}
     derives: dict[str, set[str]] = {p: {p} for p in params}
 

@@ -69,7 +69,6 @@ def untrusted(folder: Path) -> str | None:
         folder.mkdir(mode=0o700, parents=True, exist_ok=True)
     except OSError:
         return None  # (nowhere to keep it: the callers run uncached, or say so)
-    uid = os.geteuid() if hasattr(os, "geteuid") else None
     for path in (folder, folder / DB_NAME, folder / "modules"):
         try:
             st = os.lstat(path)
@@ -81,10 +80,21 @@ def untrusted(folder: Path) -> str | None:
 
         if stat.S_ISLNK(st.st_mode) and path != folder:
             return f"{path} is a symlink"
-        if uid is not None and st.st_uid != uid:
-            return f"{path} belongs to another user (uid {st.st_uid})"
-        if st.st_mode & 0o022:
-            return f"{path} is writable by other users (mode {stat.S_IMODE(st.st_mode):o})"
+        why = not_private(st)
+        if why is not None:
+            return f"{path} {why}"
+    return None
+
+
+def not_private(st: os.stat_result) -> str | None:
+    """Why a file or folder (its ``lstat``) is not this user's alone, or None: it belongs to
+    another user, or others may write it."""
+    import stat
+
+    if hasattr(os, "geteuid") and st.st_uid != os.geteuid():
+        return f"belongs to another user (uid {st.st_uid})"
+    if st.st_mode & 0o022:
+        return f"is writable by other users (mode {stat.S_IMODE(st.st_mode):o})"
     return None
 
 
