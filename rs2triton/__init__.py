@@ -24,17 +24,18 @@ def __dir__() -> list[str]:
     return sorted({*globals(), *_LAZY})
 
 
-def load(path, *, interpret=None, features=None, default_features=True):
+def load(path, *, interpret=None, features=None, default_features=True, debug=None):
     """Import a ``.rs`` kernel file (or a generated ``.py``) as a Python module.
 
     The Triton backend is chosen before the kernels are decorated: a GPU when
     torch sees one, else Triton's CPU interpreter (``interpret=True`` forces it).
     ``features`` (and the crate's default features, unless ``default_features=False``) are
-    what ``#[cfg(feature = ...)]`` sees, as cargo's ``--features``.
+    what ``#[cfg(feature = ...)]`` sees, as cargo's ``--features``. ``debug=True`` (by default,
+    ``RS2TRITON_DEBUG=1``) gives kernels Rust's debug-build checks (docs/translation.md).
     """
     from rs2triton.loading.loader import load as _load
 
-    return _load(path, interpret=interpret, features=features, default_features=default_features)
+    return _load(path, interpret=interpret, features=features, default_features=default_features, debug=debug)
 
 
 def install_import_hook(*packages):

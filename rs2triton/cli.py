@@ -31,7 +31,8 @@ def _fail(err: TranspileError, outcome: str = "nothing was written") -> None:
 
 
 def _plan(srcs: tuple[str, ...], outdir: str, use_cache: bool, jobs: int, line_comments: bool = False,
-          plain: bool = False, features: tuple[str, ...] = (), default_features: bool = True) -> dict:
+          plain: bool = False, features: tuple[str, ...] = (), default_features: bool = True,
+          debug: bool = False) -> dict:
     """Every output file's text, warnings printed; exits 1 on any user error."""
     from rs2triton.transpiler.driver import cache
     from rs2triton.transpiler.driver.files import plan
@@ -39,9 +40,10 @@ def _plan(srcs: tuple[str, ...], outdir: str, use_cache: bool, jobs: int, line_c
 
     warnings: list = []
     try:
+        debug = debug or _profile()
         files = plan(list(srcs), outdir, warnings, cache.default() if use_cache else None,
                      jobs or default_jobs(), line_comments, launchers=not plain, features=features,
-                     default_features=default_features)
+                     default_features=default_features, debug=debug)
     except TranspileError as e:
         _fail(e)
     for w in warnings:
@@ -64,9 +66,24 @@ def _feature_options(f):
                         help="Crate features to enable for #[cfg(feature = ...)], besides the default ones.")(f)
 
 
+def _profile() -> bool:
+    """Whether ``RS2TRITON_PROFILE=debug`` asks for Rust's debug-build checks (a bad value is a usage error)."""
+    from rs2triton.transpiler.driver.pipeline import debug_build
+
+    try:
+        return debug_build(None, "rs2triton")
+    except ValueError as e:
+        raise click.UsageError(str(e)) from None
+
+
+DEBUG_HELP = ("Rust's debug build: kernels check integer overflow, shift amounts and division "
+              "(tl.device_assert with the Rust file:line). Also RS2TRITON_PROFILE=debug.")
+
+
 def _planning_options(f):
-    """--no-cache, --jobs, --plain and the features, shared by transpile and check."""
+    """--no-cache, --jobs, --plain, --debug and the features, shared by transpile and check."""
     f = _feature_options(f)
+    f = click.option("--debug", is_flag=True, help=DEBUG_HELP)(f)
     f = click.option("--plain", is_flag=True, help=PLAIN_HELP)(f)
     f = click.option("-j", "--jobs", type=click.IntRange(min=0), default=0,
                      help="Processes that lower files (default 0: one per core, at most 8).")(f)
@@ -109,14 +126,14 @@ def main() -> None:
               help="End each generated statement with `# file.rs:LINE`, the Rust line it came from.")
 @_planning_options
 def transpile(srcs: tuple[str, ...], outdir: str, quiet: bool, line_comments: bool, no_cache: bool,
-              jobs: int, plain: bool, features: tuple[str, ...], no_default_features: bool) -> None:
+              jobs: int, plain: bool, features: tuple[str, ...], no_default_features: bool, debug: bool) -> None:
     """Write one Python Triton module per .rs file that holds kernels.
 
     A folder given as SRC keeps its sub-folders and gets __init__.py files.
     """
     from rs2triton.transpiler.driver.files import orphans, write
 
-    files = _plan(srcs, outdir, not no_cache, jobs, line_comments, plain, features, not no_default_features)
+    files = _plan(srcs, outdir, not no_cache, jobs, line_comments, plain, features, not no_default_features, debug)
     try:
         changed = write(files)
     except TranspileError as e:
@@ -136,16 +153,16 @@ def transpile(srcs: tuple[str, ...], outdir: str, quiet: bool, line_comments: bo
               help="Folder the generated modules were written to.")
 @_planning_options
 def check(srcs: tuple[str, ...], outdir: str, no_cache: bool, jobs: int, plain: bool, features: tuple[str, ...],
-          no_default_features: bool) -> None:
+          no_default_features: bool, debug: bool) -> None:
     """Exit 1 with a unified diff if OUTDIR is stale; writes nothing to OUTDIR."""
     from rs2triton.transpiler.driver.files import check as check_files
 
     files = _plan(srcs, outdir, not no_cache, jobs, plain=plain, features=features,
-                  default_features=not no_default_features)
+                  default_features=not no_default_features, debug=debug)
     diffs = check_files(files, outdir)
     if diffs and not no_cache:  # stale on the cache's word: confirmed by transpiling again, uncached
         files = _plan(srcs, outdir, False, jobs, plain=plain, features=features,
-                      default_features=not no_default_features)
+                      default_features=not no_default_features, debug=debug)
         diffs = check_files(files, outdir)
     if diffs:
         _say("".join(diffs), nl=False)
@@ -167,9 +184,10 @@ def check(srcs: tuple[str, ...], outdir: str, no_cache: bool, jobs: int, plain: 
               help="With --ir: a dtype parameter's type, e.g. D=f16 (each defaults to f32). Repeatable.")
 @click.option("-c", "--const", "consts", multiple=True, metavar="NAME=VALUE",
               help="With --ir: a const generic's value, e.g. BLOCK_SIZE=128. Repeatable.")
+@click.option("--debug", is_flag=True, help=DEBUG_HELP)
 @_feature_options
 def show(file: str, kernel: str | None, plain: bool, stage: str | None, target: str, dtypes: tuple[str, ...],
-         consts: tuple[str, ...], features: tuple[str, ...], no_default_features: bool) -> None:
+         consts: tuple[str, ...], features: tuple[str, ...], no_default_features: bool, debug: bool) -> None:
     """Print the Python Triton module generated for FILE (writes nothing); with --ir, a stage of
     KERNEL compiled, beside the Rust it came from."""
     from rs2triton.transpiler.driver.pipeline import transpile_file
@@ -181,7 +199,8 @@ def show(file: str, kernel: str | None, plain: bool, stage: str | None, target: 
         _say(f"error: a KERNEL ({kernel}) is shown with --ir STAGE; without it, the module is", err=True)
         sys.exit(1)
     try:
-        res = transpile_file(file, launchers=not plain, features=features, default_features=not no_default_features)
+        res = transpile_file(file, launchers=not plain, features=features, default_features=not no_default_features,
+                             debug=debug or _profile())
     except TranspileError as e:
         _fail(e)
     for w in res.warnings:
@@ -237,7 +256,8 @@ def _host_line(host: dict) -> str:
               help="Check an output against a torch expression of the inputs, e.g. out_ptr='a_ptr + b_ptr'.")
 @click.option("--seed", default=0, show_default=True, help="Seed for the generated inputs.")
 @click.option("--interpret", is_flag=True, default=None, help="Use Triton's CPU interpreter even with a GPU.")
-def run(file, kernel, grid, consts, args, dtype, expects, seed, interpret) -> None:
+@click.option("--debug", is_flag=True, help=DEBUG_HELP)
+def run(file, kernel, grid, consts, args, dtype, expects, seed, interpret, debug) -> None:
     """Launch KERNEL from FILE on generated inputs and summarise its outputs.
 
     Runs on CUDA or ROCm when torch sees a GPU, else on Triton's CPU interpreter.
@@ -256,7 +276,7 @@ def run(file, kernel, grid, consts, args, dtype, expects, seed, interpret) -> No
     try:
         check_expressions(parse_kv(expects, "--expect"), set(parse_kv(args, "--arg")))  # before anything runs
         report = run_kernel(file, kernel, parse_grid(grid), parse_kv(consts, "--const"),
-                            parse_kv(args, "--arg"), dtype, seed, interpret)
+                            parse_kv(args, "--arg"), dtype, seed, interpret, debug)
         _say(summarize(report))
         failures = check_expectations(report, parse_kv(expects, "--expect"))
     except TranspileError as e:

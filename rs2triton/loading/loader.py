@@ -18,7 +18,7 @@ from types import ModuleType
 
 from rs2triton.transpiler.driver import cache
 from rs2triton.transpiler.driver.cache import cache_dir
-from rs2triton.transpiler.driver.pipeline import transpile_file, transpile_file_cached
+from rs2triton.transpiler.driver.pipeline import debug_build, transpile_file, transpile_file_cached
 
 # Transpiling needs none of these; running kernels needs all three (the `run` extra).
 RUN_PACKAGES = ("triton", "torch", "numpy")
@@ -129,14 +129,14 @@ def _import_file(py: Path, mod_name: str) -> ModuleType:
 
 
 def load(path: str | os.PathLike, *, interpret: bool | None = None, features=None,
-         default_features: bool = True) -> ModuleType:
+         default_features: bool = True, debug: bool | None = None) -> ModuleType:
     require_run_extra("rs2triton.load")
     p = Path(path)
     interp = use_interpreter(interpret)
     ensure_mode(interp)
     if p.suffix == ".py":
         return _import_file(p.resolve(), f"rs2triton_generated_{_ident(p.stem)}")
-    result, py = cached(p, features, default_features)
+    result, py = cached(p, features, default_features, debug)
     digest = py.parent.name
     mod_name = f"rs2triton_generated_{_ident(p.stem)}_{digest}{'_interp' if interp else ''}"
     if mod_name in sys.modules and getattr(sys.modules[mod_name], "__rs2triton_interpret__", None) == interp:
@@ -146,7 +146,7 @@ def load(path: str | os.PathLike, *, interpret: bool | None = None, features=Non
     return module
 
 
-def cached(p: Path, features=None, default_features: bool = True):
+def cached(p: Path, features=None, default_features: bool = True, debug: bool | None = None):
     """Transpile ``p`` and write the module to the content-addressed cache: (Result, cached .py path).
 
     Triton reads kernel source through ``inspect``, so the module must live in a real file.
@@ -154,8 +154,9 @@ def cached(p: Path, features=None, default_features: bool = True):
     # An unchanged source is served from the transpile cache (text and line map), and
     # only parsed again for its kernels' signatures.
     tcache = cache.default()
-    result = transpile_file_cached(p, tcache, features=features, default_features=default_features) \
-        if tcache is not None else transpile_file(p, features=features, default_features=default_features)
+    debug = debug_build(debug, "rs2triton.load")
+    result = transpile_file_cached(p, tcache, features=features, default_features=default_features, debug=debug) \
+        if tcache is not None else transpile_file(p, features=features, default_features=default_features, debug=debug)
     if result.text is None:
         raise ValueError(f"{p} defines no #[kernel] functions")
     digest = hashlib.sha256(result.text.encode()).hexdigest()[:16]

@@ -69,14 +69,18 @@ class Launcher:
     jit function's name of a parameter or const generic where it differs from the
     Rust name (a Python keyword gets a trailing ``_``).
     ``tuning`` (``{"configs": [...], "key": [...]}``) makes launches without
-    const values go through Triton's autotuner.
+    const values go through Triton's autotuner. ``debug``: the kernel was transpiled with Rust's
+    debug-build checks (``transpile --debug``): it is compiled with Triton's ``debug`` option (and
+    without Triton's own overflow checks, which are not Rust's), the interpreter honours its
+    assertions, and a failed one is a :class:`KernelPanic`.
     """
 
     def __init__(self, fn, name: str, *, params: dict[str, str], consts: dict[str, str] | None = None,
                  dtypes: Mapping[str, str | tuple[str, ...]] | None = None, access: dict[str, str] | None = None,
                  backward: str | None = None, names: dict[str, str] | None = None, tuning: dict | None = None,
-                 op: type | None = None):
+                 op: type | None = None, debug: bool = False):
         self.fn = fn
+        self.debug = debug
         self.name = name
         self.params = dict(params)
         self.consts = dict(consts or {})
@@ -424,7 +428,9 @@ class Configured:
         self.type_args: dict = {}
         names = launcher.names
         self._const_kw = {names.get(k, k): v for k, v in consts.items()} if names else consts
-        self._kw = {**self._const_kw, **options}
+        # a debug build's kernel: compiled with its assertions (Triton's overflow checks are not Rust's)
+        self._debug_kw = {"debug": True, "sanitize_overflow": False} if launcher.debug and not launcher.interpreted else {}
+        self._kw = {**self._const_kw, **options, **self._debug_kw}
         # A grid of ints takes the fast path (runtime/binder.py) unless the launch goes through
         # the autotuner or torch.library.wrap_triton.
         self._general = autotuned or wrap
@@ -533,12 +539,19 @@ class Configured:
         try:
             if launcher.checks_accesses:  # no access outside the tensors given (runtime/bounds.py)
                 from rs2triton.runtime import bounds
+                from rs2triton.runtime.panics import interpreter_debug
 
                 with bounds.checked_launch(launcher.name, launcher.fn,
-                                           [(p.name, values[p.index]) for p in launcher._pointers]):
+                                           [(p.name, values[p.index]) for p in launcher._pointers]), \
+                        interpreter_debug(launcher.debug and launcher.interpreted):
                     return fn[grid](*values, **self._const_kw, **options)
-            return fn[grid](*values, **self._const_kw, **options)
+            return fn[grid](*values, **self._const_kw, **options, **self._debug_kw)
         except Exception as e:
+            from rs2triton.runtime.panics import kernel_panic
+
+            panic = kernel_panic(e, launcher.name) if launcher.debug else None
+            if panic is not None:
+                raise panic from None
             mapped = _at_rust_line(e, launcher)
             if mapped is None:
                 raise

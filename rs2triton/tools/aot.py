@@ -52,7 +52,7 @@ def ttir_ops(ttir: str) -> int:
 
 
 def compile_batch(requests: list[dict]) -> list[dict]:
-    """Each request: {file, kernel, target, dtypes, consts, options?, count?}; each result adds
+    """Each request: {file, kernel, target, dtypes, consts, options?, count?, debug?}; each result adds
     ok/error/asm sizes, ``ttir_ops``, and for ``count`` ({label: [stage, regex]}) the number
     of matches of each regex in that stage's text (``ttgir``, ``ptx``, ...)."""
     from rs2triton.loading.loader import load
@@ -62,7 +62,7 @@ def compile_batch(requests: list[dict]) -> list[dict]:
         res = dict(req)
         module = None
         try:
-            module = load(req["file"], interpret=False)
+            module = load(req["file"], interpret=False, debug=bool(req.get("debug", False)))
             info = module.__rs2triton_kernels__[req["kernel"]]
             compiled = compile_kernel(getattr(module, python_name(req["kernel"])), info, req["target"],
                                       req.get("dtypes", {}), req.get("consts", {}), req.get("options"))

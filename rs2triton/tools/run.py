@@ -136,11 +136,11 @@ def build_args(kernel: Kernel, specs: dict[str, str], dtype: str | None, device:
     return args
 
 
-def load_kernel(path: str, kernel_name: str, backend: Backend):
+def load_kernel(path: str, kernel_name: str, backend: Backend, debug: bool | None = None):
     """(the loaded module, the kernel's signature) for ``run`` and ``tune``."""
     from rs2triton.loading.loader import load
 
-    module = load(path, interpret=backend.kind == "interpreter")
+    module = load(path, interpret=backend.kind == "interpreter", debug=debug)
     kernels = getattr(module, "__rs2triton_kernels__", {})
     if kernel_name not in kernels:
         raise RunError(f"{path} has no kernel `{kernel_name}`; it has: {', '.join(kernels) or 'none'}")
@@ -149,12 +149,18 @@ def load_kernel(path: str, kernel_name: str, backend: Backend):
 
 def run(path: str, kernel_name: str, grid: tuple[int, ...], consts: dict[str, str],
         specs: dict[str, str], dtype: str | None = None, seed: int = 0,
-        interpret: bool | None = None) -> RunReport:
+        interpret: bool | None = None, debug: bool = False) -> RunReport:
+    """``debug``: the kernel with Rust's debug-build checks (a failed one is a RunError)."""
     from rs2triton.loading.loader import require_run_extra
+    from rs2triton.runtime.panics import interpreter_debug, kernel_panic
 
     require_run_extra("rs2triton run")
     backend = detect_backend(interpret)
-    module, kernel = load_kernel(path, kernel_name, backend)
+    from rs2triton.transpiler.driver.pipeline import debug_build
+
+    debug = debug_build(True if debug else None, "rs2triton run")  # (--debug, or RS2TRITON_PROFILE=debug)
+    module, kernel = load_kernel(path, kernel_name, backend, debug)
+    options = {"debug": True, "sanitize_overflow": False} if debug and backend.kind != "interpreter" else {}
     const_values = {}
     for c in kernel.consts:
         if c.name not in consts:
@@ -173,17 +179,20 @@ def run(path: str, kernel_name: str, grid: tuple[int, ...], consts: dict[str, st
 
             pointers = [(p.name, args[p.name]) for p in kernel.params if p.kind == "pointer"]
             try:
-                with bounds.checked_launch(kernel_name, fn, pointers):
+                with bounds.checked_launch(kernel_name, fn, pointers), interpreter_debug(debug):
                     fn[grid](*args.values(), **const_values)
             except (bounds.OutOfBounds, bounds.NeverReturns) as e:
                 raise RunError(str(e)) from None
         else:
-            fn[grid](*args.values(), **const_values)
+            fn[grid](*args.values(), **const_values, **options)
         if backend.kind != "interpreter":
             import torch
 
             torch.cuda.synchronize()
     except Exception as e:  # a Triton error: point at the Rust line when we can
+        panic = kernel_panic(e, kernel_name) if debug else None
+        if panic is not None:
+            raise RunError(str(panic)) from None
         from rs2triton.diagnostics import TranspileError
         from rs2triton.runtime.errors import triton_diagnostic
 

@@ -71,13 +71,15 @@ def source_name(src: Path, roots: tuple[str, ...]) -> str:
 
 def plan(srcs: list[str], outdir: str | os.PathLike, warnings: list[Diagnostic] | None = None,
          cache: Cache | None = None, jobs: int = 1, line_comments: bool = False, *,
-         launchers: bool = True, features=(), default_features: bool = True) -> dict[Path, str]:
+         launchers: bool = True, features=(), default_features: bool = True,
+         debug: bool = False) -> dict[Path, str]:
     """All output files and their text; raises TranspileError (with every file's errors).
 
     Warnings (items skipped on purpose) are appended to ``warnings`` when given. With a
     ``cache``, inputs whose generated text is cached are not lowered again, and what is
     generated now is stored. ``jobs`` > 1 lowers files in that many processes (:mod:`.workers`).
     ``line_comments``: every generated statement ends with ``# file.rs:LINE`` (not cached).
+    ``debug``: kernels check what Rust's debug build checks (lowering/kernel/debug.py).
     """
     if line_comments:
         cache = None
@@ -103,14 +105,15 @@ def plan(srcs: list[str], outdir: str | os.PathLike, warnings: list[Diagnostic] 
             enabled = features_of(src, features, default_features)
             if warnings is not None and default_features:
                 _manifest_warning(src, warnings)
-            key = cache.key(data, display, options_key(launchers, pyproject, enabled, name)) \
+            key = cache.key(data, display, options_key(launchers, pyproject, enabled, name, debug)) \
                 if cache is not None else None
         except TranspileError as e:
             entries.append([src, rel, e])
             continue
         entries.append([src, rel, None])
         todo.append((len(entries) - 1, data, display, key,
-                     {"launchers": launchers, "pyproject": pyproject, "features": enabled, "source_name": name}))
+                     {"launchers": launchers, "pyproject": pyproject, "features": enabled, "source_name": name,
+                      "debug": debug}))
     hits = cache.get_many([key for *_, key, _ in todo if key is not None]) if cache is not None else {}
     hits = {key: hit for key, hit in hits.items() if is_module(hit[0])}
     for i, _, display, key, _ in todo:

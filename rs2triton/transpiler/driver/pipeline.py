@@ -59,7 +59,8 @@ class Result:
 
 def lower_source(source: bytes | str, path: str = "<string>", line_comments: bool = False, *,
                  launchers: bool = True, pyproject: Path | None = None,
-                 features: frozenset[str] | None = None, source_name: str | None = None) -> Result:
+                 features: frozenset[str] | None = None, source_name: str | None = None,
+                 debug: bool = False) -> Result:
     """Parse, lower and print one file; ``text`` is Python but not yet formatted nor compiled.
     ``line_comments``: end each generated statement's line with ``# path:LINE``.
 
@@ -68,13 +69,14 @@ def lower_source(source: bytes | str, path: str = "<string>", line_comments: boo
 
     ``launchers=False`` gives plain Triton (no rs2triton import); ``pyproject`` is where
     ``[tool.rs2triton.tune]`` tables come from; ``source_name`` is the source's name in the
-    module's header, where it is not ``path`` (see files.source_name).
+    module's header, where it is not ``path`` (see files.source_name); ``debug``: kernels check
+    what Rust's debug build checks (lowering/kernel/debug.py).
     """
     if isinstance(source, str):  # lone surrogates survive, to be reported as invalid UTF-8
         source = source.encode("utf-8", errors="surrogatepass")
     smap = SourceMap(path, source)
     try:
-        return _lower_source(source, smap, line_comments, launchers, pyproject, features, source_name)
+        return _lower_source(source, smap, line_comments, launchers, pyproject, features, source_name, debug)
     except RecursionError:  # nesting so deep it used up Python's stack outside a kernel's lowering
         raise TranspileError([too_deep(smap)]) from None
 
@@ -95,7 +97,7 @@ def too_deep(smap: SourceMap, root: Node | None = None) -> Diagnostic:
 
 def _lower_source(source: bytes, smap: SourceMap, line_comments: bool, launchers: bool,
                   pyproject: Path | None, features: frozenset[str] | None = None,
-                  source_name: str | None = None) -> Result:
+                  source_name: str | None = None, debug: bool = False) -> Result:
     from rs2triton.transpiler.emit.module import module_text
     from rs2triton.transpiler.frontend.items import collect, may_define_kernels
     from rs2triton.transpiler.lowering import ModuleContext, lower_kernel
@@ -113,7 +115,7 @@ def _lower_source(source: bytes, smap: SourceMap, line_comments: bool, launchers
         return Result(path, None, [], [])
     from rs2triton.transpiler.pyast import python_name
 
-    ctx = ModuleContext(smap, items.functions, items.consts, features=features,
+    ctx = ModuleContext(smap, items.functions, items.consts, features=features, debug=debug,
                         kernel_names={python_name(k.name) for k in items.kernels})
     kernel_defs = []
     errors: list[Diagnostic] = []
@@ -162,7 +164,7 @@ def _lower_source(source: bytes, smap: SourceMap, line_comments: bool, launchers
                     if isinstance(method, ast.FunctionDef):
                         add_line_comments(method, smap.shown)
     with smap.guard(None, "rendering the module for"):
-        launcher_defs = _launchers(items.kernels, kernel_defs, taken, smap, pyproject, host) if launchers else []
+        launcher_defs = _launchers(items.kernels, kernel_defs, taken, smap, pyproject, host, debug) if launchers else []
         text, line_map, exact = module_text(smap.shown, items.doc, sorted(ctx.imports), list(ctx.used_consts.values()),
                                             functions, ctx.param_comments, launcher_defs, host)
     warnings = [*_read_only_stores(items.kernels, kernel_defs, smap), *(host.warnings if host is not None else [])]
@@ -203,7 +205,7 @@ def _features(path: str, features: frozenset[str] | None) -> frozenset[str]:
 
 
 def _launchers(kernels: list[Kernel], defs: list[ast.FunctionDef], taken: set[str], smap,
-               pyproject: Path | None, host=None) -> list[tuple[str, int]]:
+               pyproject: Path | None, host=None, debug: bool = False) -> list[tuple[str, int]]:
     """Each kernel's launcher definition (with any tuning from ``pyproject``'s
     ``[tool.rs2triton.tune]``) and the Rust line of its kernel."""
     from rs2triton.transpiler.driver.tuning import tables, tuning_for
@@ -220,7 +222,7 @@ def _launchers(kernels: list[Kernel], defs: list[ast.FunctionDef], taken: set[st
         from rs2triton.transpiler.pyast import launcher_name
 
         op = host.op_of(launcher_name(k.name)) if host is not None else None
-        out.append((launcher_source(k, d.name, [a.arg for a in d.args.args], tuning, op),
+        out.append((launcher_source(k, d.name, [a.arg for a in d.args.args], tuning, op, debug),
                     smap.rust_line(k.node.start_point[0] + 1)))
     return out
 
@@ -341,11 +343,29 @@ def _read_only_stores(kernels: list[Kernel], defs: list, smap: SourceMap) -> lis
     return out
 
 
+PROFILE_VARIABLE = "RS2TRITON_PROFILE"  # `debug` or `release` (the default): cargo's profiles
+
+
+def debug_build(debug: bool | None, who: str) -> bool:
+    """Whether kernels get Rust's debug-build checks (lowering/kernel/debug.py): ``debug`` where
+    given, else whether ``RS2TRITON_PROFILE`` is ``debug``."""
+    if debug is not None:
+        if not isinstance(debug, bool):
+            raise TypeError(f"{who}: `debug` must be True, False or None, got {debug!r}")
+        return debug
+    profile = os.environ.get(PROFILE_VARIABLE, "release").strip().lower()
+    if profile not in ("debug", "release", ""):
+        raise ValueError(f"{who}: {PROFILE_VARIABLE}={profile!r} names no profile; it is `debug` or `release`")
+    return profile == "debug"
+
+
 def transpile_source(source: bytes | str, path: str = "<string>", *, launchers: bool = True,
-                     pyproject: Path | None = None, features: frozenset[str] | None = None) -> Result:
+                     pyproject: Path | None = None, features: frozenset[str] | None = None,
+                     debug: bool = False) -> Result:
     """``features``: the crate features ``#[cfg(feature = ...)]`` sees (None: those of the crate
-    ``path`` is in, else teenygrad's defaults: :mod:`rs2triton.rust.cfg`)."""
-    res = lower_source(source, path, launchers=launchers, pyproject=pyproject, features=features)
+    ``path`` is in, else teenygrad's defaults: :mod:`rs2triton.rust.cfg`); ``debug``: Rust's
+    debug-build checks in kernels."""
+    res = lower_source(source, path, launchers=launchers, pyproject=pyproject, features=features, debug=debug)
     finish([res])
     return res
 
@@ -392,7 +412,7 @@ def features_of(p: Path, features=None, default_features: bool = True) -> frozen
 
 
 def transpile_file_cached(path: str | os.PathLike, cache: Cache, *, features=None,
-                          default_features: bool = True) -> Result:
+                          default_features: bool = True, debug: bool = False) -> Result:
     """:func:`transpile_file`, with the text and line map served from ``cache`` when the source is unchanged."""
     p = Path(path)
     data, display = read(p), display_path(p)
@@ -402,24 +422,25 @@ def transpile_file_cached(path: str | os.PathLike, cache: Cache, *, features=Non
     forget_pyprojects()
     pyproject = pyproject_of(p, True)
     enabled = features_of(p, features, default_features)
-    key = cache.key(data, display, options_key(True, pyproject, enabled))
+    key = cache.key(data, display, options_key(True, pyproject, enabled, debug=debug))
     hit = cache.get(key)
     if hit is not None and is_module(hit[0]) and (hit[0] is None or hit[2] is not None):
         kernels = find_kernels(data, display, enabled) if hit[0] is not None else []
         return Result(display, hit[0], kernels, hit[1], line_map=hit[2])
-    res = transpile_source(data, display, pyproject=pyproject, features=enabled)
+    res = transpile_source(data, display, pyproject=pyproject, features=enabled, debug=debug)
     cache.put(key, res.text, res.warnings, res.line_map)
     return res
 
 
 def transpile_file(path: str | os.PathLike, display: str | None = None, *, launchers: bool = True,
-                   features=None, default_features: bool = True) -> Result:
+                   features=None, default_features: bool = True, debug: bool = False) -> Result:
     """Transpile a file; with launchers, tuning comes from the nearest ``pyproject.toml`` above it.
     ``features`` (with the crate's defaults unless ``default_features`` is false) are what
     ``#[cfg(feature = ...)]`` sees, as cargo's ``--features``/``--no-default-features``."""
     p = Path(path)
     return transpile_source(read(p), display or display_path(p), launchers=launchers,
-                            pyproject=pyproject_of(p, launchers), features=features_of(p, features, default_features))
+                            pyproject=pyproject_of(p, launchers), features=features_of(p, features, default_features),
+                            debug=debug)
 
 
 def pyproject_of(p: Path, launchers: bool) -> Path | None:
@@ -429,15 +450,17 @@ def pyproject_of(p: Path, launchers: bool) -> Path | None:
 
 
 def options_key(launchers: bool, pyproject: Path | None, features: frozenset[str] | None = None,
-                source_name: str | None = None) -> str:
+                source_name: str | None = None, debug: bool = False) -> str:
     """What besides the source decides a file's text: the launcher switch, its tuning tables,
-    the crate features ``#[cfg]`` sees and the name its header gives the source."""
+    the crate features ``#[cfg]`` sees, the name its header gives the source and the profile."""
     from rs2triton.transpiler.driver.tuning import tables
 
     key = {"launchers": launchers, "tune": tables(pyproject)[2],
            "features": sorted(features) if features is not None else None}
     if source_name is not None:
         key["source_name"] = source_name
+    if debug:
+        key["debug"] = True
     return json.dumps(key, sort_keys=True, default=str)
 
 

@@ -41,10 +41,11 @@ def signature_literal(kernel: Kernel) -> dict:
 
 
 def launcher_source(kernel: Kernel, fn_name: str | None = None, python_names: list[str] | None = None,
-                    tuning: dict | None = None, op: str | None = None) -> str:
+                    tuning: dict | None = None, op: str | None = None, debug: bool = False) -> str:
     """``fn_name``: the jit function's name; ``python_names``: its parameters (Rust parameters, then
     const generics). Where lowering renamed one (a Python keyword gets a trailing ``_``), the
-    launcher is told. Laid out as ``ruff format`` would."""
+    launcher is told. ``debug``: the kernel checks what Rust's debug build checks, and its launcher
+    compiles it so. Laid out as ``ruff format`` would."""
     name = launcher_name(kernel.name)
     lit = signature_literal(kernel)
     rust = [_bare(p.name) for p in kernel.params] + [_bare(c.name) for c in kernel.consts]
@@ -61,6 +62,8 @@ def launcher_source(kernel: Kernel, fn_name: str | None = None, python_names: li
         lines += literal_lines(f"{k}=", v, INDENT, ",")
     if op is not None:  # a class of the module (a Python name, not a literal)
         lines.append(f"{INDENT}op={op},")
+    if debug:
+        lines.append(f"{INDENT}debug=True,")
     return "\n".join([*lines, ")"])
 
 

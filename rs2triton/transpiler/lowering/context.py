@@ -30,3 +30,4 @@ class ModuleContext:
     # helpers called from kernels, one per shape of their arguments: key -> (Python name, returns)
     helper_calls: dict[str, tuple[Any, ...]] = field(default_factory=dict)
     kernel_names: set[str] = field(default_factory=set)  # the jit functions' names (helpers keep clear)
+    debug: bool = False  # Rust's debug-build checks in kernels (kernel/debug.py)

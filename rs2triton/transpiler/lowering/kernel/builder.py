@@ -18,7 +18,7 @@ from tree_sitter import Node
 from rs2triton.rust import semantics
 from rs2triton.rust.types import INT_TYPES
 from rs2triton.transpiler.frontend.parse import text
-from rs2triton.transpiler.lowering.kernel import paths
+from rs2triton.transpiler.lowering.kernel import debug, paths
 from rs2triton.transpiler.lowering.operators import ARITHMETIC, may_be_negative, not_is_logical
 from rs2triton.transpiler.lowering.registry import KERNEL, builder
 from rs2triton.transpiler.lowering.values import BLOCKS, Kind, Ty, Val
@@ -84,9 +84,13 @@ class KernelBuilder:
             lhs = call("tl.cast", [lhs, lw.dtype_expr(left.ty.elem, node)])
         # f32 arithmetic on a value held in f32 (Triton promotes a half operand) stays in f32.
         wide = (left.ty.wide or right.ty.wide) and elem in (left.ty.elem, right.ty.elem)
+        if elem is not None and debug.checks(lw, op, left, right):  # Rust's debug build: the op may panic
+            return Val(debug.checked(lw, op, elem, [lhs, right.expr], node), Ty(kind, elem))
         return Val(ast.BinOp(left=lhs, op=pyop, right=_shift_amount(op, left, right, kind)), Ty(kind, elem, wide=wide))
 
     def negate(self, lw: Lowerer, v: Val, node: Node) -> Val:
+        if v.ty.elem is not None and debug.checks(lw, "-", v, None):
+            return Val(debug.checked(lw, "neg", v.ty.elem, [v.expr], node), v.ty, weak=v.weak)
         return Val(ast.UnaryOp(op=ast.USub(), operand=v.expr), v.ty, weak=v.weak)
 
     def invert(self, lw: Lowerer, v: Val, node: Node) -> Val:

@@ -1,5 +1,5 @@
 """A kernel fn -> its ``@triton.jit`` function: the parameters (Rust's, then the const
-generics), the docstring from ``///``, the dtype aliases and 64-bit widenings the body needs,
+generics), the docstring from ``///``, the dtype aliases and integer parameters' conversions,
 and the body."""
 
 from __future__ import annotations
@@ -53,9 +53,11 @@ def lower_kernel(ctx: ModuleContext, kernel: Kernel) -> ast.FunctionDef:
                                   value=attr_path(f"{ptr.name}.dtype.element_ty")))
     for p, a in zip(kernel.params, args, strict=False):
         # Triton types an int argument by its value: one that fits in 32 bits arrives as
-        # i32 even for an `i64` parameter, and `a * b` would then wrap where Rust does not.
+        # i32 whatever the parameter's type, so for an `i64` `a * b` would wrap where Rust does
+        # not, for a `u32` `a >> 1` would shift in sign bits, for an `i8` `a + b` would not wrap.
+        # Any integer parameter but an `i32` is made its own type first.
         s = SCALARS.get(p.elem) if p.kind == "scalar" else None
-        if s is not None and s.is_int and s.bits == 64 and not p.name.startswith("_"):
+        if s is not None and s.is_int and (s.bits, s.signed) != (32, True) and not p.name.startswith("_"):
             prelude.append(ast.Assign(targets=[ast.Name(id=a.arg, ctx=ast.Store())],
                                       value=call("tl.cast", [name(a.arg), attr_path(s.triton)])))
     if prelude and len(body) == 1 and isinstance(body[0], ast.Pass):
