@@ -36,9 +36,9 @@ def launches(monkeypatch):
     seen: list[str] = []
     real = apply._launch
 
-    def spy(op, kernel, args, grid, method, torch_op=False):
+    def spy(op, kernel, args, grid, method, torch_op=False, labels=None):
         seen.append(kernel.launcher.name)
-        return real(op, kernel, args, grid, method, torch_op)
+        return real(op, kernel, args, grid, method, torch_op, labels)
 
     monkeypatch.setattr(apply, "_launch", spy)
     return seen

@@ -16,7 +16,7 @@ takes an ``i32`` is teenygrad's bug, reported as such rather than launched).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -95,6 +95,9 @@ def resolve_output_shape(op, input_shapes, out, out_shape) -> list[int]:
                          f"{name} does not compute it (it does not override compute_concrete_output_shape; "
                          "its graph decides), and rs2triton never guesses one")
     shape = [int(s) for s in op.compute_concrete_output_shape(input_shapes, list(resolved))]
+    if out is None and out_shape is not None and overridden and tuple(shape) != tuple(resolved):
+        raise ValueError(f"{name}.apply: out_shape is {list(resolved)}, but {name} computes the output shape {shape} "
+                         "(its compute_concrete_output_shape)")
     if out is not None and tuple(shape) != _shape(out):
         raise ValueError(f"{name}.apply: out has shape {list(_shape(out))}, but {name} computes the output "
                          f"shape {shape}")
@@ -160,18 +163,60 @@ def _check_visited(op, kernel, args, method: str) -> None:
                                 f"kernel {launcher.name}")
 
 
-def _launch(op, kernel, args, grid, method: str, torch_op: bool = False) -> None:
+def _check_windows(op, kernel, args, method: str, labels: dict[int, str]) -> None:
+    """Each tensor a launch hands to a pointer the kernel addresses as a flat buffer under a
+    bound (``offs < n_elements``: :func:`~rs2triton.runtime.locations.mask_bounds`) holds that
+    many elements: a view too small, or an ``out_shape`` that does not fit the inputs, would have
+    the kernel read or write past it (into the rest of its storage, or another tensor)."""
+    bounds = mask_bounds_of(kernel)
+    if not bounds:
+        return
+    torch = _torch()
+    params = kernel.launcher._params
+    index = {p.name: i for i, p in enumerate(params)}
+    for p, v in zip(params, args, strict=False):
+        if p.name not in bounds or not isinstance(v, torch.Tensor):
+            continue
+        for n_name in sorted(bounds[p.name]):
+            i = index.get(n_name)
+            n = args[i] if i is not None and i < len(args) else None
+            if type(n) is int and n > v.numel():
+                what = labels.get(id(v), f"the tensor {method} hands to `{p.name}`")
+                raise ValueError(f"{_name(op)}.apply: kernel {kernel.launcher.name} addresses {n} elements through "
+                                 f"`{p.name}` (its mask `< {n_name}`, {n_name} = {n} from {method}), but {what} holds "
+                                 f"{v.numel()}: the shapes do not fit the op")
+
+
+def mask_bounds_of(kernel) -> dict[str, frozenset[str]]:
+    """:func:`~rs2triton.runtime.locations.mask_bounds` of a kernel's generated function (once a kernel)."""
+    launcher = kernel.launcher
+    found = launcher.__dict__.get("_mask_bounds")
+    if found is None:
+        from rs2triton.runtime.locations import generated_function, mask_bounds
+
+        func = generated_function(getattr(launcher, "fn", None))
+        found = mask_bounds(func) if func is not None else {}
+        launcher._mask_bounds = found
+    return found
+
+
+def _launch(op, kernel, args, grid, method: str, torch_op: bool = False, labels: dict[int, str] | None = None) -> None:
     _check_visited(op, kernel, args, method)
+    _check_windows(op, kernel, args, method, labels or {})
     grid = tuple(int(g) for g in grid)
     if any(g == 0 for g in grid):
         return  # no program to run (an empty tensor)
     (kernel.for_torch_op() if torch_op else kernel)[grid](*args)
 
 
-def _substitute(args, output):
+def _substitute(args, output, op=None):
     out = type(args)()
     for v, kind in zip(args, args.kinds, strict=True):
         if isinstance(v, _Output):
+            if v.offset > output.numel():
+                raise ValueError(f"{_name(op)}.apply: pack_args addresses the output from element {v.offset}, but "
+                                 f"it holds {output.numel()} (output shape {list(output.shape)}): the shapes do "
+                                 "not fit the op")
             v = output.reshape(-1)[v.offset:] if v.offset else output
         out._visit(kind, v)
     return out
@@ -184,7 +229,8 @@ def output_dtype(op, inputs: tuple, params: tuple, output_shape: list[int], laun
     torch = _torch()
     if launches is None:
         launches = forward_launches(op, inputs, params, output_shape, int(op.forward_output_row_stride(output_shape)))
-    probe = launches[0][0] if launches else []
+    first = next(iter(launches), None)
+    probe = first[0] if first is not None else []
     index = next((i for i, v in enumerate(probe) if isinstance(v, _Output)), None)
     fallback = inputs[0].dtype if inputs else torch.float32
     return _kernel_dtype(op.forward_kernel(), probe, index, fallback) if index is not None else fallback
@@ -199,15 +245,15 @@ def param_labels(op, n: int) -> list[str]:
     return [names[i] if i < len(names) else f"params[{i}]" for i in range(n)]
 
 
-def forward_launches(op, inputs, params, output_shape, required) -> list[tuple[Any, Any]]:
+def forward_launches(op, inputs, params, output_shape, required) -> Iterator[tuple[Any, Any]]:
     """(visited arguments, grid) of each of the op's ``n_launches`` forward launches, the output a
-    stand-in (:class:`_Output`)."""
+    stand-in (:class:`_Output`), made one at a time as they are taken (the count is checked first)."""
     n_launches = launch_count(op, int(op.n_launches()), "n_launches")
     if n_launches == 1:
-        return [(op.pack_args(inputs, params, _Output(), output_shape, required), op.grid(output_shape))]
+        return iter([(op.pack_args(inputs, params, _Output(), output_shape, required), op.grid(output_shape))])
     input_shapes = [_shape(x) for x in inputs]
-    return [(op.pack_args_for_launch(i, inputs, params, _Output(), output_shape, required),
-             op.grid_for_launch(i, input_shapes, output_shape)) for i in range(n_launches)]
+    return ((op.pack_args_for_launch(i, inputs, params, _Output(), output_shape, required),
+             op.grid_for_launch(i, input_shapes, output_shape)) for i in range(n_launches))
 
 
 MAX_LAUNCHES = 4096  # launches of one op (teenygrad's launch one per input at most: a handful)
@@ -221,7 +267,7 @@ def launch_count(op, n: int, method: str) -> int:
     return n
 
 
-def written_params(kernel, launches, params) -> list[tuple[int, str]]:
+def written_params(kernel, launches: Iterable, params) -> list[tuple[int, str]]:
     """(index in ``params``, kernel parameter) for each parameter a launch hands to a kernel
     parameter that the kernel writes: one the Rust marks ``Out``/``InOut``, or any pointer the
     kernel stores through (:func:`stored_pointers`: an unmarked ``T::Pointer``, or an ``InPtr``)."""
@@ -261,12 +307,9 @@ def forward(op, inputs: tuple, params: tuple, out, output_shape: list[int], torc
         natural = int(op.forward_output_row_elems(output_shape))
         required = int(op.forward_output_row_stride(output_shape))
         launches = forward_launches(op, inputs, params, output_shape, required)
-        dtype = output_dtype(op, inputs, params, output_shape, launches) if out is None else out.dtype
-    if not params_mutable and (written := written_params(kernel, launches, params)):
-        i, kernel_param = written[0]
-        raise ValueError(f"{name}: kernel {kernel.launcher.name} writes parameter `{param_labels(op, len(params))[i]}` "
-                         f"(as `{kernel_param}`, which it stores through), but the custom op was registered as not "
-                         "mutating its params: register it with register_op(..., mutates_params=True)")
+        first = next(launches)
+        dtype = output_dtype(op, inputs, params, output_shape, [first]) if out is None else out.dtype
+    given = out is not None
     if out is None:
         device = inputs[0].device if inputs else (params[0].device if params else None)
         out = torch.empty(output_shape, dtype=dtype, device=device)
@@ -276,8 +319,23 @@ def forward(op, inputs: tuple, params: tuple, out, output_shape: list[int], torc
     buffer = out
     if required > natural:
         buffer = torch.zeros((n_rows, required), dtype=out.dtype, device=out.device)
-    for args, grid in launches:
-        _launch(op, kernel, _substitute(args, buffer), grid, "pack_args", torch_op)
+    labels = {id(x): f"input {i} (shape {list(x.shape)})" for i, x in enumerate(inputs)}
+    labels |= {id(p): f"parameter `{label}` (shape {list(p.shape)})"
+               for p, label in zip(params, param_labels(op, len(params)), strict=True)}
+    labels[id(buffer)] = (f"out (shape {list(out.shape)})" if given else f"the output (shape {list(output_shape)})") \
+        if buffer is out else f"the output buffer ({n_rows} rows of {required})"
+    launch: tuple[Any, Any] | None = first
+    while launch is not None:
+        if not params_mutable and (written := written_params(kernel, [launch], params)):
+            i, kernel_param = written[0]
+            raise ValueError(f"{name}: kernel {kernel.launcher.name} writes parameter "
+                             f"`{param_labels(op, len(params))[i]}` (as `{kernel_param}`, which it stores through), "
+                             "but the custom op was registered as not mutating its params: register it with "
+                             "register_op(..., mutates_params=True)")
+        args, grid = launch
+        _launch(op, kernel, _substitute(args, buffer, op), grid, "pack_args", torch_op, labels)
+        with host_code(op, input_shapes, output_shape):  # (each launch is made as it is taken)
+            launch = next(launches, None)
     if buffer is not out:
         out.view(n_rows, natural).copy_(buffer[:, :natural])
     return out
@@ -306,22 +364,27 @@ def backward(op, inputs: tuple, params: tuple, output, output_shape: list[int], 
     input_shapes = [_shape(x) for x in inputs]
     with host_code(op, input_shapes, output_shape):
         n_launches = launch_count(op, int(op.n_backward_launches()), "n_backward_launches")
-        launches = []
-        for i in range(n_launches):
-            if n_launches == 1:
-                launches.append((op.pack_backward_args(inputs, params, output, output_shape, dy, required, grad_inputs,
-                                                       grad_params), op.backward_grid(input_shapes, output_shape)))
-            else:
-                launches.append((op.pack_backward_args_for_launch(i, inputs, params, output, output_shape, dy, required,
-                                                                  grad_inputs, grad_params),
-                                 op.backward_grid_for_launch(i, input_shapes, output_shape)))
+    labels = {id(x): f"input {i} (shape {list(x.shape)})" for i, x in enumerate(inputs)}
+    labels |= {id(p): f"parameter `{label}` (shape {list(p.shape)})"
+               for p, label in zip(params, param_labels(op, len(params)), strict=True)}
+    labels |= {id(g): f"the gradient of input {i}" for i, g in enumerate(grad_inputs)}
+    labels |= {id(output): f"the output (shape {list(output.shape)})", id(dy): "the incoming gradient"}
     written: set[int] = set()
-    for args, grid in launches:
+    for i in range(n_launches):  # (each launch made as it is taken)
+        with host_code(op, input_shapes, output_shape):
+            if n_launches == 1:
+                args = op.pack_backward_args(inputs, params, output, output_shape, dy, required, grad_inputs,
+                                             grad_params)
+                grid = op.backward_grid(input_shapes, output_shape)
+            else:
+                args = op.pack_backward_args_for_launch(i, inputs, params, output, output_shape, dy, required,
+                                                        grad_inputs, grad_params)
+                grid = op.backward_grid_for_launch(i, input_shapes, output_shape)
         written |= {id(a) for a in args}
-        _launch(op, kernel, args, grid, "pack_backward_args", torch_op)
+        _launch(op, kernel, args, grid, "pack_backward_args", torch_op, labels)
     grads = grad_inputs + grad_params
-    labels = [f"input {i}" for i in range(len(inputs))] + [f"parameter `{n}`" for n in param_labels(op, len(params))]
-    for g, need, label in zip(grads, needs, labels, strict=False):
+    grad_labels = [f"input {i}" for i in range(len(inputs))] + [f"parameter `{n}`" for n in param_labels(op, len(params))]
+    for g, need, label in zip(grads, needs, grad_labels, strict=False):
         if need and id(g) not in written:
             raise NotImplementedError(f"{name}'s backward (teenygrad's pack_backward_args) computes no gradient "
                                       f"for {label}, which requires grad")

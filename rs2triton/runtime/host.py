@@ -167,7 +167,10 @@ def ptr_add(ptr, count: int):
     offset_by = getattr(ptr, "offset_by", None)  # apply's stand-in for an output not yet allocated
     if offset_by is not None:
         return offset_by(count)
-    return ptr.reshape(-1)[count:]
+    flat = ptr.reshape(-1)
+    if not 0 <= count <= flat.numel():  # past one beyond the end: undefined behaviour in Rust
+        raise Panic(f"pointer offset by {count} elements past a buffer of {flat.numel()}")
+    return flat[count:]
 
 
 # ---------------------------------------------------------------- panics at the Rust line

@@ -261,3 +261,43 @@ def stores_through(func) -> set[str]:
                 and node.args else node.func.value  # tl.store(ptr, ..) / desc.store(offsets, ..)
             stored |= roots(target)
     return stored & params
+
+
+def mask_bounds(func) -> dict[str, frozenset[str]]:
+    """For each pointer parameter of a generated ``@triton.jit`` function (an ``ast.FunctionDef``)
+    that it loads or stores through as a flat buffer under a bound, ``tl.load(p + offs,
+    mask=offs < n)`` (the mask written there or bound to a name first), the scalar parameters
+    ``n`` of those bounds: the kernel addresses ``p`` at offsets up to ``n - 1``, so a tensor
+    handed to ``p`` holds at least ``n`` elements (what ``apply`` checks; teenygrad's flat
+    kernels, whose ``pack_args`` passes the element count)."""
+    params = {a.arg for a in func.args.args}
+    bounds: dict[str, set[str]] = {}
+    masks: dict[str, tuple[str, str] | None] = {}  # name -> (offsets, bound) of `name = offsets < bound`
+
+    def bound_of(mask) -> tuple[str, str] | None:
+        if isinstance(mask, ast.Name):
+            return masks.get(mask.id)
+        if (isinstance(mask, ast.Compare) and len(mask.ops) == 1 and isinstance(mask.ops[0], ast.Lt)
+                and isinstance(mask.left, ast.Name) and isinstance(mask.comparators[0], ast.Name)
+                and mask.comparators[0].id in params):
+            return mask.left.id, mask.comparators[0].id
+        return None
+
+    for node in ast.walk(func):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            name = node.targets[0].id
+            masks[name] = bound_of(node.value) if name not in masks else None  # (assigned twice: no bound)
+    for node in ast.walk(func):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("load", "store")
+                and isinstance(node.func.value, ast.Name) and node.func.value.id == "tl" and node.args):
+            continue
+        address = node.args[0]
+        mask = next((k.value for k in node.keywords if k.arg == "mask"), None)
+        if not (isinstance(address, ast.BinOp) and isinstance(address.op, ast.Add)
+                and isinstance(address.left, ast.Name) and address.left.id in params
+                and isinstance(address.right, ast.Name)) or mask is None:
+            continue
+        found = bound_of(mask)
+        if found is not None and found[0] == address.right.id:
+            bounds.setdefault(address.left.id, set()).add(found[1])
+    return {p: frozenset(ns) for p, ns in bounds.items()}
