@@ -67,13 +67,15 @@ class Ty(NamedTuple):
     None when unknown or not a number. ``items``: a tuple's item types. ``wide``: a
     half-precision value (``elem`` f16/bf16 or a dtype parameter) still held in f32 after
     f32-only math; lowering rounds it to ``elem`` where it meets ``elem`` again
-    (``Lowerer.narrow``).
+    (``Lowerer.narrow``). ``length``: a host array's length `N` of `[T; N]`, where known (rustc
+    checks it: a constant index past it, an array of another length where one is expected).
     """
 
     kind: Kind
     elem: str | None = None
     items: tuple[Ty, ...] = ()
     wide: bool = False
+    length: int | None = None
 
     @property
     def runtime(self) -> bool:

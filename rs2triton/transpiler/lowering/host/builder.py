@@ -230,6 +230,9 @@ class HostBuilder:
                          f"as `{text(type_node)}`")
 
     def settle(self, lw: HostLowerer, v: Val, ty: Ty | None, node: Node) -> Val:
+        if ty is not None and ty.length is not None and v.ty.length is not None and ty.length != v.ty.length:
+            raise lw.rejects(node, "E0308", f"mismatched types: expected an array with a size of {ty.length}, found "
+                             f"one with a size of {v.ty.length}", None)
         lit = literal_value(v.expr)
         want = ty.elem if ty is not None and ty.kind in (Kind.SCALAR, Kind.CONST) else None
         if v.weak and type(lit) is int:

@@ -18,7 +18,7 @@ from rs2triton.transpiler.lowering.host.lowerer import HostLowerer, assign_to
 from rs2triton.transpiler.lowering.lowerer import COMMENTS
 from rs2triton.transpiler.lowering.registry import HOST, expression
 from rs2triton.transpiler.lowering.values import NONE_TY, STR, UNKNOWN, USIZE, Kind, Ty, Val, container
-from rs2triton.transpiler.pyast import LOAD, STORE, call, const, name, python_name
+from rs2triton.transpiler.pyast import LOAD, STORE, call, const, literal_value, name, python_name
 
 
 @expression("self", target=HOST)
@@ -68,6 +68,11 @@ def index(lw: HostLowerer, node: Node) -> Val:
         raise lw.rejects(index_node, "E0277", f"the type `[T]` cannot be indexed by `{i.ty.elem}`",
                          "slices are indexed by `usize`")
     i = lw.settle(i, USIZE, index_node)
+    at = literal_value(i.expr)
+    if base.ty.kind is Kind.ARRAY and base.ty.length is not None and type(at) is int and at >= base.ty.length:
+        raise lw.err(node, "E0012", "this operation will panic at runtime",
+                         f"index out of bounds: the length is {base.ty.length} but the index is {at} "
+                         "(rustc's `unconditional_panic` lint, denied by default)")
     return Val(ast.Subscript(value=base.expr, slice=i.expr, ctx=LOAD), base.ty.inner)
 
 
@@ -113,7 +118,8 @@ def array(lw: HostLowerer, node: Node) -> Val:
     vals = [lw.expr(c) for c in items]
     typed = next((v.ty for v in vals if not v.weak), None)
     vals = [lw.settle(v, typed, c) for v, c in zip(vals, items, strict=True)]
-    return Val(ast.Tuple(elts=[v.expr for v in vals], ctx=LOAD), container(Kind.ARRAY, vals[0].ty if vals else UNKNOWN))
+    return Val(ast.Tuple(elts=[v.expr for v in vals], ctx=LOAD),
+               Ty(Kind.ARRAY, None, (vals[0].ty if vals else UNKNOWN,), length=len(vals)))
 
 
 def repeat(item: Val, n: ast.expr) -> ast.expr:

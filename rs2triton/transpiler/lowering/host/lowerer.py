@@ -293,7 +293,11 @@ def rust_type(node: Node | None, module: HostModule | None = None, struct: str =
         return rust_type(node.child_by_field_name("type"), module, struct)
     if kind == "array_type":
         inner = rust_type(node.child_by_field_name("element"), module, struct)
-        return container(Kind.ARRAY if node.child_by_field_name("length") is not None else Kind.SEQ, inner)
+        length = node.child_by_field_name("length")
+        if length is None:
+            return container(Kind.SEQ, inner)
+        digits = text(length).removesuffix("usize").replace("_", "")
+        return Ty(Kind.ARRAY, None, (inner,), length=int(digits) if digits.isdigit() else None)
     if kind == "tuple_type":
         items = tuple(rust_type(c, module, struct) for c in named_children(node))
         if len(items) == 2 and items[0].kind is Kind.PTR and items[1] == SHAPE:
