@@ -43,7 +43,6 @@ GAPS = {
     "lit_shift_default_i32": "`let x = 1 << a;` then `x as u64`: the i32 fallback chosen after the shift is lowered",
     "ctl_labeled_break_continue": "labelled `break`/`continue` are outside the translated subset (W0010)",
     "ctl_closure_mut": "a closure that assigns what it captures is outside the translated subset (W0010)",
-    "uninitialized": "a `let` without a value is outside the translated subset (W0010), not rustc's E0381",
     "use_after_move": "moves of host values (a `Vec` bound to another name) are not tracked (rustc's E0382)",
     "max_mixed_types": "`5.max(3.0)`: rustc's E0308 at the argument; rs2triton's E0689 at the receiver first",
     "syntax_unclosed": "tree-sitter places the error at the `(`; rustc at the mismatched `}`",

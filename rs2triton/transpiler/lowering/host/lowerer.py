@@ -179,7 +179,7 @@ class HostLowerer(Lowerer):
         its type and name rules, as for kernels (:mod:`..rustc`)."""
         from rs2triton.transpiler.lowering.rustc import BORROW_CODE, TYPE_CODE
 
-        code = BORROW_CODE if rustc_code in ("E0382", "E0384", "E0499", "E0502", "E0505") else TYPE_CODE
+        code = BORROW_CODE if rustc_code in ("E0381", "E0382", "E0384", "E0499", "E0502", "E0505") else TYPE_CODE
         return self.err(node, code, f"{msg} (rustc's {rustc_code})", hint)
 
     @contextmanager

@@ -125,6 +125,9 @@ def let(lw: HostLowerer, node: Node) -> None:
             lw.emit(ast.If(test=_negate(test), body=lw.body_of(alternative, discard), orelse=[]), node)
         return
     if value is None:
+        if pattern.type == "identifier" and (use := _first_read(node, text(pattern))) is not None:
+            raise lw.rejects(use, "E0381", f"used binding `{text(pattern)}` isn't initialized",
+                             f"initialize it where it is declared: `let {text(pattern)} = ...;`")
         raise lw.err(node, "E0002", "a `let` without a value", "initialize the variable where it is declared")
     declared = lw.rust_type(node.child_by_field_name("type")) if node.child_by_field_name("type") else None
     mutable = any(c.type == "mutable_specifier" for c in node.children) or pattern.type == "mut_pattern"
@@ -143,6 +146,26 @@ def let(lw: HostLowerer, node: Node) -> None:
         lw.emit(ast.Assign(targets=[target], value=v.expr), node)
         return
     raise lw.err(pattern, "E0002", f"this `let` pattern (`{text(pattern)}`)", "bind a name or a tuple of names")
+
+
+def _first_read(let_node: Node, name_: str) -> Node | None:
+    """The first place after ``let_node`` (in its block, in source order) that reads ``name_``
+    before anything assigns or binds it again: a read of a binding never initialized, rustc's
+    E0381. None where the name is assigned (or declared again) first, or never used."""
+    stack = [c for c in reversed(let_node.parent.named_children)
+             if c.start_byte >= let_node.end_byte] if let_node.parent is not None else []
+    while stack:
+        n = stack.pop()
+        if n.type == "identifier" and text(n) == name_:
+            parent = n.parent
+            if parent is not None and parent.type == "assignment_expression" and parent.child_by_field_name("left") == n:
+                return None
+            if parent is not None and parent.type == "let_declaration" and parent.child_by_field_name("pattern") == n:
+                return None
+            return n
+        if n.type not in ("function_item", *COMMENTS):
+            stack.extend(reversed(n.named_children))
+    return None
 
 
 RUST_KEYWORDS = frozenset("""as break const continue crate else enum extern false fn for if impl in let loop match mod
