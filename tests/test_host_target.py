@@ -148,3 +148,13 @@ def test_paths_to_none_self_constants_and_a_kernel_s_constant(tmp_path):
 def test_a_pair_s_pointer_and_shape_and_a_compile_time_comparison(tmp_path):
     module = _probe("        let t: (i32, bool) = (a, a < b);\n        if t.1 { t.0 } else { -t.0 }", tmp_path)
     assert module.P.f(3, 5, [], 0) == 3 and module.P.f(5, 3, [], 0) == -5
+
+
+def test_an_integer_literal_s_ord_methods_fall_back_to_i32_as_rustc_does(tmp_path):
+    """`5.max(3)` compiles (`Ord::max` on `{integer}`, which falls back to i32); `2.5.max(1.0)` is
+    E0689 (`f64::max` is inherent), and so is `5.pow(2)`."""
+    module = _probe("        let x = 5.max(3);\n        x + 7.min(a).clamp(0, 4)", tmp_path)
+    assert module.P.f(2, 0, [], 0) == 7 and module.P.f(9, 0, [], 0) == 9
+    for body, method in (("        2.5.max(1.0) as i32", "max"), ("        5.pow(2)", "pow")):
+        with pytest.raises(TranspileError, match=f"can't call method `{method}` on ambiguous numeric type"):
+            transpile_source(HOST.format(body=body), "probe.rs")

@@ -121,12 +121,19 @@ def method_call(lw: HostLowerer, node: Node, receiver: Node, method: str, args: 
                  "struct's own")
 
 
+_ORD_METHODS = frozenset({"max", "min", "clamp"})  # an integer's methods from the `Ord` trait
+
+
 def _receiver_type(lw: HostLowerer, recv: Val, receiver: Node, method: str) -> str:
     """The scalar type of a method's receiver; an unsuffixed literal needs one from its context
-    (rustc: "can't call method on ambiguous numeric type")."""
+    (rustc: "can't call method on ambiguous numeric type"), except an integer's `Ord` methods,
+    which Rust resolves on `{integer}` and then falls back to `i32` (`5.max(3)` is 5, and
+    `5.max(3.0)` a mismatched argument)."""
     if not recv.weak:
         return recv.ty.elem or "i32"
     typed = lw.literal_type(receiver)
+    if typed is None and recv.ty.elem not in FLOAT_TYPES and method in _ORD_METHODS:
+        return "i32"
     if typed is None:
         kind = "{float}" if recv.ty.elem in FLOAT_TYPES else "{integer}"
         raise lw.rejects(receiver, "E0689", f"can't call method `{method}` on ambiguous numeric type `{kind}`",
