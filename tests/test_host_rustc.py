@@ -39,8 +39,6 @@ FIXTURE = json.loads((ROOT / "tests" / "data" / "host_oracle.json").read_text(en
 # What the translation does not do yet, each a strict xfail (it fails the suite once it passes):
 # named, so that the gaps are a list to read, not a count.
 GAPS = {
-    "lit_shift_typed_by_return": "`let x = 1 << a;` typed by a later use (the return): Rust infers across statements",
-    "lit_shift_default_i32": "`let x = 1 << a;` then `x as u64`: the i32 fallback chosen after the shift is lowered",
     "ctl_labeled_break_continue": "labelled `break`/`continue` are outside the translated subset (W0010)",
     "ctl_closure_mut": "a closure that assigns what it captures is outside the translated subset (W0010)",
     "use_after_move": "moves of host values (a `Vec` bound to another name) are not tracked (rustc's E0382)",

@@ -158,3 +158,13 @@ def test_an_integer_literal_s_ord_methods_fall_back_to_i32_as_rustc_does(tmp_pat
     for body, method in (("        2.5.max(1.0) as i32", "max"), ("        5.pow(2)", "pow")):
         with pytest.raises(TranspileError, match=f"can't call method `{method}` on ambiguous numeric type"):
             transpile_source(HOST.format(body=body), "probe.rs")
+
+
+def test_a_shift_of_an_unsuffixed_literal_has_the_type_rust_infers(tmp_path):
+    """`1 << b` takes its type from the annotation (`let x: u64`), from the return it reaches, or
+    else falls back to i32: the amount is masked to that width (rustc -O: 1 << 40 is 2**40 in a u64,
+    256 in an i32)."""
+    module = _probe("        let x: u64 = 1 << b;\n        (x >> 32) as i32", tmp_path)
+    assert module.P.f(0, 40, [], 0) == 256 and module.P.f(0, 64, [], 0) == 0
+    module = _probe("        let x = 1 << b;\n        x", tmp_path)
+    assert module.P.f(0, 40, [], 0) == 256 and module.P.f(0, 31, [], 0) == -2**31

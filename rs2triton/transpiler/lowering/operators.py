@@ -60,6 +60,10 @@ def binop(lw: Lowerer, op: str, left: Val, right: Val, node: Node) -> Val:
         raise lw.err(node, "E0002", f"unsupported operator `{op}`")
     if left.ty.kind in (Kind.PTR, Kind.PTRS):
         return lw.build.pointer_arith(lw, op, left, right, node)
+    if op in ("<<", ">>") and left.weak and type(literal_value(left.expr)) is int and node.type == "binary_expression":
+        typed = lw.literal_type(node.child_by_field_name("left") or node)  # `let x: u64 = 1 << a;`: a u64 shift
+        if typed in INT_TYPES and typed != left.ty.elem:
+            left = Val(left.expr, Ty(left.ty.kind, typed), weak=True)
     elem = semantics.result_elem(lw.operand(left), lw.operand(right), op)
     # Rust knows the type of a suffixed literal; an unsuffixed one takes its type from the use.
     weak = left.weak if op in ("<<", ">>") else left.weak and right.weak

@@ -148,6 +148,30 @@ def let(lw: HostLowerer, node: Node) -> None:
     raise lw.err(pattern, "E0002", f"this `let` pattern (`{text(pattern)}`)", "bind a name or a tuple of names")
 
 
+def _weak_shift(value: Node) -> bool:
+    """Whether ``value`` is a shift of an unsuffixed integer literal (`1 << a`): its type, and so
+    the width its amount is masked to, is what the binding's uses make it."""
+    while value.type == "parenthesized_expression" and value.named_children:
+        value = value.named_children[0]
+    left = value.child_by_field_name("left") if value.type == "binary_expression" else None
+    op = value.child_by_field_name("operator")
+    return (left is not None and op is not None and text(op) in ("<<", ">>") and left.type == "integer_literal"
+            and not any(text(left).endswith(t) for t in INT_TYPES))
+
+
+def _typed_by_use(lw: HostLowerer, let_node: Node, name_: str) -> Ty:
+    """The integer type Rust infers for `let name_ = 1 << a;` from the binding's first use: the
+    function's return type where it is returned as the body's tail, else Rust's fallback, `i32`
+    (`x as u64` does not type `x`)."""
+    use = _first_read(let_node, name_)
+    body = lw.fn.child_by_field_name("body")
+    if use is not None and body is not None and use.parent is not None and use.parent.id == body.id:
+        real = [c for c in body.named_children if c.type not in COMMENTS]
+        if real and real[-1].id == use.id and lw.returns.kind is Kind.SCALAR and lw.returns.elem in INT_TYPES:
+            return lw.returns
+    return Ty(Kind.SCALAR, "i32")
+
+
 def _first_read(let_node: Node, name_: str) -> Node | None:
     """The first place after ``let_node`` (in its block, in source order) that reads ``name_``
     before anything assigns or binds it again: a read of a binding never initialized, rustc's
@@ -185,6 +209,8 @@ def check_identifier(lw: HostLowerer, node: Node) -> None:
 def bind_value(lw: HostLowerer, rust: str, value: Node, declared: Ty | None, mutable: bool, node: Node) -> None:
     """`let rust = value;` (shadowing any binding of the name before it)."""
     py = lw.names.declare_pending(rust)
+    if declared is None and _weak_shift(value):
+        declared = _typed_by_use(lw, node, rust)  # (the shift's width is its type's: Rust infers it from the uses)
     lw.hint(value, declared)
     bound: list[Ty] = []
     lw.value_into(value, assign_to(py, declared, bound, infer=declared is None))
