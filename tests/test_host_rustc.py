@@ -41,7 +41,6 @@ FIXTURE = json.loads((ROOT / "tests" / "data" / "host_oracle.json").read_text(en
 GAPS = {
     "ctl_labeled_break_continue": "labelled `break`/`continue` are outside the translated subset (W0010)",
     "ctl_closure_mut": "a closure that assigns what it captures is outside the translated subset (W0010)",
-    "use_after_move": "moves of host values (a `Vec` bound to another name) are not tracked (rustc's E0382)",
     "syntax_unclosed": "tree-sitter places the error at the `(`; rustc at the mismatched `}`",
     "edition_keyword_async": "tree-sitter reads `let async = 1;` as an async block, one line on",
     "emoji_name": "tree-sitter places the error at the emoji; rustc at the identifier",

@@ -168,3 +168,16 @@ def test_a_shift_of_an_unsuffixed_literal_has_the_type_rust_infers(tmp_path):
     assert module.P.f(0, 40, [], 0) == 256 and module.P.f(0, 64, [], 0) == 0
     module = _probe("        let x = 1 << b;\n        x", tmp_path)
     assert module.P.f(0, 40, [], 0) == 256 and module.P.f(0, 31, [], 0) == -2**31
+
+
+def test_a_vec_moved_to_another_name_is_rustc_s_e0382_where_it_is_used_again(tmp_path):
+    """`let w = v;` moves a `Vec` (not `Copy`): a later use of `v` is E0382; a clone, a borrow, a
+    slice (which is `Copy`) or a `v` assigned anew are fine."""
+    with pytest.raises(TranspileError) as info:
+        transpile_source(HOST.format(body="        let v = vec![1usize];\n        let w = v;\n"
+                                          "        (v.len() + w.len()) as i32"), "probe.rs")
+    d = info.value.diagnostics[0]
+    assert (d.line, d.col) == (10, 10) and "E0382" in d.message and "moved at line 9" in (d.hint or ""), d.render()
+    fine = ("        let mut v = vec![1usize, 2];\n        let w = v.clone();\n        let u = w;\n"
+            "        v = vec![3];\n        let s = &v;\n        let t = s;\n        (v.len() + u.len() + t.len() + s.len()) as i32")
+    assert _probe(fine, tmp_path).P.f(0, 0, [], 0) == 5

@@ -166,8 +166,8 @@ def identifier(lw: Lowerer, node: Node) -> Val:
     if b is not None:
         if b.expr is not None:  # a name that stands for an expression (`s` of `|(_, s)|`: `t.shape`)
             return Val(b.expr, b.ty)
-        if b.ty.kind is Kind.TILE:
-            rustc.tile_use(lw, b, node)  # (not after it was moved)
+        if lw.tile_moves and id(b) in lw.tile_moves:
+            rustc.tile_use(lw, b, node)  # (a Tile, a host Vec: not after it was moved)
         return Val(name(b.py), b.ty, block_ptr=lw.block_ptrs.get(b.py), tile=lw.tiles.get(b.py))
     return lw.build.free_name(lw, ident.removeprefix("r#"), node)
 

@@ -82,18 +82,27 @@ def not_a_const_generic(lw: Lowerer, rust: str, where: Node) -> None:
                      f"`{rust}` is a const generic of this kernel: bind another name")
 
 
-# ---------------------------------------------------------------------- moved Tiles (E0382)
+# ---------------------------------------------------------------------- moved values (E0382)
 
 
-def tile_bound(lw: Lowerer, rust: str) -> None:
-    """``rust`` was just bound to a Tile: from now on moves of it are tracked."""
+def tile_bound(lw: Lowerer, rust: str, what: str = "Tile") -> None:
+    """``rust`` was just bound to a value that is not ``Copy`` (a kernel's Tile, host code's
+    ``Vec``: ``what``): from now on moves of it are tracked."""
     b = lw.names.lookup(rust)
     if b is not None:
-        lw.tile_moves[id(b)] = (b, None, lw.loop_depth)
+        lw.tile_moves[id(b)] = (b, None, lw.loop_depth, what)
+
+
+def reinitialized(lw: Lowerer, rust: str) -> None:
+    """``rust`` is assigned a new value: a move of the old one no longer matters."""
+    b = lw.names.lookup(rust)
+    entry = lw.tile_moves.get(id(b)) if b is not None else None
+    if entry is not None:
+        lw.tile_moves[id(b)] = (entry[0], None, entry[2], entry[3])
 
 
 def moved(lw: Lowerer, value: Node) -> None:
-    """``value``, a Tile, is moved here (bound to another name, passed to a helper by value)."""
+    """``value``, a Tile (or a ``Vec``), is moved here (bound to another name, passed to a helper by value)."""
     node = unparen(value)
     if node.type != "identifier":
         return
@@ -103,9 +112,10 @@ def moved(lw: Lowerer, value: Node) -> None:
         return
     if lw.loop_depth > entry[2]:
         raise lw.err(node, BORROW_CODE, f"use of moved value: `{text(node)}` (rustc's E0382)",
-                     "value moved here, in the previous iteration of the loop: a `Tile` is not `Copy`; make "
-                     "a new one in the loop from its `.tensor` and `.mask`")
-    lw.tile_moves[id(b)] = (entry[0], node, entry[2])
+                     f"value moved here, in the previous iteration of the loop: a `{entry[3]}` is not `Copy`"
+                     + ("; make a new one in the loop from its `.tensor` and `.mask`" if entry[3] == "Tile" else
+                        "; borrow it (`&v`) or clone it"))
+    lw.tile_moves[id(b)] = (entry[0], node, entry[2], entry[3])
 
 
 def tile_use(lw: Lowerer, b: Binding, node: Node) -> None:
@@ -116,9 +126,10 @@ def tile_use(lw: Lowerer, b: Binding, node: Node) -> None:
     at = entry[1]
     if at.id == node.id or _exclusive(at, node):
         return
+    how = ("read its `.tensor` and `.mask` before moving it, or use the value it was moved into"
+           if entry[3] == "Tile" else "borrow it (`&v`) or clone it (`v.clone()`) where it is moved")
     raise lw.err(node, BORROW_CODE, f"use of moved value: `{text(node)}` (rustc's E0382)",
-                 f"`{text(node)}` was moved at line {at.start_point[0] + 1} (a `Tile` is not `Copy`): read its "
-                 "`.tensor` and `.mask` before moving it, or use the value it was moved into")
+                 f"`{text(node)}` was moved at line {at.start_point[0] + 1} (a `{entry[3]}` is not `Copy`): {how}")
 
 
 def _exclusive(a: Node, b: Node) -> bool:

@@ -217,10 +217,36 @@ def bind_value(lw: HostLowerer, rust: str, value: Node, declared: Ty | None, mut
     ty = declared if declared is not None and declared.kind is not Kind.UNKNOWN else (bound[0] if bound else UNKNOWN)
     if ty.wide and mutable:
         ty = Ty(ty.kind, ty.elem, ty.items)
+    moves = _moved_vec(lw, value)
+    if moves:
+        rustc.moved(lw, value)  # `let w = v;` moves the Vec `v`
     lw.names.bind(rust, py, Ty(Kind.SCALAR, ty.elem) if ty.kind is Kind.CONST and mutable else ty)
     b = lw.names.lookup(rust)
     assert b is not None
     b.decl = "mut" if mutable else ""
+    if moves or _owned_vec(value, node):
+        rustc.tile_bound(lw, rust, "Vec")  # (not `Copy`: its moves are tracked, as rustc tracks them)
+
+
+def _owned_vec(value: Node, let_node: Node) -> bool:
+    """Whether a `let`'s value is a `Vec` it owns: `vec![..]`, `Vec::new()`, `.to_vec()`, a `Vec<T>` annotation."""
+    annotation = let_node.child_by_field_name("type")
+    if annotation is not None and text(annotation).startswith("Vec<"):
+        return True
+    if value.type == "macro_invocation":
+        return text(value.child_by_field_name("macro") or value).split("::")[-1] == "vec"
+    if value.type == "call_expression":
+        called = text(value.child_by_field_name("function") or value)
+        return called.startswith("Vec::") or called.endswith(".to_vec")
+    return False
+
+
+def _moved_vec(lw: HostLowerer, value: Node) -> bool:
+    """Whether ``value`` is a name bound to a `Vec` whose moves are tracked (`let w = v;` moves it)."""
+    if value.type != "identifier":
+        return False
+    b = lw.names.lookup(text(value))
+    return b is not None and id(b) in lw.tile_moves
 
 
 def pattern_target(lw: HostLowerer, pattern: Node, ty: Ty, mutable: bool = False) -> ast.expr:
@@ -281,6 +307,8 @@ def _assign_target(lw: HostLowerer, left: Node, node: Node) -> tuple[ast.expr, V
 @statement("assignment_expression", target=HOST)
 def assignment(lw: HostLowerer, node: Node) -> None:
     left, right = part(node, "left"), part(node, "right")
+    if left.type == "identifier":
+        rustc.reinitialized(lw, text(left))  # (a moved Vec assigned anew is usable again)
     target, current = _assign_target(lw, left, node)
     lw.hint(right, current.ty)
     v = lw.settle(lw.expr(right), current.ty, right)
