@@ -41,9 +41,7 @@ FIXTURE = json.loads((ROOT / "tests" / "data" / "host_oracle.json").read_text(en
 GAPS = {
     "ctl_labeled_break_continue": "labelled `break`/`continue` are outside the translated subset (W0010)",
     "ctl_closure_mut": "a closure that assigns what it captures is outside the translated subset (W0010)",
-    "syntax_unclosed": "tree-sitter places the error at the `(`; rustc at the mismatched `}`",
     "edition_keyword_async": "tree-sitter reads `let async = 1;` as an async block, one line on",
-    "emoji_name": "tree-sitter places the error at the emoji; rustc at the identifier",
 }
 CASES = [pytest.param(c, marks=pytest.mark.xfail(strict=True, reason=GAPS[c["name"]])) if c["name"] in GAPS else c
          for c in FIXTURE["cases"]]

@@ -141,7 +141,13 @@ def parse(source: bytes, smap: SourceMap) -> Tree:
         check_bidi(source, smap)
     tree = parser().parse(blank_tile_attributes(source))
     if tree.root_node.has_error:
+        delimiter = _delimiter_error(tree.root_node, smap)  # (rustc's lexer checks these before it parses)
+        if delimiter is not None:
+            raise TranspileError([delimiter])
         bad = first_error(tree.root_node)
+        emoji = _emoji_in_identifier(bad, smap)
+        if emoji is not None:
+            raise TranspileError([emoji])
         if bad.is_missing:
             msg = f"expected `{bad.type}`"
             hint = f"insert `{bad.type}` here"
@@ -159,6 +165,63 @@ def parse(source: bytes, smap: SourceMap) -> Tree:
             hint = "this is not valid Rust; check for a missing `;`, `)` or `}` just before it"
         raise TranspileError([smap.diag(bad, "E0001", msg, hint)])
     return tree
+
+
+_OPENS = {"(": ")", "[": "]", "{": "}"}
+_CLOSES = frozenset(_OPENS.values())
+
+
+def _delimiter_error(root: Node, smap: SourceMap):
+    """rustc's first delimiter error, if the file's brackets do not pair up (a closing one that
+    closes nothing or another kind, or one left open), at the token rustc names; None if they do.
+    Delimiters inside literals and comments are no tokens of their own, so they are not seen."""
+    stack: list[Node] = []
+    cursor = root.walk()
+    while True:
+        node = cursor.node
+        assert node is not None
+        if node.child_count == 0 and not node.is_missing:
+            kind = node.type
+            if kind in _OPENS:
+                stack.append(node)
+            elif kind in _CLOSES:
+                if not stack:
+                    return smap.diag(node, "E0001", f"unexpected closing delimiter: `{kind}`",
+                                     "remove it, or open what it closes")
+                if _OPENS[stack[-1].type] != kind:
+                    opened = stack[-1]
+                    return smap.diag(node, "E0001", f"mismatched closing delimiter: `{kind}`",
+                                     f"the `{opened.type}` at line {opened.start_point[0] + 1} is unclosed")
+                stack.pop()
+        if cursor.goto_first_child():
+            continue
+        while not cursor.goto_next_sibling():
+            if not cursor.goto_parent():
+                if stack:
+                    return smap.diag(stack[-1], "E0001", "this file contains an unclosed delimiter",
+                                     f"close this `{stack[-1].type}`")
+                return None
+
+
+def _emoji_in_identifier(bad: Node, smap: SourceMap):
+    """rustc's "identifiers cannot contain emoji" where tree-sitter stopped at an emoji that
+    continues an identifier (`let a😀 = 1;`), at the identifier; None otherwise."""
+    import unicodedata
+
+    leaf = _previous_leaf(bad)
+    rest = text(bad)
+    if leaf is None or leaf.end_byte != bad.start_byte or not leaf.type.endswith("identifier") or not rest:
+        return None
+    run = ""
+    for ch in rest:
+        if unicodedata.category(ch) == "So" or ch in "\u200d\ufe0f" or ch.isidentifier() or ch.isdigit():
+            run += ch
+        else:
+            break
+    if not run or unicodedata.category(run[0]) != "So":
+        return None
+    return smap.diag(leaf, "E0001", f"identifiers cannot contain emoji: `{text(leaf)}{run}`",
+                     "use letters, digits and `_` in names")
 
 
 def first_error(node: Node) -> Node:
