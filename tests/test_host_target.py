@@ -181,3 +181,12 @@ def test_a_vec_moved_to_another_name_is_rustc_s_e0382_where_it_is_used_again(tmp
     fine = ("        let mut v = vec![1usize, 2];\n        let w = v.clone();\n        let u = w;\n"
             "        v = vec![3];\n        let s = &v;\n        let t = s;\n        (v.len() + u.len() + t.len() + s.len()) as i32")
     assert _probe(fine, tmp_path).P.f(0, 0, [], 0) == 5
+
+
+def test_a_float_cast_to_an_integer_is_never_left_out_and_a_comparison_is_a_bool(tmp_path):
+    """`f as i32` of a float truncates (a cast left out as "changing nothing" must be an integer
+    widening); `let x: i32 = a < b;` is rustc's E0308 (a comparison is a `bool`)."""
+    module = _probe("        let f = a as f32 / 2.0;\n        (f as i32) + ((f * 3.0) as u8 as i32)", tmp_path)
+    assert module.P.f(5, 0, [], 0) == 2 + 7
+    with pytest.raises(TranspileError, match="expected `i32`, found `bool`"):
+        transpile_source(HOST.format(body="        let x: i32 = a < b;\n        x"), "probe.rs")
