@@ -295,3 +295,21 @@ def test_a_debug_build_compiles_with_its_assertions(tmp_path):
         assert r["counts"]["asserts"] == want, r
         if r["kernel"] == "t_shl_u32" and not r["debug"]:
             assert r["counts"]["masks"] == 1, r
+
+
+def test_run_debug_reports_the_panic_and_release_wraps(tmp_path):
+    src = tmp_path / "r.rs"
+    src.write_text("use teeny_triton::triton::*;\n#[kernel]\npub fn mul<T: Triton>(x_ptr: T::Pointer<i32>, "
+                   "y_ptr: T::Pointer<i32>, k: i32) {\n    let offs = T::arange(0, 4);\n"
+                   "    let x = T::load(x_ptr.add_offsets(offs), None, None, &[], None, None, None, false);\n"
+                   "    T::store(y_ptr.add_offsets(offs), x * k, None, &[], None, None);\n}\n")
+    env = {**__import__("os").environ, "TRITON_INTERPRET": "1"}
+    env.pop("RS2TRITON_PROFILE", None)
+    cmd = [sys.executable, "-m", "rs2triton", "run", str(src), "mul", "--grid", "1", "-a", "x_ptr=4", "-a", "y_ptr=4",
+           "-a", "k=2147483647"]
+    debug = subprocess.run([*cmd, "--debug"], capture_output=True, text=True, env=env, cwd=tmp_path)
+    assert debug.returncode == 1, debug.stderr
+    assert "error: mul: the kernel panicked at " in debug.stderr and "r.rs:6:39: attempt to multiply with overflow" \
+        in debug.stderr and "Traceback" not in debug.stderr
+    release = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=tmp_path)
+    assert release.returncode == 0 and "y_ptr        written" in release.stdout, release.stderr
