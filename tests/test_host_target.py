@@ -190,3 +190,19 @@ def test_a_float_cast_to_an_integer_is_never_left_out_and_a_comparison_is_a_bool
     assert module.P.f(5, 0, [], 0) == 2 + 7
     with pytest.raises(TranspileError, match="expected `i32`, found `bool`"):
         transpile_source(HOST.format(body="        let x: i32 = a < b;\n        x"), "probe.rs")
+
+
+def test_labelled_break_and_continue_jump_to_their_loop(tmp_path):
+    """`break 'outer` / `continue 'outer` from two loops deep: a flag per label, set before the
+    inner `break`, read after each inner loop (Python has no labelled jumps). Expected values from
+    rustc (the same function, compiled)."""
+    body = ("        let mut c = 0;\n        'outer: for x in 0..a {\n            let mut y = 0;\n"
+            "            while y < a {\n                for z in 0..3 {\n                    if z > x {\n"
+            "                        continue 'outer;\n                    }\n                    if x * y > b {\n"
+            "                        break 'outer;\n                    }\n                    c += 1;\n"
+            "                }\n                y += 1;\n            }\n            c += 100;\n        }\n        c")
+    module = _probe(body, tmp_path)
+    assert [module.P.f(a, b, [], 0) for a, b in ((0, 0), (1, 5), (3, 5), (4, 2), (5, 100))] == [0, 1, 112, 9, 348]
+    with pytest.raises(TranspileError, match="use of undeclared label `'nowhere`"):
+        transpile_source(HOST.format(body="        for x in 0..a {\n            break 'nowhere;\n        }\n        0"),
+                         "probe.rs")

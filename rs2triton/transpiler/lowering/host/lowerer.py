@@ -163,6 +163,11 @@ class HostLowerer(Lowerer):
         self.sink: Sink = discard
         self.hints: dict[int, str] = {}  # node id -> the scalar type its context gives it
         self.loop_sinks: list[Sink | None] = []  # the sinks of the enclosing `loop`s (`break value`)
+        # the enclosing loops' labels (`'outer`, or None), and per loop the outer labels a `break 'l`
+        # or `continue 'l` inside it jumps to (statements/loops: a flag per label, set, then `break`)
+        self.loop_labels: list[str | None] = []
+        self.jumps: list[set[str]] = []
+        self.label_flags: dict[str, str] = {}  # label -> the Python name of its jump flag
 
     # ------------------------------------------------------------------ diagnostics
     def err(self, node: Node, code: str, msg: str, hint: str | None = None) -> TranspileError:
