@@ -144,7 +144,9 @@ def parse(source: bytes, smap: SourceMap) -> Tree:
         delimiter = _delimiter_error(tree.root_node, smap)  # (rustc's lexer checks these before it parses)
         if delimiter is not None:
             raise TranspileError([delimiter])
-        bad = first_error(tree.root_node)
+        keyword = _keyword_after_let(tree.root_node, bad := first_error(tree.root_node), smap)
+        if keyword is not None:
+            raise TranspileError([keyword])
         emoji = _emoji_in_identifier(bad, smap)
         if emoji is not None:
             raise TranspileError([emoji])
@@ -200,6 +202,34 @@ def _delimiter_error(root: Node, smap: SourceMap):
                 if stack:
                     return smap.diag(stack[-1], "E0001", "this file contains an unclosed delimiter",
                                      f"close this `{stack[-1].type}`")
+                return None
+
+
+_KEYWORDS = frozenset("""as async await break const continue crate dyn else enum extern false fn for if impl in let
+loop match mod move mut pub ref return self Self static struct super trait true type unsafe use where while""".split())
+
+
+def _keyword_after_let(root: Node, bad: Node, smap: SourceMap):
+    """rustc's "expected identifier, found keyword" for a `let` that binds a keyword, which
+    tree-sitter may read as something else (`let async = 1;` as an async block): the first such
+    `let` at or before the line tree-sitter stopped at, at the keyword; None if there is none."""
+    cursor = root.walk()
+    previous: Node | None = None
+    while True:
+        node = cursor.node
+        assert node is not None
+        if node.child_count == 0 and not node.is_missing:
+            if node.start_point[0] > bad.start_point[0]:
+                return None
+            word = text(node)
+            if previous is not None and previous.type == "let" and word in _KEYWORDS and node.type in ("identifier", word):
+                return smap.diag(node, "E0001", f"expected identifier, found keyword `{word}`",
+                                 f"write `r#{word}`, or choose another name")
+            previous = node
+        if cursor.goto_first_child():
+            continue
+        while not cursor.goto_next_sibling():
+            if not cursor.goto_parent():
                 return None
 
 
