@@ -39,7 +39,6 @@ FIXTURE = json.loads((ROOT / "tests" / "data" / "host_oracle.json").read_text(en
 # What the translation does not do yet, each a strict xfail (it fails the suite once it passes):
 # named, so that the gaps are a list to read, not a count.
 GAPS = {
-    "ctl_closure_mut": "a closure that assigns what it captures is outside the translated subset (W0010)",
 }
 CASES = [pytest.param(c, marks=pytest.mark.xfail(strict=True, reason=GAPS[c["name"]])) if c["name"] in GAPS else c
          for c in FIXTURE["cases"]]

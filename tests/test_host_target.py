@@ -206,3 +206,15 @@ def test_labelled_break_and_continue_jump_to_their_loop(tmp_path):
     with pytest.raises(TranspileError, match="use of undeclared label `'nowhere`"):
         transpile_source(HOST.format(body="        for x in 0..a {\n            break 'nowhere;\n        }\n        0"),
                          "probe.rs")
+
+
+def test_a_closure_that_assigns_what_it_captures_is_a_nested_def_with_nonlocal(tmp_path):
+    """`|d| c = c.wrapping_add(d)` and `|x| { total += x; total }`: Rust's `FnMut`, a nested `def`
+    whose `nonlocal`s are what it assigns of the method (values from rustc, the same code compiled)."""
+    body = ("        let mut c = 0i32;\n        let mut bump = |d: i32| c = c.wrapping_add(d);\n"
+            "        for k in 0..a {\n            bump(k);\n        }\n        let mut total = 0usize;\n"
+            "        let mut add = |x: usize| { total += x; total };\n        add(3);\n        c + add(4) as i32")
+    module = _probe(body, tmp_path)
+    assert [module.P.f(a, 0, [], 0) for a in (0, 5, 70000)] == [7, 17, -1845002289]
+    text = _text(tmp_path, body)
+    assert "def closure(d):\n            nonlocal c\n" in text and "nonlocal total" in text

@@ -142,7 +142,8 @@ def add_line_comments(fn: ast.FunctionDef, path: str) -> None:
         while i < len(body):
             stmt = body[i]
             docstring = isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant)
-            if type(stmt) is not Comment and not docstring and getattr(stmt, "lineno", None):
+            nested_def = isinstance(stmt, ast.FunctionDef)  # (a closure's `def`: its statements carry their own)
+            if type(stmt) is not Comment and not docstring and not nested_def and getattr(stmt, "lineno", None):
                 if isinstance(stmt, (ast.If, ast.For, ast.While)):
                     note(stmt, stmt.body, 0)
                 else:

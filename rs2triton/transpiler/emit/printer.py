@@ -150,8 +150,12 @@ class Printer:
     # ------------------------------------------------------------------ statements
 
     def block(self, body: list[ast.stmt], indent: str) -> None:
+        previous: ast.stmt | None = None
         for stmt in body:
+            if previous is not None and ast.FunctionDef in (type(stmt), type(previous)):
+                self.lines.append("")  # (a nested def stands apart, as ruff sets it: a closure with statements)
             STATEMENTS[type(stmt)](self, stmt, indent)
+            previous = stmt
 
     def function_def(self, node: ast.FunctionDef, indent: str,
                      comments: dict[str, tuple[list[str], str | None]] | None = None) -> None:
@@ -223,6 +227,9 @@ class Printer:
 
     def continue_(self, node: ast.Continue, indent: str) -> None:
         self.simple(indent, "continue", node)
+
+    def nonlocal_(self, node: ast.Nonlocal, indent: str) -> None:
+        self.simple(indent, "nonlocal " + ", ".join(node.names), node)
 
     def split_signature(self, name: str, params: list[str], indent: str) -> list[str]:
         """A ``def`` line too long for one line: the parameters on a line of their own if they
@@ -656,7 +663,7 @@ STATEMENTS = Dispatch({
     ast.AugAssign: Printer.aug_assign, ast.AnnAssign: Printer.ann_assign, ast.Return: Printer.return_,
     ast.Pass: Printer.pass_, ast.If: Printer.if_, ast.For: Printer.for_, ast.While: Printer.while_,
     Comment: Printer.comment_, ast.ClassDef: Printer.class_def, ast.Raise: Printer.raise_, ast.Break: Printer.break_,
-    ast.Continue: Printer.continue_,
+    ast.Continue: Printer.continue_, ast.Nonlocal: Printer.nonlocal_,
 })
 EXPRESSIONS = Dispatch({
     ast.Constant: Printer.constant, ast.Attribute: Printer.attribute, ast.Call: Printer.call,

@@ -200,6 +200,8 @@ def closure_function(lw: HostLowerer, arg: Node, param_types: list[Ty | None]) -
     params = [p for p in named_children(part(arg, "parameters")) if p.type not in COMMENTS]
     if len(params) != len(param_types):
         raise lw.rejects(arg, "E0593", f"this closure takes {len(params)} arguments but {len(param_types)} are given")
+    if part(arg, "body").type in _STATEMENT_BODIES:
+        return _closure_def(lw, arg, params, param_types)
     args: list[ast.arg] = []
     with lw.names.scope():
         for p, ty in zip(params, param_types, strict=True):
@@ -221,6 +223,47 @@ def closure_function(lw: HostLowerer, arg: Node, param_types: list[Ty | None]) -
     lam = ast.Lambda(args=ast.arguments(posonlyargs=[], args=args, kwonlyargs=[], kw_defaults=[], defaults=[]),
                      body=body.expr)
     return lam, body.ty
+
+
+# A closure body that is a statement (or a block of them): the closure is a nested `def`.
+_STATEMENT_BODIES = frozenset({"assignment_expression", "compound_assignment_expr", "block"})
+
+
+def _closure_def(lw: HostLowerer, arg: Node, params: list[Node], param_types: list[Ty | None]) -> tuple[ast.expr, Ty]:
+    """A closure whose body is a statement or a block (`|d| c = c.wrapping_add(d)`) as a nested
+    ``def`` emitted before the statement that uses it; the names it assigns of the enclosing
+    function (what it captures by `&mut`) are its ``nonlocal``s, as Rust's `FnMut` writes them."""
+    fn = lw.names.fresh("closure")
+    args: list[ast.arg] = []
+    body: list[ast.stmt] = []
+    returned: list[Ty] = []
+
+    def give(lw_: HostLowerer, v: Val, node: Node) -> None:
+        if v.ty.kind is not Kind.NONE:
+            v = lw_.settle(v, None, node)
+            returned.append(v.ty)
+            lw_.emit(ast.Return(value=v.expr), node)
+
+    with lw.names.scope():
+        for p, ty in zip(params, param_types, strict=True):
+            pattern = p.child_by_field_name("pattern") if p.type == "parameter" else p
+            assert pattern is not None
+            if p.type == "parameter" and p.child_by_field_name("type") is not None:
+                ty = lw.rust_type(p.child_by_field_name("type"))
+            if pattern.type != "identifier":
+                raise lw.err(pattern, "E0002", f"this closure pattern (`{text(pattern)}`)", "bind a name")
+            args.append(ast.arg(arg=lw.names.declare(text(pattern), ty or UNKNOWN)))
+        with lw.into(body):
+            lw.value_into(part(arg, "body"), give)
+        own = set(lw.names.bindings())
+    assigned = {t.id for s in body for n in ast.walk(s) if isinstance(n, ast.Assign | ast.AugAssign)
+                for t in (n.targets if isinstance(n, ast.Assign) else [n.target]) if isinstance(t, ast.Name)}
+    captured = sorted(assigned - own - {a.arg for a in args})
+    prelude: list[ast.stmt] = [ast.Nonlocal(names=captured)] if captured else []
+    lw.emit(ast.FunctionDef(name=fn, args=ast.arguments(posonlyargs=[], args=args, kwonlyargs=[], kw_defaults=[],
+                                                         defaults=[]),
+                            body=prelude + body or [ast.Pass()], decorator_list=[], returns=None), arg)
+    return name(fn), returned[0] if returned else NONE_TY
 
 
 def _bind_reads(lw: HostLowerer, pattern: Node, value: ast.expr, ty: Ty) -> None:
