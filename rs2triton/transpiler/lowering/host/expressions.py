@@ -202,19 +202,8 @@ def closure_function(lw: HostLowerer, arg: Node, param_types: list[Ty | None]) -
         raise lw.rejects(arg, "E0593", f"this closure takes {len(params)} arguments but {len(param_types)} are given")
     if part(arg, "body").type in _STATEMENT_BODIES:
         return _closure_def(lw, arg, params, param_types)
-    args: list[ast.arg] = []
     with lw.names.scope():
-        for p, ty in zip(params, param_types, strict=True):
-            pattern = p.child_by_field_name("pattern") if p.type == "parameter" else p
-            assert pattern is not None
-            if p.type == "parameter" and p.child_by_field_name("type") is not None:
-                ty = lw.rust_type(p.child_by_field_name("type"))
-            if pattern.type == "identifier":
-                py = lw.names.declare(text(pattern), ty or UNKNOWN)
-            else:
-                py = lw.names.fresh("p")
-                _bind_reads(lw, pattern, name(py), ty or UNKNOWN)
-            args.append(ast.arg(arg=py))
+        args = _closure_params(lw, params, param_types)
         statements: list[ast.stmt] = []
         with lw.into(statements):
             body = lw.settle(lw.expr(part(arg, "body")), None, arg)
@@ -223,6 +212,24 @@ def closure_function(lw: HostLowerer, arg: Node, param_types: list[Ty | None]) -
     lam = ast.Lambda(args=ast.arguments(posonlyargs=[], args=args, kwonlyargs=[], kw_defaults=[], defaults=[]),
                      body=body.expr)
     return lam, body.ty
+
+
+def _closure_params(lw: HostLowerer, params: list[Node], param_types: list[Ty | None]) -> list[ast.arg]:
+    """A closure's parameters, declared in the scope open now (a pattern's names bound to what they
+    read of a parameter of its own); a parameter's annotation wins over the type it is given."""
+    args: list[ast.arg] = []
+    for p, ty in zip(params, param_types, strict=True):
+        pattern = p.child_by_field_name("pattern") if p.type == "parameter" else p
+        assert pattern is not None
+        if p.type == "parameter" and p.child_by_field_name("type") is not None:
+            ty = lw.rust_type(p.child_by_field_name("type"))
+        if pattern.type == "identifier":
+            py = lw.names.declare(text(pattern), ty or UNKNOWN)
+        else:
+            py = lw.names.fresh("p")
+            _bind_reads(lw, pattern, name(py), ty or UNKNOWN)
+        args.append(ast.arg(arg=py))
+    return args
 
 
 # A closure body that is a statement (or a block of them): the closure is a nested `def`.
@@ -234,7 +241,6 @@ def _closure_def(lw: HostLowerer, arg: Node, params: list[Node], param_types: li
     ``def`` emitted before the statement that uses it; the names it assigns of the enclosing
     function (what it captures by `&mut`) are its ``nonlocal``s, as Rust's `FnMut` writes them."""
     fn = lw.names.fresh("closure")
-    args: list[ast.arg] = []
     body: list[ast.stmt] = []
     returned: list[Ty] = []
 
@@ -245,14 +251,7 @@ def _closure_def(lw: HostLowerer, arg: Node, params: list[Node], param_types: li
             lw_.emit(ast.Return(value=v.expr), node)
 
     with lw.names.scope():
-        for p, ty in zip(params, param_types, strict=True):
-            pattern = p.child_by_field_name("pattern") if p.type == "parameter" else p
-            assert pattern is not None
-            if p.type == "parameter" and p.child_by_field_name("type") is not None:
-                ty = lw.rust_type(p.child_by_field_name("type"))
-            if pattern.type != "identifier":
-                raise lw.err(pattern, "E0002", f"this closure pattern (`{text(pattern)}`)", "bind a name")
-            args.append(ast.arg(arg=lw.names.declare(text(pattern), ty or UNKNOWN)))
+        args = _closure_params(lw, params, param_types)
         with lw.into(body):
             lw.value_into(part(arg, "body"), give)
         own = set(lw.names.bindings())
