@@ -17,6 +17,7 @@ from rs2triton.transpiler.lowering.context import ModuleContext
 from rs2triton.transpiler.lowering.host import builder as host_builder  # noqa: F401 - register
 from rs2triton.transpiler.lowering.host import calls as host_calls  # noqa: F401 - register
 from rs2triton.transpiler.lowering.host import expressions as host_expressions  # noqa: F401 - register
+from rs2triton.transpiler.lowering.host import loops as host_loops  # noqa: F401 - register
 from rs2triton.transpiler.lowering.host import statements as host_statements  # noqa: F401 - register
 from rs2triton.transpiler.lowering.kernel import builder, calls, control, paths, rules  # noqa: F401 - register
 from rs2triton.transpiler.lowering.kernel.function import lower_kernel

@@ -10,8 +10,9 @@ The literals, names, paths, operators, casts and scoping are the shared rules of
   *into* a sink (a ``return``, an assignment, nothing) that each branch ends with;
 - :mod:`.builder`: the Python for the shared rules' decisions (wrapping where an integer is
   observed, f32 rounding, Rust's division and casts) and what names, paths and fields mean;
-- :mod:`.statements` (``let`` with patterns, assignments, ``if``/``match``/loops, panics and
-  assertions) and :mod:`.expressions` (indexing, arrays, struct literals, macros);
+- :mod:`.statements` (``let`` with patterns, assignments, ``if``/``match``, panics and
+  assertions), :mod:`.loops` (``for``/``while``/``loop``, labelled jumps) and :mod:`.expressions`
+  (indexing, arrays, struct literals, closures, macros);
 - :mod:`.calls`: method and path calls, through the standard library's tables (:mod:`.std`);
 - :mod:`.classes`: one Python class per ``impl RuntimeOp``, its methods lowered here.
 """
