@@ -166,8 +166,11 @@ def check(srcs: tuple[str, ...], outdir: str, no_cache: bool, jobs: int, plain: 
         diffs = check_files(files, outdir)
     if diffs:
         _say("".join(diffs), nl=False)
+        flags = [*(["--plain"] if plain else []), *(["--debug"] if debug else []),
+                 *(["--no-default-features"] if no_default_features else []),
+                 *([f"--features {','.join(features)}"] if features else [])]
         _say(f"{len(diffs)} generated file{'s are' if len(diffs) != 1 else ' is'} stale; "
-                   f"run: rs2triton transpile {' '.join(srcs)} -o {outdir}", err=True)
+             f"run: rs2triton transpile {' '.join([*srcs, *flags])} -o {outdir}", err=True)
         sys.exit(1)
     _say(f"{len(files)} generated file{'' if len(files) == 1 else 's'} up to date", err=True)
 

@@ -271,6 +271,10 @@ def test_transpile_debug_on_the_command_line(tmp_path):
     release, debug = (tmp_path / "release/k.py").read_text(), (tmp_path / "debug/k.py").read_text()
     assert "_checked_mul_i32" not in release and '_checked_mul_i32(a, a, "k.rs:5:55")' in debug
     assert (tmp_path / "env/k.py").read_text() == debug
+    check = [sys.executable, "-m", "rs2triton", "check", str(src)]
+    assert subprocess.run([*check, "--debug", "-o", str(tmp_path / "debug")], env=env).returncode == 0
+    stale = subprocess.run([*check, "--debug", "-o", str(tmp_path / "release")], env=env, capture_output=True, text=True)
+    assert stale.returncode == 1 and f"run: rs2triton transpile {src} --debug -o" in stale.stderr, stale.stderr
     bad = subprocess.run([*cmd, "-o", str(tmp_path / "bad")], env={**env, "RS2TRITON_PROFILE": "fast"},
                          capture_output=True, text=True)
     assert bad.returncode == 2 and "names no profile" in bad.stderr and not (tmp_path / "bad").exists()
