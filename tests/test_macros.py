@@ -201,3 +201,24 @@ def test_a_macro_written_tiled_kernel_is_expanded_and_still_located():
     assert res.line_map[z] == 7
     [d] = _error(TILED_MACRO.replace("let z = x.tensor + x.tensor;", "let z = x.tensor + missing;"))
     assert (d.code, d.line, d.col) == ("E0006", 7, 32) and d.notes, d.render()
+
+
+@pytest.mark.parametrize("path, ending", [(SRC, None), ("kernels_rs/elementwise.rs", None),
+                                          (SRC, b"// the last line, with no newline after it"),
+                                          (SRC, b"/* no newline after */ const LAST: i32 = 1;")])
+def test_the_file_with_its_macro_kernels_appended_parses_as_a_whole_parse_would(path, ending):
+    """Appending the kernels a file's macros write, the file is parsed again from the tree of its
+    own text (incremental parsing): the tree is the one a parse of the whole text gives, whatever
+    the file's last bytes (``ending``, in place of its last newline)."""
+    from rs2triton.transpiler.frontend import macros
+    from rs2triton.transpiler.frontend.parse import parse, parser
+    from rs2triton.transpiler.frontend.source import SourceMap
+
+    source = (ROOT / path).read_bytes()
+    if ending is not None:
+        source = source.rstrip(b"\n") + b"\n" + ending
+    smap = SourceMap(path, source)
+    appended = macros.append_macro_kernels(source, parse(source, smap), smap, None)
+    assert appended is not None and len(appended[0]) > len(source) + 100
+    whole = parser().parse(appended[0])
+    assert str(appended[2].root_node) == str(whole.root_node) and not whole.root_node.has_error

@@ -359,9 +359,8 @@ def _expand(definition: Node, invocation: Node, file_source: bytes, within: Text
         end = m.match(_tokens(rule.matcher), tokens, 0, bindings)
         if end is not None and end == len(tokens):
             children = rule.transcriber.children
-            body = _expand_nested(_render(children[1:-1], file_source, bindings, name), definition, file_source,
-                                  name, depth)
-            tree = parser().parse(body.data)
+            body, tree = _expand_nested(_render(children[1:-1], file_source, bindings, name), definition,
+                                        file_source, name, depth)
             if tree.root_node.has_error:
                 bad = first_error(tree.root_node)
                 near = (bad.text or b"").decode("utf-8", "replace").split("\n")[0][:30]
@@ -372,15 +371,15 @@ def _expand(definition: Node, invocation: Node, file_source: bytes, within: Text
     raise MacroError(f"no rule of `{name}!` matches this invocation")
 
 
-def _expand_nested(body: Text, definition: Node, file_source: bytes, name: str, depth: int) -> Text:
-    """``body``, the transcription of ``name!``, with the file's macros it invokes as items expanded."""
+def _expand_nested(body: Text, definition: Node, file_source: bytes, name: str, depth: int) -> tuple[Text, Tree]:
+    """``body``, the transcription of ``name!``, with the file's macros it invokes as items
+    expanded, and that text parsed."""
+    tree = parser().parse(body.data)
     macros = file_macros(_root(definition))
-    if not macros:
-        return body
-    found = [(inv, span) for inv, span, _ in item_invocations(parser().parse(body.data).root_node)
-             if _macro_name(inv) in macros]
+    found = [(inv, span) for inv, span, _ in item_invocations(tree.root_node)
+             if _macro_name(inv) in macros] if macros else []
     if not found:
-        return body
+        return body, tree
     if depth + 1 >= RECURSION_LIMIT:
         raise MacroError(f"recursion limit reached while expanding `{_macro_name(found[0][0])}!` (from `{name}!`)")
     parts, at = [], 0
@@ -388,7 +387,8 @@ def _expand_nested(body: Text, definition: Node, file_source: bytes, name: str, 
         inner = expand(macros[_macro_name(inv)], inv, file_source, body, depth + 1)
         parts += [body.slice(at, start), Text(inner.source, inner.origins)]
         at = end
-    return Text.join([*parts, body.slice(at, len(body.data))])
+    expanded = Text.join([*parts, body.slice(at, len(body.data))])
+    return expanded, parser().parse(expanded.data)
 
 
 def _root(node: Node) -> Node:
@@ -520,7 +520,7 @@ def append_macro_kernels(source: bytes, tree: Tree, smap: SourceMap, features: f
         return None
     appended = Text.join([Text.of(source), Text(b"\n\n"), *parts])
     new_smap = _mapped(smap, appended, len(source), regions)
-    new_tree = parse(appended.data, new_smap)
+    new_tree = parse(appended.data, new_smap, (tree, len(source)))
     if b"tiled_kernel" in appended.data[len(source):]:  # written as the #[kernel]s they expand to
         found = edits(new_tree, new_smap, start=len(source), features=features)
         if found:

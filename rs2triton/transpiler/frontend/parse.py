@@ -135,11 +135,20 @@ def deepest(root: Node) -> tuple[Node, int]:
             depth -= 1
 
 
-def parse(source: bytes, smap: SourceMap) -> Tree:
+def parse(source: bytes, smap: SourceMap, prefix: tuple[Tree, int] | None = None) -> Tree:
+    """``source`` parsed (its syntax errors are a TranspileError). ``prefix``: the tree of
+    ``source[:n]`` and ``n``, for a file that text was appended to; tree-sitter then parses
+    only what the new text changes (incremental parsing) and gives the tree a whole parse would."""
     check_utf8(source, smap)
     if _BIDI.search(source) is not None:
         check_bidi(source, smap)
-    tree = parser().parse(blank_tile_attributes(source))
+    blanked = blank_tile_attributes(source)
+    if prefix is None:
+        tree = parser().parse(blanked)
+    else:
+        old, n = prefix[0].copy(), prefix[1]
+        old.edit(n, n, len(source), _point(source, n), _point(source, n), _point(source, len(source)))
+        tree = parser().parse(blanked, old)
     if tree.root_node.has_error:
         delimiter = _delimiter_error(tree.root_node, smap)  # (rustc's lexer checks these before it parses)
         if delimiter is not None:
@@ -171,6 +180,12 @@ def parse(source: bytes, smap: SourceMap) -> Tree:
 
 _OPENS = {"(": ")", "[": "]", "{": "}"}
 _CLOSES = frozenset(_OPENS.values())
+
+
+def _point(source: bytes, offset: int) -> tuple[int, int]:
+    """The (row, byte column) of a byte offset, as tree-sitter counts them."""
+    row = source.count(b"\n", 0, offset)
+    return row, offset - (source.rfind(b"\n", 0, offset) + 1)
 
 
 def _delimiter_error(root: Node, smap: SourceMap):
