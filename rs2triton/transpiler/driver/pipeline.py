@@ -269,10 +269,11 @@ def finish(results: list[Result]) -> None:
             hidden = _HIDDEN.search(r.text)
             if hidden is not None:
                 raise ValueError(f"the module holds U+{ord(hidden.group()):04X} outside a string escape")
-            with _collection_paused():  # (a parsed module is tens of thousands of objects, none in a cycle)
+            with collection_paused():  # (a parsed module is tens of thousands of objects, none in a cycle)
                 tree = ast.parse(r.text, r.source_path)
                 compile(tree, r.source_path, "exec", dont_inherit=True)
                 d = check_module(tree, [*r.functions, *r.classes])
+                del tree  # (freed now, before the collector runs again: it would walk every node first)
             if d is not None:
                 raise ValueError(f"the printed module does not read back as the code lowered ({d})")
         except RecursionError as e:  # nested too deeply for Python's compiler
@@ -285,10 +286,11 @@ def finish(results: list[Result]) -> None:
 
 
 @contextlib.contextmanager
-def _collection_paused() -> Iterator[None]:
-    """The garbage collector off for the block (as ``timeit`` turns it off): reading a module back
-    makes objects by the tens of thousands, none in a reference cycle, and the collections they
-    would set off cost more than the parse."""
+def collection_paused() -> Iterator[None]:
+    """The garbage collector off for the block (as ``timeit`` turns it off): lowering a file and
+    reading its module back make objects by the hundred thousand, nearly all freed as soon as the
+    file is done, and the collections they would set off meanwhile walk every one still alive. (A
+    cycle made meanwhile is collected after the block.)"""
     import gc
 
     paused = gc.isenabled()
