@@ -1,10 +1,12 @@
 """Lowering many files in several processes: this one and the standard library's process pool.
 
-:func:`transpile_many` queues every file on a ``concurrent.futures.ProcessPoolExecutor`` of
-``jobs - 1`` workers, the biggest first, and lowers files itself meanwhile: it takes, in the same
-order, each file no worker has taken yet (a queued file it can still cancel is its own). So the
-processes finish together, and the files come back in input order. A worker's exception reaches
-the caller with its traceback as the cause; a worker that dies is a ``BrokenProcessPool``.
+:func:`transpile_many` starts a ``concurrent.futures.ProcessPoolExecutor`` of ``jobs - 1``
+workers, hands each the whole list of files (the biggest first), and lowers files itself
+meanwhile: every process takes the next file no process has taken yet, by a count they share
+(a ``multiprocessing.Value``), until none is left. So the processes finish together, none waits
+for another to hand it work (as a pool's queue would make a worker wait for this process's
+threads), and the files come back in input order. A worker's exception reaches the caller with
+its traceback as the cause; a worker that dies is a ``BrokenProcessPool``.
 
 This process imports the lowering stages before the pool starts (it needs them itself), and the
 workers are forked from it when it runs no other thread, as the command line's does: they start
@@ -70,6 +72,7 @@ def transpile_many(sources: list[Source], jobs: int = 1, line_comments: bool = F
     if jobs <= 1:
         return [_result(s, lower_one(s, line_comments)) for s in sources] if sources else []
     order = sorted(range(len(sources)), key=lambda i: -_work(sources[i][0]))  # the biggest first
+    ordered = [sources[i] for i in order]
     outcomes: list[Outcome | None] = [None] * len(sources)
     from concurrent.futures import ProcessPoolExecutor
 
@@ -78,21 +81,51 @@ def transpile_many(sources: list[Source], jobs: int = 1, line_comments: bool = F
     load_stages()  # (before the workers are forked: they start with them)
     mp_context = context()
     parent = os.getpid() if mp_context.get_start_method() == "fork" else None
-    executor = ProcessPoolExecutor(max_workers=jobs - 1, mp_context=mp_context, initializer=_watch_parent,
-                                   initargs=(parent,))
+    taken = mp_context.Value("q", 0)  # how many of ``ordered`` some process has taken
+    executor = ProcessPoolExecutor(max_workers=jobs - 1, mp_context=mp_context, initializer=_start_worker,
+                                   initargs=(parent, taken))
     try:
-        futures = [(i, executor.submit(lower_one, sources[i], line_comments)) for i in order]
-        for i, future in futures:
-            if future.cancel():  # no worker has taken it: this process lowers it
-                outcomes[i] = lower_one(sources[i], line_comments)
-        for i, future in futures:
-            if outcomes[i] is None:
-                outcomes[i] = future.result()
+        shares = [executor.submit(_lower_share, ordered, line_comments) for _ in range(jobs - 1)]
+        done = _take(taken, ordered, line_comments)
+        for share in shares:
+            done.update(share.result())
     except BaseException:
-        executor.shutdown(wait=True, cancel_futures=True)  # (the files not started yet are dropped)
+        with taken.get_lock():  # (no process starts another file)
+            taken.value = len(ordered)
+        executor.shutdown(wait=True, cancel_futures=True)
         raise
     executor.shutdown(wait=True)
+    for at, outcome in done.items():
+        outcomes[order[at]] = outcome
     return [_result(s, o) for s, o in zip(sources, outcomes, strict=True) if o is not None]
+
+
+def _take(taken, ordered: list[Source], line_comments: bool) -> dict[int, Outcome]:
+    """Lower the next file no process has taken, until none is left: {its place in ``ordered``: its
+    outcome}. Every process does this at once, this one and the workers, so they finish together
+    (the biggest files come first) with no process handing out the files."""
+    done: dict[int, Outcome] = {}
+    while True:
+        with taken.get_lock():
+            at = taken.value
+            taken.value = at + 1
+        if at >= len(ordered):
+            return done
+        done[at] = lower_one(ordered[at], line_comments)
+
+
+_TAKEN = None  # in a worker: the shared count of files taken (see _start_worker)
+
+
+def _start_worker(parent: int | None, taken) -> None:
+    global _TAKEN
+    _TAKEN = taken
+    _watch_parent(parent)
+
+
+def _lower_share(ordered: list[Source], line_comments: bool) -> dict[int, Outcome]:
+    """In a worker: its share of the files (see :func:`_take`)."""
+    return _take(_TAKEN, ordered, line_comments)
 
 
 def _watch_parent(parent: int | None) -> None:
@@ -118,15 +151,16 @@ def _watch_parent(parent: int | None) -> None:
 def lower_one(source: Source, line_comments: bool) -> Outcome:
     """One file lowered and compiled (in a worker, or here): its text, warnings and line map,
     or its diagnostics."""
-    from rs2triton.transpiler.driver.pipeline import finish, lower_source
+    from rs2triton.transpiler.driver.pipeline import collection_paused, finish, lower_source
 
     data, display, options = source
     try:
-        result = lower_source(data, display, line_comments, **options)
-        finish([result])
+        with collection_paused():
+            result = lower_source(data, display, line_comments, **options)
+            finish([result])
+            return result.text, result.warnings, result.line_map
     except TranspileError as e:
         return e.diagnostics
-    return result.text, result.warnings, result.line_map
 
 
 def _result(source: Source, outcome: Outcome) -> Result | TranspileError:
