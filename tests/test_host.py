@@ -133,6 +133,24 @@ def test_the_crate_s_features_decide_cfg(tmp_path):
     assert not module.SquareForward(BLOCK_SIZE=64).has_backward()  # no `training` here
 
 
+def test_an_edited_manifest_is_read_again(tmp_path):
+    """The manifest is read once while it is unchanged (a crate's files share it), and again once
+    it is edited: a later transpile in the same process sees the features it enables now."""
+    crate = tmp_path / "crate"
+    (crate / "src").mkdir(parents=True)
+    manifest = crate / "Cargo.toml"
+    manifest.write_text('[package]\nname = "k"\n\n[features]\ndefault = []\ntraining = []\n')
+    shutil.copy(SOURCE, crate / "src" / "host_ops.rs")
+    assert "has_backward" not in rs2triton.transpile_file(crate / "src" / "host_ops.rs").text.split("class SquareForward")[1].split("\nclass ")[0]
+    manifest.write_text('[package]\nname = "k"\n\n[features]\ndefault = ["training"]\ntraining = []\n')
+    assert "has_backward" in rs2triton.transpile_file(crate / "src" / "host_ops.rs").text.split("class SquareForward")[1].split("\nclass ")[0]
+    manifest.write_text('[package]\nname = "k"\n[features\n')
+    from rs2triton.rust.cfg import manifest_problem
+
+    problem = manifest_problem(str(crate / "src"))
+    assert problem is not None and problem[0] == str(manifest) and "not valid TOML" in problem[3]
+
+
 def test_a_stub_and_an_untranslated_method_raise_saying_why():
     result = rs2triton.transpile_file(SOURCE)
     [warning] = [w for w in result.warnings if w.code == "W0010"]

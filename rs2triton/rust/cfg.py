@@ -14,9 +14,13 @@ no crate gets teenygrad's kernel crate's defaults, ``cuda`` and ``training``.
 
 from __future__ import annotations
 
+import os
 import re
+import stat
+from collections.abc import Iterator
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 DEFAULT_FEATURES = frozenset({"cuda", "training"})  # teeny-kernels' `default` features
 TARGET = {"target_os": "linux", "target_family": "unix", "target_arch": "x86_64", "target_pointer_width": "64",
@@ -85,22 +89,13 @@ def _parse(tokens: list[tuple[str, str]], pos: int, features: frozenset[str]) ->
     return word in NAMES, pos
 
 
-@lru_cache(maxsize=64)
 def crate_features(directory: str) -> frozenset[str]:
-    """The features a default build of the crate holding ``directory`` enables."""
-    try:
-        import tomllib
-    except ImportError:  # Python 3.10: no TOML reader in the standard library
-        return DEFAULT_FEATURES
-
-    for folder in (Path(directory), *Path(directory).parents):
-        manifest = folder / "Cargo.toml"
-        if not manifest.is_file():
-            continue
-        try:
-            data = tomllib.loads(manifest.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
-            return DEFAULT_FEATURES  # (said by manifest_problem, as a located warning)
+    """The features a default build of the crate holding ``directory`` enables (its manifest as it
+    is now: an edited one is read again)."""
+    for manifest, stamp in _manifests(directory):
+        data = _manifest(manifest, stamp)
+        if not isinstance(data, dict):
+            return DEFAULT_FEATURES  # (unreadable: said by manifest_problem, as a located warning)
         if "package" not in data:
             continue  # a workspace's manifest: the crate's is further up, or there is none
         table = data.get("features") or {}
@@ -116,28 +111,50 @@ def crate_features(directory: str) -> frozenset[str]:
     return DEFAULT_FEATURES
 
 
-@lru_cache(maxsize=64)
 def manifest_problem(directory: str) -> tuple[str, int, int, str] | None:
     """Why the nearest ``Cargo.toml`` above ``directory`` cannot be read, where: (its path, line,
     column, message); None where there is none or it reads. cargo would refuse to build; here
     `#[cfg(feature = ...)]` then sees teenygrad's default features, and the caller says so."""
+    for manifest, stamp in _manifests(directory):
+        data = _manifest(manifest, stamp)
+        return (manifest, *data) if isinstance(data, tuple) else None
+    return None
+
+
+def _manifests(directory: str) -> Iterator[tuple[str, tuple[int, int]]]:
+    """The ``Cargo.toml`` files in ``directory`` and the folders above it, nearest first: (path,
+    (modification time, size)). (One stat a folder: every file of a run asks.)"""
+    folder = os.path.abspath(directory)
+    while True:
+        manifest = os.path.join(folder, "Cargo.toml")
+        try:
+            info = os.stat(manifest)
+        except OSError:
+            info = None
+        if info is not None and stat.S_ISREG(info.st_mode):
+            yield manifest, (info.st_mtime_ns, info.st_size)
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return
+        folder = parent
+
+
+@lru_cache(maxsize=16)
+def _manifest(path: str, stamp: tuple[int, int]) -> dict[str, Any] | tuple[int, int, str] | None:
+    """A manifest's tables, or why it cannot be read: (line, column, message); None with no TOML
+    reader (Python 3.10). Read once while it is unchanged (``stamp``: its modification time and
+    size): a crate's files share it."""
     try:
         import tomllib
-    except ImportError:  # pragma: no cover - Python 3.10
+    except ImportError:  # pragma: no cover - Python 3.10: no TOML reader in the standard library
         return None
-    for folder in (Path(directory), *Path(directory).parents):
-        manifest = folder / "Cargo.toml"
-        if not manifest.is_file():
-            continue
-        try:
-            tomllib.loads(manifest.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError) as e:
-            return str(manifest), 1, 1, f"cannot read it ({e})"
-        except tomllib.TOMLDecodeError as e:
-            import re
+    try:
+        return tomllib.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as e:
+        return 1, 1, f"cannot read it ({e})"
+    except tomllib.TOMLDecodeError as e:
+        import re
 
-            at = re.search(r"at line (\d+), column (\d+)", str(e))
-            line, col = (int(at.group(1)), int(at.group(2))) if at else (1, 1)
-            return str(manifest), line, col, f"it is not valid TOML ({str(e).split(' (at line')[0]})"
-        return None
-    return None
+        at = re.search(r"at line (\d+), column (\d+)", str(e))
+        line, col = (int(at.group(1)), int(at.group(2))) if at else (1, 1)
+        return line, col, f"it is not valid TOML ({str(e).split(' (at line')[0]})"
