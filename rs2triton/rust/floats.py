@@ -249,7 +249,7 @@ class Float:
     def div_euclid(self, a: float, b: float) -> float:
         q = self.trunc(self.div(a, b))
         if self.rem(a, b) < 0.0:
-            return q - 1.0 if b > 0.0 else q + 1.0
+            return self._r(q - 1.0 if b > 0.0 else q + 1.0)  # (computed in the type, as Rust's is)
         return q
 
     def partial_cmp(self, a: float, b: float) -> int | None:

@@ -128,6 +128,16 @@ class Int:
             raise Panic(REM_ZERO)
         return 0 if self.signed and b == -1 else trunc_rem(a, b)
 
+    def wrapping_div_euclid(self, a: int, b: int) -> int:
+        if b == 0:
+            raise Panic(DIV_ZERO)
+        return self.wrap(_div_euclid(a, b))
+
+    def wrapping_rem_euclid(self, a: int, b: int) -> int:
+        if b == 0:
+            raise Panic(REM_ZERO)
+        return 0 if self.signed and b == -1 else _rem_euclid(a, b)
+
     def wrapping_shl(self, a: int, b: int) -> int:
         return self.shl(a, b)
 
@@ -236,6 +246,18 @@ class Int:
     def overflowing_pow(self, a: int, e: int) -> tuple[int, bool]:
         big = _big_pow(a, e, self.bits)
         return self.wrapping_pow(a, e), not self._fits(big)
+
+    def overflowing_div(self, a: int, b: int) -> tuple[int, bool]:
+        return self.wrapping_div(a, b), self.signed and b == -1 and a == self.MIN
+
+    def overflowing_rem(self, a: int, b: int) -> tuple[int, bool]:
+        return self.wrapping_rem(a, b), self.signed and b == -1 and a == self.MIN
+
+    def overflowing_div_euclid(self, a: int, b: int) -> tuple[int, bool]:
+        return self.wrapping_div_euclid(a, b), self.signed and b == -1 and a == self.MIN
+
+    def overflowing_rem_euclid(self, a: int, b: int) -> tuple[int, bool]:
+        return self.wrapping_rem_euclid(a, b), self.signed and b == -1 and a == self.MIN
 
     def overflowing_shl(self, a: int, b: int) -> tuple[int, bool]:
         return self.shl(a, b), not 0 <= b < self.bits
@@ -452,7 +474,7 @@ class Method(NamedTuple):
 
 
 INT_METHODS: dict[str, Method] = {
-    **{f"wrapping_{m}": Method(1) for m in ("add", "sub", "mul", "div", "rem")},
+    **{f"wrapping_{m}": Method(1) for m in ("add", "sub", "mul", "div", "rem", "div_euclid", "rem_euclid")},
     "wrapping_neg": Method(0), "wrapping_abs": Method(0),
     "wrapping_shl": Method(1, arg="u32"), "wrapping_shr": Method(1, arg="u32"), "wrapping_pow": Method(1, arg="u32"),
     **{f"saturating_{m}": Method(1) for m in ("add", "sub", "mul", "div")},
@@ -463,7 +485,8 @@ INT_METHODS: dict[str, Method] = {
     "checked_shl": Method(1, "Option<Self>", "u32"), "checked_shr": Method(1, "Option<Self>", "u32"),
     "checked_pow": Method(1, "Option<Self>", "u32"), "checked_next_power_of_two": Method(0, "Option<Self>"),
     "checked_ilog2": Method(0, "Option<u32>"),
-    **{f"overflowing_{m}": Method(1, "(Self, bool)") for m in ("add", "sub", "mul")},
+    **{f"overflowing_{m}": Method(1, "(Self, bool)") for m in ("add", "sub", "mul", "div", "rem", "div_euclid",
+                                                                "rem_euclid")},
     "overflowing_neg": Method(0, "(Self, bool)"), "overflowing_abs": Method(0, "(Self, bool)"),
     "overflowing_pow": Method(1, "(Self, bool)", "u32"), "overflowing_shl": Method(1, "(Self, bool)", "u32"),
     "overflowing_shr": Method(1, "(Self, bool)", "u32"),

@@ -3518,4 +3518,144 @@ impl Probe {
         let 長さ = α * β;
         長さ + α
     }
+
+    // i8::wrapping_div_euclid
+    pub fn fuzz_i8_wrapping_div_euclid(a: i8, b: i8) -> i8 {
+        a.wrapping_div_euclid(b)
+    }
+
+    // i8::wrapping_rem_euclid
+    pub fn fuzz_i8_wrapping_rem_euclid(a: i8, b: i8) -> i8 {
+        a.wrapping_rem_euclid(b)
+    }
+
+    // i8::overflowing_div
+    pub fn fuzz_i8_overflowing_div(a: i8, b: i8) -> (i8, bool) {
+        a.overflowing_div(b)
+    }
+
+    // i8::overflowing_rem
+    pub fn fuzz_i8_overflowing_rem(a: i8, b: i8) -> (i8, bool) {
+        a.overflowing_rem(b)
+    }
+
+    // i8::overflowing_div_euclid
+    pub fn fuzz_i8_overflowing_div_euclid(a: i8, b: i8) -> (i8, bool) {
+        a.overflowing_div_euclid(b)
+    }
+
+    // i8::overflowing_rem_euclid
+    pub fn fuzz_i8_overflowing_rem_euclid(a: i8, b: i8) -> (i8, bool) {
+        a.overflowing_rem_euclid(b)
+    }
+
+    // u16::wrapping_div_euclid
+    pub fn fuzz_u16_wrapping_div_euclid(a: u16, b: u16) -> u16 {
+        a.wrapping_div_euclid(b)
+    }
+
+    // u16::wrapping_rem_euclid
+    pub fn fuzz_u16_wrapping_rem_euclid(a: u16, b: u16) -> u16 {
+        a.wrapping_rem_euclid(b)
+    }
+
+    // u16::overflowing_div
+    pub fn fuzz_u16_overflowing_div(a: u16, b: u16) -> (u16, bool) {
+        a.overflowing_div(b)
+    }
+
+    // u16::overflowing_rem
+    pub fn fuzz_u16_overflowing_rem(a: u16, b: u16) -> (u16, bool) {
+        a.overflowing_rem(b)
+    }
+
+    // u16::overflowing_div_euclid
+    pub fn fuzz_u16_overflowing_div_euclid(a: u16, b: u16) -> (u16, bool) {
+        a.overflowing_div_euclid(b)
+    }
+
+    // u16::overflowing_rem_euclid
+    pub fn fuzz_u16_overflowing_rem_euclid(a: u16, b: u16) -> (u16, bool) {
+        a.overflowing_rem_euclid(b)
+    }
+
+    // i64::wrapping_div_euclid
+    pub fn fuzz_i64_wrapping_div_euclid(a: i64, b: i64) -> i64 {
+        a.wrapping_div_euclid(b)
+    }
+
+    // i64::wrapping_rem_euclid
+    pub fn fuzz_i64_wrapping_rem_euclid(a: i64, b: i64) -> i64 {
+        a.wrapping_rem_euclid(b)
+    }
+
+    // i64::overflowing_div
+    pub fn fuzz_i64_overflowing_div(a: i64, b: i64) -> (i64, bool) {
+        a.overflowing_div(b)
+    }
+
+    // i64::overflowing_rem
+    pub fn fuzz_i64_overflowing_rem(a: i64, b: i64) -> (i64, bool) {
+        a.overflowing_rem(b)
+    }
+
+    // i64::overflowing_div_euclid
+    pub fn fuzz_i64_overflowing_div_euclid(a: i64, b: i64) -> (i64, bool) {
+        a.overflowing_div_euclid(b)
+    }
+
+    // i64::overflowing_rem_euclid
+    pub fn fuzz_i64_overflowing_rem_euclid(a: i64, b: i64) -> (i64, bool) {
+        a.overflowing_rem_euclid(b)
+    }
+
+    // usize::wrapping_div_euclid
+    pub fn fuzz_usize_wrapping_div_euclid(a: usize, b: usize) -> usize {
+        a.wrapping_div_euclid(b)
+    }
+
+    // usize::wrapping_rem_euclid
+    pub fn fuzz_usize_wrapping_rem_euclid(a: usize, b: usize) -> usize {
+        a.wrapping_rem_euclid(b)
+    }
+
+    // usize::overflowing_div
+    pub fn fuzz_usize_overflowing_div(a: usize, b: usize) -> (usize, bool) {
+        a.overflowing_div(b)
+    }
+
+    // usize::overflowing_rem
+    pub fn fuzz_usize_overflowing_rem(a: usize, b: usize) -> (usize, bool) {
+        a.overflowing_rem(b)
+    }
+
+    // usize::overflowing_div_euclid
+    pub fn fuzz_usize_overflowing_div_euclid(a: usize, b: usize) -> (usize, bool) {
+        a.overflowing_div_euclid(b)
+    }
+
+    // usize::overflowing_rem_euclid
+    pub fn fuzz_usize_overflowing_rem_euclid(a: usize, b: usize) -> (usize, bool) {
+        a.overflowing_rem_euclid(b)
+    }
+
+    // a divisor a method call gives: no lint, a panic when it runs
+    pub fn fuzz_div_by_a_call_on_literals(b: i32) -> i32 {
+        b / (7i32.trailing_zeros() as i32)
+    }
+
+    // arithmetic on a method call's value wraps when it runs (no lint)
+    pub fn fuzz_overflow_through_a_call(b: u8) -> u8 {
+        (255u8.count_ones() as u8) * 40u8 + b
+    }
+
+    // an Option a method on literals gives
+    pub fn fuzz_checked_on_literals_unwrap_or(b: u16) -> u16 {
+        98_u16.checked_rem(3_u16).unwrap_or(7_u16).wrapping_add(b) + 0u16.checked_div(0).unwrap_or(1)
+    }
+
+    // f32::div_euclid computed in f32
+    pub fn fuzz_f32_div_euclid_rounds(a: i32, y: f32) -> f32 {
+        (a as f32).div_euclid(y)
+    }
 }

@@ -1106,6 +1106,28 @@ REJECTED = [
 ]
 
 
+def gen_found_by_fuzzing() -> None:
+    """Cases a random-expression fuzz against rustc found wrong (fixed arguments, no RNG: the
+    other cases' arguments do not move)."""
+    for t in ("i8", "u16", "i64", "usize"):
+        lo, hi = int_range(t)
+        pairs = [(p, q) for p, q in [(7, 2), (-7, 2), (7, -2), (-7, -2), (lo, -1), (lo, 1), (hi, 3), (5, 0), (0, 7)]
+                 if in_range(t, p) and in_range(t, q)]
+        for m in ("wrapping_div_euclid", "wrapping_rem_euclid"):
+            add(f"fuzz_{t}_{m}", f"{t}::{m}", f"a: {t}, b: {t}", t, f"a.{m}(b)", pairs)
+        for m in ("overflowing_div", "overflowing_rem", "overflowing_div_euclid", "overflowing_rem_euclid"):
+            add(f"fuzz_{t}_{m}", f"{t}::{m}", f"a: {t}, b: {t}", f"({t}, bool)", f"a.{m}(b)", pairs)
+    add("fuzz_div_by_a_call_on_literals", "a divisor a method call gives: no lint, a panic when it runs", "b: i32",
+        "i32", "b / (7i32.trailing_zeros() as i32)", [(5,), (0,)])
+    add("fuzz_overflow_through_a_call", "arithmetic on a method call's value wraps when it runs (no lint)", "b: u8",
+        "u8", "(255u8.count_ones() as u8) * 40u8 + b", [(0,), (200,)])
+    add("fuzz_checked_on_literals_unwrap_or", "an Option a method on literals gives", "b: u16", "u16",
+        "98_u16.checked_rem(3_u16).unwrap_or(7_u16).wrapping_add(b) + 0u16.checked_div(0).unwrap_or(1)",
+        [(0,), (65535,)])
+    add("fuzz_f32_div_euclid_rounds", "f32::div_euclid computed in f32", "a: i32, y: f32", "f32",
+        "(a as f32).div_euclid(y)", [(-265, -1.0000000150474662e+30), (-265, 0.1), (7, -2.0), (1, 3.0)])
+
+
 def rejected_fixture(head: str, rustc: str, workdir: Path) -> list[dict]:
     """Each REJECTED program compiled alone; kept when rustc rejects it, with rustc's first error
     (code or lint name, message, primary span) in the coordinates of `head + program`."""
@@ -1379,7 +1401,7 @@ def run_oracle(rustc: str, program: str, workdir: Path) -> list[dict]:
 def build(workdir: Path) -> tuple[str, str]:
     """(probe text, fixture text)."""
     for gen in (gen_operators, gen_int_methods, gen_float_methods, gen_casts, gen_constants, gen_literals,
-                gen_strings, gen_collections, gen_control, gen_identifiers):
+                gen_strings, gen_collections, gen_control, gen_identifiers, gen_found_by_fuzzing):
         gen()
     rustc = find_rustc()
     version = subprocess.run([rustc, "--version"], capture_output=True, text=True, check=True).stdout.strip()

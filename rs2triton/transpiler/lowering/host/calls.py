@@ -193,13 +193,16 @@ def scalar_method(lw: HostLowerer, node: Node, recv: Val, receiver: Node, method
     result = _result_type(spec, elem)
     obj: object = rust_std.INTS[elem] if is_int else FLOATS[elem]
     literals = [literal_value(v.expr) for v in (recv, *vals)]
-    if all(x is not None for x in literals):
+    if lw.in_const_item and all(x is not None for x in literals):  # (rustc evaluates it now)
         try:
             value = getattr(obj, method)(*literals)
         except Panic:
             value = None  # (it panics when it runs, as Rust's does)
         else:
-            return Val(_constant(value), Ty(Kind.CONST, result.elem, result.items))
+            return Val(_constant(value), Ty(Kind.CONST, result.elem, result.items) if result.kind is Kind.SCALAR
+                       else result)
+    # (Elsewhere a call is computed when it runs, as rustc's lints see it: `b / 7i32.trailing_zeros() as i32`
+    # is no division by a constant zero for them, and `200u8.count_ones() as u8 * 200` no overflow.)
     if is_int and method in ("max", "min"):
         return Val(call(method, [recv.expr, vals[0].expr]), result)
     if method == "abs":
