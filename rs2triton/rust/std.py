@@ -119,24 +119,16 @@ class Int:
         return self.wrap(abs(a))
 
     def wrapping_div(self, a: int, b: int) -> int:
-        if b == 0:
-            raise Panic(DIV_ZERO)
-        return self.wrap(trunc_div(a, b))
+        return self.wrap(trunc_div(a, _divisor(b, DIV_ZERO)))
 
     def wrapping_rem(self, a: int, b: int) -> int:
-        if b == 0:
-            raise Panic(REM_ZERO)
-        return 0 if self.signed and b == -1 else trunc_rem(a, b)
+        return 0 if _divisor(b, REM_ZERO) == -1 and self.signed else trunc_rem(a, b)
 
     def wrapping_div_euclid(self, a: int, b: int) -> int:
-        if b == 0:
-            raise Panic(DIV_ZERO)
-        return self.wrap(_div_euclid(a, b))
+        return self.wrap(_div_euclid(a, _divisor(b, DIV_ZERO)))
 
     def wrapping_rem_euclid(self, a: int, b: int) -> int:
-        if b == 0:
-            raise Panic(REM_ZERO)
-        return 0 if self.signed and b == -1 else _rem_euclid(a, b)
+        return 0 if _divisor(b, REM_ZERO) == -1 and self.signed else _rem_euclid(a, b)
 
     def wrapping_shl(self, a: int, b: int) -> int:
         return self.shl(a, b)
@@ -417,6 +409,13 @@ def _next_pow2(a: int) -> int:
 def _next_multiple(a: int, b: int) -> int:
     r = a % b
     return a if r == 0 else a + (b - r)
+
+
+def _divisor(b: int, message: str) -> int:
+    """``b``, which Rust panics on (``message``) when it is 0, in every build."""
+    if b == 0:
+        raise Panic(message)
+    return b
 
 
 def _div_euclid(a: int, b: int) -> int:
