@@ -80,19 +80,21 @@ class Int:
 
     def div(self, a: int, b: int) -> int:
         """``a / b``: rounded toward zero; by zero, and ``MIN / -1``, panic in every build."""
-        if b == 0:
-            raise Panic(DIV_ZERO)
-        if self.signed and b == -1 and a == self.MIN:
+        _divisor(b, DIV_ZERO)
+        if self._div_overflows(a, b):
             raise Panic(DIV_OVERFLOW)
         return trunc_div(a, b)
 
     def rem(self, a: int, b: int) -> int:
         """``a % b``: the sign of ``a``; by zero, and ``MIN % -1``, panic in every build."""
-        if b == 0:
-            raise Panic(REM_ZERO)
-        if self.signed and b == -1 and a == self.MIN:
+        _divisor(b, REM_ZERO)
+        if self._div_overflows(a, b):
             raise Panic(REM_OVERFLOW)
         return trunc_rem(a, b)
+
+    def _div_overflows(self, a: int, b: int) -> bool:
+        """``a / b`` (and ``a % b``) overflows: ``MIN / -1`` of a signed type."""
+        return self.signed and b == -1 and a == self.MIN
 
     def shl(self, a: int, b: int) -> int:
         """``a << b``: the amount masked to the width (release), the bits shifted out lost."""
@@ -159,8 +161,7 @@ class Int:
         return self._clamp(abs(a))
 
     def saturating_div(self, a: int, b: int) -> int:
-        if b == 0:
-            raise Panic(DIV_ZERO)
+        _divisor(b, DIV_ZERO)
         return self._clamp(trunc_div(a, b))
 
     # ------------------------------------------------------------ checked_* (None on overflow)
@@ -186,7 +187,7 @@ class Int:
         return None if b == 0 else self._checked(trunc_div(a, b))
 
     def checked_rem(self, a: int, b: int) -> int | None:
-        if b == 0 or (self.signed and b == -1 and a == self.MIN):
+        if b == 0 or self._div_overflows(a, b):
             return None
         return trunc_rem(a, b)
 
@@ -194,7 +195,7 @@ class Int:
         return None if b == 0 else self._checked(_div_euclid(a, b))
 
     def checked_rem_euclid(self, a: int, b: int) -> int | None:
-        if b == 0 or (self.signed and b == -1 and a == self.MIN):
+        if b == 0 or self._div_overflows(a, b):
             return None
         return _rem_euclid(a, b)
 
@@ -240,16 +241,16 @@ class Int:
         return self.wrapping_pow(a, e), not self._fits(big)
 
     def overflowing_div(self, a: int, b: int) -> tuple[int, bool]:
-        return self.wrapping_div(a, b), self.signed and b == -1 and a == self.MIN
+        return self.wrapping_div(a, b), self._div_overflows(a, b)
 
     def overflowing_rem(self, a: int, b: int) -> tuple[int, bool]:
-        return self.wrapping_rem(a, b), self.signed and b == -1 and a == self.MIN
+        return self.wrapping_rem(a, b), self._div_overflows(a, b)
 
     def overflowing_div_euclid(self, a: int, b: int) -> tuple[int, bool]:
-        return self.wrapping_div_euclid(a, b), self.signed and b == -1 and a == self.MIN
+        return self.wrapping_div_euclid(a, b), self._div_overflows(a, b)
 
     def overflowing_rem_euclid(self, a: int, b: int) -> tuple[int, bool]:
-        return self.wrapping_rem_euclid(a, b), self.signed and b == -1 and a == self.MIN
+        return self.wrapping_rem_euclid(a, b), self._div_overflows(a, b)
 
     def overflowing_shl(self, a: int, b: int) -> tuple[int, bool]:
         return self.shl(a, b), not 0 <= b < self.bits
@@ -314,27 +315,23 @@ class Int:
         return a < 0
 
     def div_euclid(self, a: int, b: int) -> int:
-        if b == 0:
-            raise Panic(DIV_ZERO)
-        if self.signed and b == -1 and a == self.MIN:
+        _divisor(b, DIV_ZERO)
+        if self._div_overflows(a, b):
             raise Panic(DIV_OVERFLOW)
         return _div_euclid(a, b)
 
     def rem_euclid(self, a: int, b: int) -> int:
-        if b == 0:
-            raise Panic(REM_ZERO)
-        if self.signed and b == -1 and a == self.MIN:
+        _divisor(b, REM_ZERO)
+        if self._div_overflows(a, b):
             raise Panic(REM_OVERFLOW)
         return _rem_euclid(a, b)
 
     def div_ceil(self, a: int, b: int) -> int:
-        if b == 0:
-            raise Panic(DIV_ZERO)
+        _divisor(b, DIV_ZERO)
         return -(-a // b)
 
     def div_floor(self, a: int, b: int) -> int:
-        if b == 0:
-            raise Panic(DIV_ZERO)
+        _divisor(b, DIV_ZERO)
         return a // b
 
     def next_power_of_two(self, a: int) -> int:
@@ -344,8 +341,7 @@ class Int:
         return a > 0 and a & (a - 1) == 0
 
     def next_multiple_of(self, a: int, b: int) -> int:
-        if b == 0:
-            raise Panic(REM_ZERO)
+        _divisor(b, REM_ZERO)
         return self.wrap(_next_multiple(a, b))
 
     def is_multiple_of(self, a: int, b: int) -> bool:

@@ -147,7 +147,8 @@ def parse(source: bytes, smap: SourceMap, prefix: tuple[Tree, int] | None = None
         tree = parser().parse(blanked)
     else:
         old, n = prefix[0].copy(), prefix[1]
-        old.edit(n, n, len(source), _point(source, n), _point(source, n), _point(source, len(source)))
+        at = _point(source, n)
+        old.edit(n, n, len(source), at, at, _point(source, len(source)))
         tree = parser().parse(blanked, old)
     if tree.root_node.has_error:
         delimiter = _delimiter_error(tree.root_node, smap)  # (rustc's lexer checks these before it parses)

@@ -192,8 +192,8 @@ def scalar_method(lw: HostLowerer, node: Node, recv: Val, receiver: Node, method
         vals.append(lw.settle(lw.expr(a), arg_ty, a))
     result = _result_type(spec, elem)
     obj: object = rust_std.INTS[elem] if is_int else FLOATS[elem]
-    literals = [literal_value(v.expr) for v in (recv, *vals)]
-    if lw.in_const_item and all(x is not None for x in literals):  # (rustc evaluates it now)
+    literals = [literal_value(v.expr) for v in (recv, *vals)] if lw.in_const_item else None
+    if literals is not None and all(x is not None for x in literals):  # (rustc evaluates it now)
         try:
             value = getattr(obj, method)(*literals)
         except Panic:
