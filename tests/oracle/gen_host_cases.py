@@ -1103,6 +1103,8 @@ REJECTED = [
     ("syntax_dangling_operator", "1 + with no right side", fn_item("r", ") -> i32", "let x = 1 +;\nx")),
     ("missing_semicolon_let", "a let without its semicolon", fn_item("r", ") -> i32", "let x = 1\nx")),
     ("tuple_index_out_of_range", "t.2 of a pair", fn_item("r", ") -> i32", "let t = (1, 2);\nt.2")),
+    ("const_item_method_panics", "a const item whose method call panics: 5i32.wrapping_div(0)",
+     "const X: i32 = 5i32.wrapping_div(0);\n" + fn_item("r", "b: i32) -> i32", "b + X")),
     ("div_by_a_zero_const_item", "b / C where a const item C is 0 (found by fuzz_host.py)",
      fn_item("r", "b: i32) -> i32", "b / ZERO") + "const ZERO: i32 = 7i32.trailing_zeros() as i32;\n"),
     ("div_by_a_zero_let", "b / z where `let z = 0;` (found by fuzz_host.py)",

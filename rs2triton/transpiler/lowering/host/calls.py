@@ -13,7 +13,7 @@ from tree_sitter import Node
 
 from rs2triton.rust import std as rust_std
 from rs2triton.rust.floats import FLOATS
-from rs2triton.rust.semantics import Panic
+from rs2triton.rust.semantics import ConstError, Panic
 from rs2triton.rust.types import FLOAT_TYPES, INT_TYPES, SCALARS
 from rs2triton.transpiler.frontend.parse import named_children, part, text
 from rs2triton.transpiler.lowering.host.expressions import closure_function as _function
@@ -196,8 +196,9 @@ def scalar_method(lw: HostLowerer, node: Node, recv: Val, receiver: Node, method
     if literals is not None and all(x is not None for x in literals):  # (rustc evaluates it now)
         try:
             value = getattr(obj, method)(*literals)
-        except Panic:
-            value = None  # (it panics when it runs, as Rust's does)
+        except Panic as panic:  # rustc's E0080: the constant cannot be evaluated
+            with lw.rust_rules(node):
+                raise ConstError("this operation will panic at runtime", str(panic)) from None
         else:
             return Val(_constant(value), Ty(Kind.CONST, result.elem, result.items) if result.kind is Kind.SCALAR
                        else result)
