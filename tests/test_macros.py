@@ -222,3 +222,33 @@ def test_the_file_with_its_macro_kernels_appended_parses_as_a_whole_parse_would(
     assert appended is not None and len(appended[0]) > len(source) + 100
     whole = parser().parse(appended[0])
     assert str(appended[2].root_node) == str(whole.root_node) and not whole.root_node.has_error
+
+
+@pytest.mark.parametrize("path", [SRC, "kernels_rs/elementwise.rs"])
+def test_each_byte_of_an_expansion_is_traced_to_the_byte_of_the_file_it_copies(path):
+    """An expansion copies the macro body's text (whole runs of it at once where no metavariable
+    is) and the invocation's fragments; each byte of it that came from the file is traced there,
+    to the very byte (what diagnostics and the line map rely on), and only a repetition's
+    separator comes from nowhere."""
+    from rs2triton.transpiler.frontend import macros
+    from rs2triton.transpiler.frontend.parse import parse
+    from rs2triton.transpiler.frontend.source import SourceMap
+
+    source = (ROOT / path).read_bytes()
+    root = parse(source, SourceMap(path, source)).root_node
+    defined = macros.file_macros(root)
+    expanded = 0
+    for inv, _span, _in_impl in macros.item_invocations(root):
+        definition = defined.get(macros._macro_name(inv))
+        if definition is None:
+            continue
+        e = macros.expand(definition, inv, source)
+        text = macros.Text(e.source, e.origins)
+        untraced = [i for i in range(len(e.source)) if not any(a <= i < b for a, b, _ in e.origins)]
+        assert all(e.source[i:i + 1] in b", ;" for i in untraced), (inv.text, untraced[:5])
+        for i in range(len(e.source)):
+            if i not in untraced:
+                assert source[text.origin(i)] == e.source[i], (inv.text, i)
+        assert all(b1 <= a2 for (_, b1, _), (a2, _, _) in zip(e.origins, e.origins[1:]))  # sorted, disjoint
+        expanded += 1
+    assert expanded >= 3

@@ -83,10 +83,18 @@ class Text:
 
     @staticmethod
     def join(parts: list[Text]) -> Text:
-        data, segs, at = [], [], 0
+        """The parts one after another; a segment that goes on where the one before it ends (in the
+        text and in the file) is merged into it, so that copied runs stay one segment."""
+        data: list[bytes] = []
+        segs: list[tuple[int, int, int]] = []
+        at = 0
         for p in parts:
             data.append(p.data)
-            segs += [(a + at, b + at, o) for a, b, o in p.segs]
+            for a, b, o in p.segs:
+                if segs and segs[-1][1] == a + at and segs[-1][2] + segs[-1][1] - segs[-1][0] == o:
+                    segs[-1] = (segs[-1][0], b + at, segs[-1][2])
+                else:
+                    segs.append((a + at, b + at, o))
             at += len(p.data)
         return Text(b"".join(data), segs)
 
@@ -271,11 +279,14 @@ def _render(nodes: list[Node], source: bytes, bindings: Bindings, macro: str) ->
     if not nodes:
         return Text(b"")
     out: list[Text] = []
-    prev = nodes[0].start_byte
+    prev = nodes[0].start_byte  # where the text not yet transcribed starts
     for c in nodes:
+        if source.find(b"$", c.start_byte, c.end_byte) < 0:
+            continue  # (no metavariable or repetition in it: copied as it is, with the gap before it)
         out.append(Text.of(source, prev, c.start_byte))
         out.append(_transcribe_one(c, source, bindings, macro))
         prev = c.end_byte
+    out.append(Text.of(source, prev, nodes[-1].end_byte))
     return Text.join(out)
 
 
