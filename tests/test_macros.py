@@ -4,6 +4,8 @@ item level, and in an `impl` block) are expanded too, and what cannot be is a lo
 Numerics on the interpreter against torch, compiled for sm_90 and gfx942, and where diagnostics
 and the line map point."""
 
+import itertools
+
 import pytest
 import torch
 
@@ -249,6 +251,6 @@ def test_each_byte_of_an_expansion_is_traced_to_the_byte_of_the_file_it_copies(p
         for i in range(len(e.source)):
             if i not in untraced:
                 assert source[text.origin(i)] == e.source[i], (inv.text, i)
-        assert all(b1 <= a2 for (_, b1, _), (a2, _, _) in zip(e.origins, e.origins[1:]))  # sorted, disjoint
+        assert all(b1 <= a2 for (_, b1, _), (a2, _, _) in itertools.pairwise(e.origins))  # sorted, disjoint
         expanded += 1
     assert expanded >= 3
