@@ -38,12 +38,7 @@ PROBE = ROOT / "tests" / "kernels" / "host_oracle.rs"
 FIXTURE = json.loads((ROOT / "tests" / "data" / "host_oracle.json").read_text(encoding="utf-8"))
 # What the translation does not do yet, each a strict xfail (it fails the suite once it passes):
 # named, so that the gaps are a list to read, not a count.
-GAPS = {
-    "div_by_a_zero_const_item": "rustc's unconditional_panic lint sees through a const item's value (a const that is 0 "
-                                "as a divisor); rs2triton's sees literals only",
-    "div_by_a_zero_let": "rustc's unconditional_panic lint sees through an immutable `let` of a literal; "
-                         "rs2triton's sees literals only",
-}
+GAPS: dict[str, str] = {}  # case or program name -> why rs2triton does not yet give rustc's answer (a strict xfail)
 CASES = [pytest.param(c, marks=pytest.mark.xfail(strict=True, reason=GAPS[c["name"]])) if c["name"] in GAPS else c
          for c in FIXTURE["cases"]]
 REJECTED = [pytest.param(r, marks=pytest.mark.xfail(strict=True, reason=GAPS[r["name"]])) if r["name"] in GAPS else r

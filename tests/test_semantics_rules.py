@@ -417,6 +417,16 @@ pub fn k<T: Triton, const C: i32>(out: T::Pointer<i64>, a: i32) {
     ("let x: f32 = 3.4028235e38;", None, None),  # rounds to f32::MAX, not to infinity
     ("let x = 1e39;", None, None),  # an f64
     ("let x = a / 0 + 0;", "panic at runtime", "a / 0"),
+    # what rustc's constant propagation knows: a `let` assigned once and never borrowed
+    ("let z = 0; let x = a / z;", "panic at runtime", "a / z"),
+    ("let mut z = 0; let x = a % z;", "panic at runtime", "a % z"),
+    ("let z = 2; let x = C / (z - 2);", "panic at runtime", "C / (z - 2)"),
+    ("let m = i32::MAX; let x = m + 1;", "will overflow", "m + 1"),
+    ("let s = 40; let x = a << s;", "will overflow", "a << s"),
+    ("let m = i32::MIN; let x = -m;", "will overflow", "-m"),
+    ("let mut z = 0; z = 1; let x = a / z;", None, None),  # assigned again: rustc does not follow it
+    ("let z = 0; let z = z + 1; let x = a / z;", None, None),
+    ("let z = 2; let x = a / (z - 1);", None, None),
 ])
 def test_rust_constant_errors_are_located(line, message, at):
     from rs2triton import TranspileError, transpile_source
@@ -430,6 +440,19 @@ def test_rust_constant_errors_are_located(line, message, at):
     d = info.value.diagnostics[0]
     assert (d.code, d.line) == ("E0012", 5) and message in d.message
     assert line[d.col - 5:].startswith(at)
+
+
+def test_a_module_const_divisor_of_zero_is_rustc_s_unconditional_panic():
+    """rustc's lints know a `const` item's value, as a literal's: `a / ZERO` is rejected where it is."""
+    from rs2triton import TranspileError, transpile_source
+
+    src = "const ZERO: i32 = 2 - 2;\n" + HEADER + "    let x = a / ZERO;\n    T::store(out, x as i64, None, &[], None, None);\n}\n"
+    with pytest.raises(TranspileError) as info:
+        transpile_source(src, "k.rs")
+    d = info.value.diagnostics[0]
+    assert (d.code, d.line, d.col) == ("E0012", 6, 13) and "panic at runtime" in d.message, d.render()
+    assert "unconditional_panic" in (d.hint or "")
+    transpile_source(src.replace("2 - 2", "2 - 1"), "k.rs")
 
 
 def test_valid_edge_literals_are_accepted():

@@ -3658,4 +3658,82 @@ impl Probe {
     pub fn fuzz_f32_div_euclid_rounds(a: i32, y: f32) -> f32 {
         (a as f32).div_euclid(y)
     }
+
+    // a zero `let` that is borrowed: no lint, a panic when it runs
+    pub fn lint_borrowed_let_divisor(b: i32) -> i32 {
+        let z = 0;
+        let r = &z;
+        b / z + *r
+    }
+
+    // a zero `let` a closure captures: no lint
+    pub fn lint_captured_let_divisor(b: i32) -> i32 {
+        let z = 0;
+        let f = |x: i32| x + z;
+        f(b) / z
+    }
+
+    // a zero `let` a format macro reads: no lint
+    pub fn lint_formatted_let_divisor(b: i32) -> i32 {
+        let z = 0;
+        assert!(z == 0, "z is {}", z);
+        b / z
+    }
+
+    // a zero `let` whose `clone()` borrows it: no lint
+    pub fn lint_cloned_let_divisor(b: i32) -> i32 {
+        let z = 0i32;
+        let w = z.clone();
+        b / z + w
+    }
+
+    // `let mut z = 0;` assigned again before b / z
+    pub fn lint_reassigned_let_mut(b: i32) -> i32 {
+        let mut z = 0;
+        z = 1;
+        b / z
+    }
+
+    // a `let mut` divisor changed in a loop
+    pub fn lint_let_mut_in_a_loop(b: i32) -> i32 {
+        let mut z = 0;
+        let mut s = 0;
+        for _ in 0..3 {
+            z += 1;
+            s += b / z;
+        }
+        s
+    }
+
+    // `let z = 0;` shadowed by `let z = z + 1;`
+    pub fn lint_shadowed_let(b: i32) -> i32 {
+        let z = 0;
+        let z = z + 1;
+        b / z
+    }
+
+    // a divisor an `if` gives
+    pub fn lint_let_from_branches(b: i32) -> i32 {
+        let z = if b > 0 { 0 } else { 1 };
+        b / z
+    }
+
+    // b.wrapping_div(z) with `let z = 0;`: a call, no lint
+    pub fn lint_zero_let_as_a_method_argument(b: i32) -> i32 {
+        let z = 0;
+        b.wrapping_div(z)
+    }
+
+    // `let x = 65536;` that a use makes i64: no overflow
+    pub fn lint_let_typed_by_a_later_use(a: i64) -> i64 {
+        let x = 65536;
+        let y: i64 = x * x;
+        y + a
+    }
+
+    // b >> s where `let s = 31;`
+    pub fn lint_shift_by_a_let_in_range(b: u32) -> u32 {
+        let s = 31;
+        b >> s
+    }
 }

@@ -1109,6 +1109,31 @@ REJECTED = [
      fn_item("r", "b: i32) -> i32", "b / ZERO") + "const ZERO: i32 = 7i32.trailing_zeros() as i32;\n"),
     ("div_by_a_zero_let", "b / z where `let z = 0;` (found by fuzz_host.py)",
      fn_item("r", "b: i32) -> i32", "let z = 0;\nb / z")),
+    # rustc's lints on what its constant propagation knows: a `let` assigned once and never
+    # borrowed, a const item, arithmetic and casts on them (the accepted twins: gen_constant_propagation)
+    ("lint_div_by_a_let_mut", "`let mut z = 0;` never assigned again, then b / z",
+     fn_item("r", "b: i32) -> i32", "let mut z = 0;\nb / z")),
+    ("lint_rem_by_let_arithmetic", "b % q where `let q = z - 2;` and `let z = 2;`",
+     fn_item("r", "b: i32) -> i32", "let z = 2;\nlet q = z - 2;\nb % q")),
+    ("lint_let_max_plus_one", "`let x = i32::MAX;` then x + 1", fn_item("r", ") -> i32", "let x = i32::MAX;\nx + 1")),
+    ("lint_typed_let_u8_overflow", "`let x: u8 = 255;` then x + 1", fn_item("r", ") -> u8", "let x: u8 = 255;\nx + 1")),
+    ("lint_unsigned_let_minus_one", "`let x: u32 = 0;` then x - 1", fn_item("r", ") -> u32", "let x: u32 = 0;\nx - 1")),
+    ("lint_shift_by_a_let", "b << s where `let s = 40;`", fn_item("r", "b: i32) -> i32", "let s = 40;\nb << s")),
+    ("lint_shift_by_a_const_item", "b >> S where S is a const 32",
+     "const S: u32 = 32;\n" + fn_item("r", "b: u32) -> u32", "b >> S")),
+    ("lint_min_div_minus_one_lets", "a / m where `let a = i32::MIN;` and `let m = -1;`",
+     fn_item("r", ") -> i32", "let a = i32::MIN;\nlet m = -1;\na / m")),
+    ("lint_negate_a_let_min", "-x where `let x = i32::MIN;`", fn_item("r", ") -> i32", "let x = i32::MIN;\n-x")),
+    ("lint_div_by_a_cast_let", "b / (z as i64) where `let z = 0;`", fn_item("r", "b: i64) -> i64", "let z = 0;\nb / (z as i64)")),
+    ("lint_div_by_a_negated_let", "b / -z where `let z = 0;`", fn_item("r", "b: i32) -> i32", "let z = 0;\nb / -z")),
+    ("lint_div_in_a_loop_by_a_let", "i / z in a loop body where `let z = 0;` is before it",
+     fn_item("r", "b: i32) -> i32", "let z = 0;\nlet mut s = 0;\nfor i in 0..b {\n    s += i / z;\n}\ns")),
+    ("lint_div_by_a_let_of_a_const", "b / z where `let z = ZERO;`",
+     "const ZERO: i64 = 0;\n" + fn_item("r", "b: i64) -> i64", "let z = ZERO;\nb / z")),
+    ("lint_div_after_a_by_value_method", "z.max(1) takes `self`: no borrow, so b / z is still known",
+     fn_item("r", "b: i32) -> i32", "let z = 0i32;\nlet w = z.max(1);\nb / z + w")),
+    ("lint_div_after_vec_copies", "vec![z] copies z: no borrow",
+     fn_item("r", "b: i32) -> i32", "let z = 0i32;\nlet v = vec![z];\nb / z + v[0]")),
 ]
 
 
@@ -1132,6 +1157,34 @@ def gen_found_by_fuzzing() -> None:
         [(0,), (65535,)])
     add("fuzz_f32_div_euclid_rounds", "f32::div_euclid computed in f32", "a: i32, y: f32", "f32",
         "(a as f32).div_euclid(y)", [(-265, -1.0000000150474662e+30), (-265, 0.1), (7, -2.0), (1, 3.0)])
+
+
+def gen_constant_propagation() -> None:
+    """What rustc's lints do not know (so it accepts the program, and the answer is what runs): a
+    `let` borrowed, captured, formatted, assigned again, shadowed, or given by branches (fixed
+    arguments, no RNG). Their rejected twins are in REJECTED (`lint_*`)."""
+    add("lint_borrowed_let_divisor", "a zero `let` that is borrowed: no lint, a panic when it runs", "b: i32", "i32",
+        "let z = 0;\nlet r = &z;\nb / z + *r", [(3,)])
+    add("lint_captured_let_divisor", "a zero `let` a closure captures: no lint", "b: i32", "i32",
+        "let z = 0;\nlet f = |x: i32| x + z;\nf(b) / z", [(3,)])
+    add("lint_formatted_let_divisor", "a zero `let` a format macro reads: no lint", "b: i32", "i32",
+        "let z = 0;\nassert!(z == 0, \"z is {}\", z);\nb / z", [(3,)])
+    add("lint_cloned_let_divisor", "a zero `let` whose `clone()` borrows it: no lint", "b: i32", "i32",
+        "let z = 0i32;\nlet w = z.clone();\nb / z + w", [(3,)])
+    add("lint_reassigned_let_mut", "`let mut z = 0;` assigned again before b / z", "b: i32", "i32",
+        "let mut z = 0;\nz = 1;\nb / z", [(7,), (-7,)])
+    add("lint_let_mut_in_a_loop", "a `let mut` divisor changed in a loop", "b: i32", "i32",
+        "let mut z = 0;\nlet mut s = 0;\nfor _ in 0..3 {\n    z += 1;\n    s += b / z;\n}\ns", [(7,), (-9,)])
+    add("lint_shadowed_let", "`let z = 0;` shadowed by `let z = z + 1;`", "b: i32", "i32",
+        "let z = 0;\nlet z = z + 1;\nb / z", [(7,)])
+    add("lint_let_from_branches", "a divisor an `if` gives", "b: i32", "i32",
+        "let z = if b > 0 { 0 } else { 1 };\nb / z", [(3,), (-3,)])
+    add("lint_zero_let_as_a_method_argument", "b.wrapping_div(z) with `let z = 0;`: a call, no lint", "b: i32", "i32",
+        "let z = 0;\nb.wrapping_div(z)", [(7,)])
+    add("lint_let_typed_by_a_later_use", "`let x = 65536;` that a use makes i64: no overflow", "a: i64", "i64",
+        "let x = 65536;\nlet y: i64 = x * x;\ny + a", [(0,), (1,)])
+    add("lint_shift_by_a_let_in_range", "b >> s where `let s = 31;`", "b: u32", "u32", "let s = 31;\nb >> s",
+        [(4294967295,), (1,)])
 
 
 def rejected_fixture(head: str, rustc: str, workdir: Path) -> list[dict]:
@@ -1407,7 +1460,8 @@ def run_oracle(rustc: str, program: str, workdir: Path) -> list[dict]:
 def build(workdir: Path) -> tuple[str, str]:
     """(probe text, fixture text)."""
     for gen in (gen_operators, gen_int_methods, gen_float_methods, gen_casts, gen_constants, gen_literals,
-                gen_strings, gen_collections, gen_control, gen_identifiers, gen_found_by_fuzzing):
+                gen_strings, gen_collections, gen_control, gen_identifiers, gen_found_by_fuzzing,
+                gen_constant_propagation):
         gen()
     rustc = find_rustc()
     version = subprocess.run([rustc, "--version"], capture_output=True, text=True, check=True).stdout.strip()

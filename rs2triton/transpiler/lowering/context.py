@@ -25,6 +25,8 @@ class ModuleContext:
     used_consts: dict[str, ast.stmt] = field(default_factory=dict)  # module constants kernels use
     lowering_helpers: set[str] = field(default_factory=set)  # helpers being lowered (recursion)
     evaluating_consts: set[str] = field(default_factory=set)  # module constants being evaluated (cycles)
+    # the values of module constants as rustc's lints know them (values.Known), as each target evaluated them
+    known_consts: dict[str, Any] = field(default_factory=dict)
     param_comments: dict[str, ParamComments] = field(default_factory=dict)  # by function name
     features: frozenset[str] = frozenset({"cuda", "training"})  # the crate features `#[cfg]` sees
     # helpers called from kernels, one per shape of their arguments: key -> (Python name, returns)

@@ -180,6 +180,9 @@ class Lowerer:
         # the statements they absorb (the counter's `let`, the step) by node id.
         self.counted: dict[int, CountedLoop] = {}
         self.absorbed: set[int] = set()
+        # the names rustc's constant propagation does not follow here (rustc.known_to_rustc;
+        # None until a check asks)
+        self.untracked: set[str] | None = None
 
     # ------------------------------------------------------------------ dispatch
 

@@ -23,7 +23,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-from rs2triton.transpiler.lowering.values import Kind, Ty
+from rs2triton.transpiler.lowering.values import Kind, Known, Ty
 from rs2triton.transpiler.pyast import PY_RESERVED, python_name
 
 
@@ -39,6 +39,7 @@ class Binding:
     constexpr: bool = False
     expr: ast.expr | None = None  # a name that stands for an expression (host: `s` of `|(_, s)|` is `t.shape`)
     decl: str = ""
+    known: Known | None = None  # the value rustc's lints know it holds (see values.Known)
 
 
 def rust_key(rust: str) -> str:

@@ -5,13 +5,15 @@ built as the Python that computes what Rust computes (the rules themselves are i
 from __future__ import annotations
 
 import ast
+import dataclasses
 from typing import TYPE_CHECKING
 
 from tree_sitter import Node
 
 from rs2triton.rust import semantics
 from rs2triton.rust.types import FLOAT_TYPES, INT_TYPES
-from rs2triton.transpiler.lowering.values import BLOCKS, Kind, Ty, Val, join_kind
+from rs2triton.transpiler.lowering.rustc import known_to_rustc
+from rs2triton.transpiler.lowering.values import BLOCKS, Kind, Known, Ty, Val, join_kind, known_value
 from rs2triton.transpiler.pyast import const, literal_value
 
 if TYPE_CHECKING:
@@ -23,6 +25,7 @@ ARITHMETIC = {
 }
 COMPARISONS = {"<": ast.Lt, "<=": ast.LtE, ">": ast.Gt, ">=": ast.GtE, "==": ast.Eq, "!=": ast.NotEq}
 LOGICAL = {"&&": ast.And, "||": ast.Or}
+_PRIMITIVE = frozenset({Kind.SCALAR, Kind.CONST, Kind.INDEX})  # values of Rust's own number types
 
 
 def may_be_negative(e: ast.expr) -> bool:
@@ -86,7 +89,43 @@ def binop(lw: Lowerer, op: str, left: Val, right: Val, node: Node) -> Val:
                         semantics.check_int_literal(lit, elem)
     if folded is not None:
         return Val(const(folded), Ty(Kind.CONST, elem), weak=weak)
-    return lw.build.arith(lw, op, left, right, Ty(kind, elem), node)
+    known = _propagated(lw, op, left, right, elem, node) if left.known or right.known else None
+    out = lw.build.arith(lw, op, left, right, Ty(kind, elem), node)
+    return out if known is None else dataclasses.replace(out, known=known)
+
+
+def _propagated(lw: Lowerer, op: str, left: Val, right: Val, elem: str | None, node: Node) -> Known | None:
+    """``left op right`` where rustc's constant propagation knows an operand that is no literal
+    (a `const` item, a `let` of a constant: :class:`Known`): what rustc's lints reject with it (a
+    divisor of 0, a shift amount past the width; with both operands known, any overflow) when
+    they know it too, and the value they then know the result has."""
+    kl, kr = known_value(left), known_value(right)
+    if kr is None or left.ty.kind not in _PRIMITIVE:  # (the DSL's tensor operators are trait calls: no lint)
+        return None
+    if kl is None:
+        if right.known is not None:  # (a literal divisor or amount is checked already)
+            try:
+                _check_literal_operand(lw, op, left, right, None, kr.value, elem)
+            except semantics.ConstError:
+                if known_to_rustc(lw, kr):
+                    with lw.rust_rules(node):
+                        raise
+        return None
+    if op in ("<<", ">>"):  # (the amount's type is its own)
+        weak, typed = kl.weak, None if kl.weak else left.ty.elem
+    else:  # (a typed operand gives the other its type)
+        weak = kl.weak and kr.weak
+        typed = elem if elem in INT_TYPES else next((v.ty.elem for v, k in ((left, kl), (right, kr))
+                                                     if not k.weak and v.ty.elem in INT_TYPES), None)
+    both = Known(0, kl.via + kr.via)
+    try:
+        folded = semantics.fold(op, kl.value, kr.value, None if weak or typed not in INT_TYPES else typed)
+    except semantics.ConstError:
+        if known_to_rustc(lw, both):
+            with lw.rust_rules(node):
+                raise
+        return None
+    return None if folded is None else Known(folded, both.via, weak)
 
 
 def _check_literal_operand(lw: Lowerer, op: str, left: Val, right: Val, lit_left: int | float | None,
@@ -114,6 +153,8 @@ def unary(lw: Lowerer, op: str, v: Val, node: Node) -> Val:
         if type(lit) is int:  # `-i32::MIN` overflows, as rustc says
             with lw.rust_rules(node):
                 semantics.check_negation(lit, lw.literal_type(node) if v.weak else v.ty.elem)
+        elif v.known is not None and v.ty.kind in _PRIMITIVE:  # `let x = i32::MIN; -x` too, where rustc knows `x`
+            return _negated(lw, v, v.known, node)
         if v.ty.elem in INT_TYPES and not v.weak and v.ty.kind in (Kind.CONST, Kind.SCALAR) \
                 and semantics.int_limits(v.ty.elem)[0] == 0:
             raise lw.err(node, "E0014", f"cannot apply unary operator `-` to type `{v.ty.elem}` (rustc's E0600)",
@@ -129,6 +170,19 @@ def unary(lw: Lowerer, op: str, v: Val, node: Node) -> Val:
         return lw.build.deref(lw, v, node)
     raise lw.err(node, "E0002", f"unsupported unary operator `{op}`",
                  "references and dereferences have no meaning in a kernel")
+
+
+def _negated(lw: Lowerer, v: Val, known: Known, node: Node) -> Val:
+    """``-v`` of a value rustc's constant propagation knows (see :func:`_propagated`)."""
+    if type(known.value) is int and not known.weak and v.ty.elem in INT_TYPES:
+        try:
+            semantics.check_negation(known.value, v.ty.elem)
+        except semantics.ConstError:
+            if known_to_rustc(lw, known):
+                with lw.rust_rules(node):
+                    raise
+            return lw.build.negate(lw, v, node)
+    return dataclasses.replace(lw.build.negate(lw, v, node), known=Known(-known.value, known.via, known.weak))
 
 
 def cast_value(lw: Lowerer, v: Val, target: str, node: Node) -> Val:
@@ -150,7 +204,11 @@ def cast_value(lw: Lowerer, v: Val, target: str, node: Node) -> Val:
         return Val(const(semantics.cast_constant(lit, target)), Ty(Kind.CONST, target))
     if v.ty.elem == target:
         return v
-    return lw.build.cast(lw, v, target, node)
+    out = lw.build.cast(lw, v, target, node)
+    k = v.known
+    if k is not None and (not k.weak or k.value == 0) and target in INT_TYPES | FLOAT_TYPES:  # (rustc knows it still)
+        return dataclasses.replace(out, known=Known(semantics.cast_constant(k.value, target), k.via))
+    return out
 
 
 def min_max(cond: ast.expr, body: ast.expr, orelse: ast.expr) -> tuple[str, ast.expr, ast.expr] | None:

@@ -28,8 +28,8 @@ from rs2triton.transpiler.dsl.ops import GENERIC_PARAMS, METHODS, NOTHING, OPS, 
 from rs2triton.transpiler.frontend.items import check_generic_arity
 from rs2triton.transpiler.frontend.parse import named_children, part, text
 from rs2triton.transpiler.lowering.lowerer import Lowerer, unparen
-from rs2triton.transpiler.lowering.names import Binding
-from rs2triton.transpiler.lowering.values import Kind, Val
+from rs2triton.transpiler.lowering.names import Binding, rust_key
+from rs2triton.transpiler.lowering.values import Kind, Known, Val, known_value
 
 TYPE_CODE = "E0014"  # Rust's type and name rules reject this
 BORROW_CODE = "E0015"  # Rust's borrow checker rejects this
@@ -303,6 +303,78 @@ def _declaration(use: Node) -> tuple[str, Node] | None:
                         return None
         at = parent
     return None
+
+
+# ---------------------------------------------------------------------- constant propagation (lints)
+
+
+def bound_known(lw: Lowerer, rust: str, v: Val, const_item: bool = False, typed: bool = False) -> None:
+    """The binding of ``rust`` just made holds ``v``: where rustc's constant propagation may know
+    its value (a constant, or a name of one), the binding keeps it (see :class:`Known`), with its
+    own name as a `let` it goes through (a `const` item's is always known). ``typed``: the
+    binding's type is written (`let x: u8 = 255;`), not inferred from its uses."""
+    k = known_value(v)
+    b = lw.names.lookup(rust) if k is not None else None
+    if b is not None and k is not None:
+        b.known = Known(k.value, k.via if const_item else (*k.via, rust_key(rust)),
+                        k.weak and not typed and not const_item)
+
+
+
+def known_to_rustc(lw: Lowerer, known: Known) -> bool:
+    """Whether rustc's lints (``unconditional_panic``, ``arithmetic_overflow``) know ``known``'s
+    value too. They run on rustc's constant propagation, which follows a local only when the
+    function assigns it once and never borrows it: a `let` of a constant (or a `let mut` no
+    statement assigns again) whose name is never the operand of `&`, the receiver of a method
+    that takes `&self` (`clone`, `cmp`, `to_string`...), inside a macro's arguments (`format!`
+    and the asserts borrow them; `vec!` copies them) or a closure (which captures it). Names are
+    checked by their Rust text over the whole function, shadowed or not, so a doubt always means
+    "not known": rs2triton never rejects what rustc accepts. (Asked only when a check would
+    fail: the function is walked then, once.)"""
+    if not known.via:
+        return True  # (a `const` item, or literals: always known)
+    found = lw.untracked
+    if found is None:
+        found = lw.untracked = _untracked(lw.fn)
+    return not any(rust_key(n) in found for n in known.via)
+
+
+_MAY_BORROW = {"reference_expression", "assignment_expression", "compound_assignment_expr"}
+# the methods a number has that take `&self` (the rest take `self`: no borrow)
+_BY_REFERENCE = frozenset({"clone", "to_string", "to_owned", "cmp", "partial_cmp", "eq", "ne", "lt", "le", "gt", "ge",
+                           "hash", "fmt", "borrow", "borrow_mut", "as_ref", "as_mut", "clone_from"})
+_IDENT = re.compile(r"(?:r#)?[^\W\d]\w*")
+_BORROWED = re.compile(r"&\s*(?:mut\s+)?((?:r#)?[^\W\d]\w*)")
+
+
+def _untracked(fn: Node) -> set[str]:
+    """The names ``fn`` assigns, borrows, calls a `&self` method on, or uses in a macro's arguments
+    or a closure (see :func:`known_to_rustc`)."""
+    found: set[str] = set()
+    stack = [fn]
+    while stack:
+        n = stack.pop()
+        kind = n.type
+        if kind == "macro_invocation" and text(n.child_by_field_name("macro") or n) == "vec":
+            found.update(rust_key(m.group(1)) for m in _BORROWED.finditer(text(n)))  # (`vec![z]` copies `z`)
+            continue
+        if kind in ("macro_invocation", "closure_expression"):
+            found.update(rust_key(m.group()) for m in _IDENT.finditer(text(n)))
+            continue
+        if kind in _MAY_BORROW:
+            target = unparen(n.child_by_field_name("value" if kind == "reference_expression" else "left") or n)
+            if target.type == "identifier":
+                found.add(rust_key(text(target)))
+        elif kind == "call_expression":
+            callee = n.child_by_field_name("function")
+            method = callee.child_by_field_name("field") if callee is not None and callee.type == "field_expression" \
+                else None
+            receiver = callee.child_by_field_name("value") if callee is not None and method is not None \
+                and text(method) in _BY_REFERENCE else None
+            if receiver is not None and unparen(receiver).type == "identifier":
+                found.add(rust_key(text(unparen(receiver))))
+        stack.extend(n.named_children)
+    return found
 
 
 def _names(rust: str, pattern: Node) -> bool:

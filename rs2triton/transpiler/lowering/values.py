@@ -149,6 +149,17 @@ class TileParts:
     mask: Val | None
 
 
+class Known(NamedTuple):
+    """The value rustc's lints know an expression has though it is no literal: a `const` item,
+    or a `let` (and arithmetic on them) whose value rustc's constant propagation follows.
+    ``via``: the `let` names it went through (rustc follows one only if the function never
+    borrows or reassigns it: see ``rustc.known_to_rustc``)."""
+
+    value: int | float
+    via: tuple[str, ...] = ()
+    weak: bool = False  # bound from an unsuffixed literal: its type is what Rust infers from the uses
+
+
 @dataclass(slots=True)
 class Val:
     """A lowered expression and what lowering knows of it.
@@ -156,7 +167,9 @@ class Val:
     ``static_choice``: ``if CONST { a } else { b }`` with a compile-time branch; ``weak``: an
     unsuffixed literal (or arithmetic on them), whose type Rust infers from its use;
     ``block_ptr``: the parts of a block pointer; ``f32_fill``: for ``T::full::<f32>(shape, v)``,
-    the fill's exact f32 value (so a ``cast::<f32, D>`` of it is the same fill made in ``D``).
+    the fill's exact f32 value (so a ``cast::<f32, D>`` of it is the same fill made in ``D``);
+    ``known``: its value where rustc's lints know it and the expression does not show it (a name
+    bound to a constant): for the checks only, the code still reads the name.
     """
 
     expr: ast.expr
@@ -166,6 +179,13 @@ class Val:
     block_ptr: BlockPtr | None = None
     f32_fill: ast.expr | None = None
     tile: TileParts | None = None
+    known: Known | None = None
+
+
+def known_value(v: Val) -> Known | None:
+    """``v``'s value as rustc's lints see it: a literal's, or what it is :attr:`Val.known` to be."""
+    lit = literal_value(v.expr)
+    return Known(lit, (), v.weak) if lit is not None else v.known
 
 
 class Omit:

@@ -33,7 +33,18 @@ from rs2triton.transpiler.frontend.parse import text
 from rs2triton.transpiler.lowering.host.lowerer import HostLowerer
 from rs2triton.transpiler.lowering.operators import ARITHMETIC
 from rs2triton.transpiler.lowering.registry import HOST, builder
-from rs2triton.transpiler.lowering.values import PTR, SHAPE, STR, UNKNOWN, Kind, Ty, Val, container
+from rs2triton.transpiler.lowering.values import (
+    PTR,
+    SHAPE,
+    STR,
+    UNKNOWN,
+    Kind,
+    Known,
+    Ty,
+    Val,
+    container,
+    known_value,
+)
 from rs2triton.transpiler.pyast import LOAD, call, const, float_const, literal_value, name, python_name
 
 RING = frozenset({"+", "-", "*", "&", "|", "^", "<<"})  # results congruent mod 2^bits to Rust's
@@ -331,14 +342,15 @@ def host_const(lw: HostLowerer, ident: str, node: Node) -> Val:
     (``.value`` here)."""
     module = lw.module
     py = python_name(ident)
-    known = module.const_defs.get(py)
-    if known is not None:
-        return Val(name(py), known[1])
+    defined = module.const_defs.get(py)
+    if defined is not None:
+        return Val(name(py), defined[1], known=lw.ctx.known_consts.get(ident))
     if ident in lw.ctx.used_consts:  # the kernel's tl.constexpr
         item = lw.ctx.consts.get(ident)
         ty_node = item.child_by_field_name("type") if item is not None else None
         elem = text(ty_node) if ty_node is not None and text(ty_node) in SCALARS else None
-        return Val(ast.Attribute(value=name(py), attr="value", ctx=LOAD), Ty(Kind.CONST, elem))
+        return Val(ast.Attribute(value=name(py), attr="value", ctx=LOAD), Ty(Kind.CONST, elem),
+                   known=lw.ctx.known_consts.get(ident))
     item = module.consts[ident]
     value = item.child_by_field_name("value")
     if value is None:
@@ -361,5 +373,8 @@ def host_const(lw: HostLowerer, ident: str, node: Node) -> Val:
     ty = Ty(Kind.CONST, declared.elem) if declared.elem in SCALARS else v.ty
     stmt = ast.Assign(targets=[ast.Name(py, ast.Store())], value=v.expr, lineno=item.start_point[0] + 1)
     module.const_defs[py] = (stmt, ty)
-    return Val(name(py), ty)
+    known = known_value(v)  # (rustc's lints know a const's value: `b / ZERO` is rejected)
+    if known is not None:
+        lw.ctx.known_consts[ident] = Known(known.value)
+    return Val(name(py), ty, known=lw.ctx.known_consts.get(ident))
 

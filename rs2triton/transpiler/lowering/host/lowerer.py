@@ -118,13 +118,17 @@ def returning(lw: HostLowerer, v: Val, node: Node) -> None:
     lw.emit(ast.Return(value=lw.settle(v, lw.returns, node).expr if v.ty.kind is not Kind.NONE else None), node)
 
 
-def assign_to(py: str, declared: Ty | None, bound: list[Ty], infer: bool = False) -> Sink:
-    """A sink assigning the value to ``py`` (the type each branch gives is appended to ``bound``):
-    an integer is wrapped to its type when it is bound to a name. ``infer``: an unsuffixed literal
-    bound without an annotation (`let mut n = 0;`) is a number whose type Rust infers from its
-    later uses (`n += len`): it stays untyped here, and the uses type it."""
+def assign_to(py: str, declared: Ty | None, bound: list[Ty], infer: bool = False,
+              values: list[Val] | None = None) -> Sink:
+    """A sink assigning the value to ``py`` (the type each branch gives is appended to ``bound``,
+    the value to ``values``): an integer is wrapped to its type when it is bound to a name.
+    ``infer``: an unsuffixed literal bound without an annotation (`let mut n = 0;`) is a number
+    whose type Rust infers from its later uses (`n += len`): it stays untyped here, and the uses
+    type it."""
 
     def assign(lw: HostLowerer, v: Val, node: Node) -> None:
+        if values is not None:
+            values.append(v)
         lit = literal_value(v.expr)
         if infer and v.weak and v.ty.elem not in ("bool", None) and not isinstance(lit, float):
             if isinstance(lit, int):  # (unless something else types it, Rust's fallback is i32)

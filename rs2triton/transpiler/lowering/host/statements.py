@@ -201,13 +201,14 @@ def check_identifier(lw: HostLowerer, node: Node) -> None:
 
 
 def bind_value(lw: HostLowerer, rust: str, value: Node, declared: Ty | None, mutable: bool, node: Node) -> None:
-    """`let rust = value;` (shadowing any binding of the name before it)."""
+    """`let rust = value;` or a `const` item in a body (shadowing any binding of the name before it)."""
     py = lw.names.declare_pending(rust)
     if declared is None and _weak_shift(value):
         declared = _typed_by_use(lw, node, rust)  # (the shift's width is its type's: Rust infers it from the uses)
     lw.hint(value, declared)
     bound: list[Ty] = []
-    lw.value_into(value, assign_to(py, declared, bound, infer=declared is None))
+    values: list[Val] = []
+    lw.value_into(value, assign_to(py, declared, bound, infer=declared is None, values=values))
     ty = declared if declared is not None and declared.kind is not Kind.UNKNOWN else (bound[0] if bound else UNKNOWN)
     if ty.wide and mutable:
         ty = Ty(ty.kind, ty.elem, ty.items)
@@ -218,6 +219,8 @@ def bind_value(lw: HostLowerer, rust: str, value: Node, declared: Ty | None, mut
     b = lw.names.lookup(rust)
     assert b is not None
     b.decl = "mut" if mutable else ""
+    if len(values) == 1:  # (a value from branches is no constant to rustc's propagation)
+        rustc.bound_known(lw, rust, values[0], node.type == "const_item", declared is not None)
     if moves or _owned_vec(value, node):
         rustc.tile_bound(lw, rust, "Vec")  # (not `Copy`: its moves are tracked, as rustc tracks them)
 
