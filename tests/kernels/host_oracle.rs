@@ -3736,4 +3736,55 @@ impl Probe {
         let s = 31;
         b >> s
     }
+
+    // `let z = 0.1;` then b * z with b: f32
+    pub fn float_let_typed_by_an_operand(b: f32) -> f32 {
+        let z = 0.1;
+        b * z
+    }
+
+    // `let z = 0.1;` returned as an f32
+    pub fn float_let_typed_by_the_return(b: bool) -> f32 {
+        let z = 0.1;
+        if b { z } else { -z }
+    }
+
+    // `let w = z * 3.0;` that an f32 types, and z with it
+    pub fn float_let_typed_through_another(b: f32) -> f32 {
+        let z = 0.1;
+        let w = z * 3.0;
+        b + w
+    }
+
+    // b.max(z) with `let z = 0.1;`
+    pub fn float_let_typed_by_a_method_argument(b: f32) -> f32 {
+        let z = 0.1;
+        b.max(z)
+    }
+
+    // `let mut z = 0.1;` then z += b
+    pub fn float_let_mut_typed_by_compound_assignment(b: f32) -> f32 {
+        let mut z = 0.1;
+        z += b;
+        z
+    }
+
+    // `let y = z;` that an f32 types
+    pub fn float_let_typed_through_a_copy(b: f32) -> f32 {
+        let z = 0.1;
+        let y = z;
+        b * y
+    }
+
+    // `let z = 0.1;` that no use types: f64
+    pub fn float_let_f64_by_default(b: f64) -> f64 {
+        let z = 0.1;
+        z * 3.0 + b
+    }
+
+    // b < z with `let z = 0.1;`
+    pub fn float_let_compared_with_an_f32(b: f32) -> bool {
+        let z = 0.1;
+        b < z
+    }
 }

@@ -1134,6 +1134,18 @@ REJECTED = [
      fn_item("r", "b: i32) -> i32", "let z = 0i32;\nlet w = z.max(1);\nb / z + w")),
     ("lint_div_after_vec_copies", "vec![z] copies z: no borrow",
      fn_item("r", "b: i32) -> i32", "let z = 0i32;\nlet v = vec![z];\nb / z + v[0]")),
+    ("float_let_of_two_types", "`let z = 0.1;` used with an f64, then with an f32",
+     fn_item("r", "b: f64, c: f32) -> f32", "let z = 0.1;\nlet a = b * z;\nc * z")),
+    ("int_let_times_a_float", "f * x where `let x = 3;` (an integer)",
+     fn_item("r", "f: f32) -> f32", "let x = 3;\nf * x")),
+    ("int_let_where_a_float_is_expected", "`let z: f32 = x + x;` where `let x = 2;`",
+     fn_item("r", ") -> f32", "let x = 2;\nlet z: f32 = x + x;\nz")),
+    ("negate_a_u8_let", "-x where `let x = 7u8;` (rustc's E0600, not an overflow)",
+     fn_item("r", ") -> i32", "let x = 7u8;\nlet y = -x;\ny as i32")),
+    ("compound_assign_of_another_int_type", "x += b with x: i64 and b: i32",
+     fn_item("r", "b: i32) -> i64", "let mut x: i64 = 1;\nx += b;\nx")),
+    ("compound_assign_of_another_float_type", "x *= b with x: f64 and b: f32",
+     fn_item("r", "b: f32) -> f64", "let mut x: f64 = 1.0;\nx *= b;\nx")),
 ]
 
 
@@ -1185,6 +1197,27 @@ def gen_constant_propagation() -> None:
         "let x = 65536;\nlet y: i64 = x * x;\ny + a", [(0,), (1,)])
     add("lint_shift_by_a_let_in_range", "b >> s where `let s = 31;`", "b: u32", "u32", "let s = 31;\nb >> s",
         [(4294967295,), (1,)])
+
+
+def gen_float_let_inference() -> None:
+    """A float `let` without a type is the type its uses give it (f64 only when none does), and holds
+    a value of that type: `let z = 0.1;` met by an f32 is 0.1f32 (fixed arguments, no RNG)."""
+    add("float_let_typed_by_an_operand", "`let z = 0.1;` then b * z with b: f32", "b: f32", "f32",
+        "let z = 0.1;\nb * z", [(3.0,), (1e30,), (-7.5,)])
+    add("float_let_typed_by_the_return", "`let z = 0.1;` returned as an f32", "b: bool", "f32",
+        "let z = 0.1;\nif b { z } else { -z }", [(True,), (False,)])
+    add("float_let_typed_through_another", "`let w = z * 3.0;` that an f32 types, and z with it", "b: f32", "f32",
+        "let z = 0.1;\nlet w = z * 3.0;\nb + w", [(1.0,), (0.0,)])
+    add("float_let_typed_by_a_method_argument", "b.max(z) with `let z = 0.1;`", "b: f32", "f32",
+        "let z = 0.1;\nb.max(z)", [(0.0,), (1.0,)])
+    add("float_let_mut_typed_by_compound_assignment", "`let mut z = 0.1;` then z += b", "b: f32", "f32",
+        "let mut z = 0.1;\nz += b;\nz", [(0.2,), (1e-9,)])
+    add("float_let_typed_through_a_copy", "`let y = z;` that an f32 types", "b: f32", "f32",
+        "let z = 0.1;\nlet y = z;\nb * y", [(3.0,)])
+    add("float_let_f64_by_default", "`let z = 0.1;` that no use types: f64", "b: f64", "f64",
+        "let z = 0.1;\nz * 3.0 + b", [(0.0,)])
+    add("float_let_compared_with_an_f32", "b < z with `let z = 0.1;`", "b: f32", "bool",
+        "let z = 0.1;\nb < z", [(0.1,), (0.09999,)])
 
 
 def rejected_fixture(head: str, rustc: str, workdir: Path) -> list[dict]:
@@ -1461,7 +1494,7 @@ def build(workdir: Path) -> tuple[str, str]:
     """(probe text, fixture text)."""
     for gen in (gen_operators, gen_int_methods, gen_float_methods, gen_casts, gen_constants, gen_literals,
                 gen_strings, gen_collections, gen_control, gen_identifiers, gen_found_by_fuzzing,
-                gen_constant_propagation):
+                gen_constant_propagation, gen_float_let_inference):
         gen()
     rustc = find_rustc()
     version = subprocess.run([rustc, "--version"], capture_output=True, text=True, check=True).stdout.strip()

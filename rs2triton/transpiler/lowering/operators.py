@@ -153,12 +153,12 @@ def unary(lw: Lowerer, op: str, v: Val, node: Node) -> Val:
         if type(lit) is int:  # `-i32::MIN` overflows, as rustc says
             with lw.rust_rules(node):
                 semantics.check_negation(lit, lw.literal_type(node) if v.weak else v.ty.elem)
-        elif v.known is not None and v.ty.kind in _PRIMITIVE:  # `let x = i32::MIN; -x` too, where rustc knows `x`
-            return _negated(lw, v, v.known, node)
         if v.ty.elem in INT_TYPES and not v.weak and v.ty.kind in (Kind.CONST, Kind.SCALAR) \
                 and semantics.int_limits(v.ty.elem)[0] == 0:
             raise lw.err(node, "E0014", f"cannot apply unary operator `-` to type `{v.ty.elem}` (rustc's E0600)",
                          "unsigned values cannot be negated; use a signed type")
+        if lit is None and v.known is not None and v.ty.kind in _PRIMITIVE:  # `let x = i32::MIN; -x`: rustc knows `x`
+            return _negated(lw, v, v.known, node)
         if isinstance(v.expr, ast.Constant) and isinstance(v.expr.value, (int, float)):
             return Val(const(-v.expr.value), v.ty, weak=v.weak)
         return lw.build.negate(lw, v, node)

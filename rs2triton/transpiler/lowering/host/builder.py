@@ -89,6 +89,9 @@ class HostBuilder:
                     raise lw.rejects(at, "E0308", f"mismatched types: expected `bool`, found `{v.ty.elem}`")
             return
         if a not in SCALARS or b not in SCALARS:
+            if (a in FLOAT_TYPES and lw.inferred_int(right)) or (b in FLOAT_TYPES and lw.inferred_int(left)):
+                words = {"+": "add", "-": "subtract", "*": "multiply", "/": "divide", "%": "calculate the remainder of"}
+                raise lw.rejects(operator, "E0277", f"cannot {words.get(op, 'apply')} `{a or b}` and `{{integer}}`")
             return
         fa, fb = a in FLOAT_TYPES, b in FLOAT_TYPES
         if op in ("<<", ">>"):
@@ -109,7 +112,12 @@ class HostBuilder:
         if a != b:
             if fa != fb and op in words:
                 raise lw.rejects(operator, "E0277", f"cannot {words[op]} `{b}` to `{a}`")
+            lw.float_let_is(right, a)  # (`b * x` where `let x = 0.1;`: x is an f32, as Rust infers it)
+            lw.float_let_is(left, b)
             raise lw.rejects(right_node, "E0308", f"mismatched types: expected `{a}`, found `{b}`")
+        if a == "f64":
+            lw.float_let_met(left, right)
+            lw.float_let_met(right, left)
 
     # ------------------------------------------------------------------ operators
     def pointer_arith(self, lw: HostLowerer, op: str, left: Val, right: Val, node: Node) -> Val:
@@ -262,10 +270,15 @@ class HostBuilder:
             return _f32_literal(Val(v.expr, Ty(Kind.CONST, elem), weak=True), elem) if elem == "f32" else \
                 Val(v.expr, Ty(Kind.CONST, elem))
         if want in SCALARS and v.ty.elem in SCALARS and v.ty.elem != want and v.ty.kind in (Kind.SCALAR, Kind.CONST):
+            lw.float_let_is(v, want)
             raise lw.rejects(node, "E0308", f"mismatched types: expected `{want}`, found `{v.ty.elem}`",
                              f"convert it: `{text(node)} as {want}`" if node.type != "block" else None)
         if want in INT_TYPES and v.ty.elem is None and v.ty.kind is Kind.SCALAR and isinstance(v.expr, ast.BinOp):
             return Val(call(lw.helper(f"as_{want}"), [v.expr]), Ty(Kind.SCALAR, want))  # (an inferred integer, typed here)
+        if want == "f64" and v.ty.elem == "f64":
+            lw.float_let_met(v)  # (`let a: f64 = z;`: `z` is an f64 for good)
+        if want in FLOAT_TYPES and lw.inferred_int(v):  # (`let n = 2;` is an integer: no f32 for it)
+            raise lw.rejects(node, "E0308", f"mismatched types: expected `{want}`, found integer", None)
         v = _f32_literal(self.narrow(lw, v, node), v.ty.elem)
         if ty is not None and ty.kind in (Kind.SCALAR, Kind.CONST) and ty.elem in SCALARS and v.ty.elem is None:
             return Val(v.expr, Ty(v.ty.kind, ty.elem))

@@ -37,6 +37,7 @@ from rs2triton.transpiler.lowering.host.lowerer import (
     UNTRANSLATED,
     HostLowerer,
     HostModule,
+    Retype,
     discard,
     returning,
     rust_type,
@@ -317,7 +318,19 @@ def _methods(item: HostItem) -> list[tuple[Node, list[Node], str | None]]:
 def _lower_method(fn: Node, doc: str | None, lw: HostLowerer, py_name: str, smap: SourceMap, side: HostSide,
                   anchor: Node | None, op_name: str, classmethod: bool = False) -> ast.stmt:
     """One Rust method as a Python ``def``; outside the translated subset, an ``Unsupported``
-    attribute saying why (with a located warning). What rustc rejects is the file's error."""
+    attribute saying why (with a located warning). What rustc rejects is the file's error. Lowered
+    again for each float `let` a use shows to be f32 (:class:`Retype`: Rust's inference)."""
+    warned = len(side.warnings)
+    while True:
+        try:
+            return _lower_method_once(fn, doc, lw, py_name, smap, side, anchor, op_name, classmethod)
+        except Retype as retype:
+            del side.warnings[warned:]  # (said again, if still so, by the next try)
+            lw = lw.again(retype)
+
+
+def _lower_method_once(fn: Node, doc: str | None, lw: HostLowerer, py_name: str, smap: SourceMap, side: HostSide,
+                       anchor: Node | None, op_name: str, classmethod: bool = False) -> ast.stmt:
     spec = TRAIT.get(py_name)
     params_node = fn.child_by_field_name("parameters")
     rust_params = [p for p in named_children(params_node) if p.type not in ("attribute_item", "line_comment",
@@ -359,6 +372,8 @@ def _lower_method(fn: Node, doc: str | None, lw: HostLowerer, py_name: str, smap
             else:
                 lw.hint(body_node, lw.returns)
                 lw.value_into(body_node, returning)
+    except Retype:
+        raise
     except TranspileError as e:
         if any(d.code not in UNTRANSLATED for d in e.diagnostics):
             raise

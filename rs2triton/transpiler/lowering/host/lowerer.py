@@ -144,6 +144,17 @@ def assign_to(py: str, declared: Ty | None, bound: list[Ty], infer: bool = False
     return assign
 
 
+class Retype(TranspileError):
+    """`let x = 0.1;` met an `f32` where it was taken for an `f64`: Rust infers a float `let`'s type
+    from its uses, so the function is lowered again with that `let` typed (``let_id``: its node's
+    id). (A TranspileError, so that the dispatch's safety net passes it on; its caller,
+    ``classes._lower_method``, never lets it out.)"""
+
+    def __init__(self, let_id: int, elem: str):
+        super().__init__([])
+        self.let_id, self.elem = let_id, elem
+
+
 class HostLowerer(Lowerer):
     """Lowers one host function. ``struct``: the struct whose method it is; ``fields``: the types
     of ``self``'s fields; ``classmethod``: a function without ``self`` (``new``)."""
@@ -172,6 +183,45 @@ class HostLowerer(Lowerer):
         self.loop_labels: list[str | None] = []
         self.jumps: list[set[str]] = []
         self.label_flags: dict[str, str] = {}  # label -> the Python name of its jump flag
+        # float `let`s without a type (`let x = 0.1;`): Python name -> the `let`'s node id, while
+        # it is taken for an f64; and the `let`s a use showed to be f32 (see Retype)
+        self.float_lets: dict[str, int] = {}
+        self.inferred: dict[int, str] = {}
+        self.int_lets: set[str] = set()  # integer `let`s without a type (`let n = 0;`), by Python name
+
+    def again(self, retype: Retype) -> HostLowerer:
+        """A fresh lowerer of the same function, which knows what ``retype`` says and all before it."""
+        fresh = HostLowerer(self.module, self.fn, self.struct, self.fields, self.type_params, self.in_classmethod,
+                            self.methods, self.anchor)
+        fresh.inferred = {**self.inferred, retype.let_id: retype.elem}
+        return fresh
+
+    def float_let_is(self, v: Val, elem: str | None) -> None:
+        """``v``, taken for an f64, meets ``elem`` where Rust needs one type: if a float `let` without
+        a type is in it (`let x = 0.1;`, then `b * x` with `b: f32`), that `let` is what Rust infers
+        it from (:class:`Retype`); otherwise the caller reports the mismatch."""
+        if elem != "f32" or v.ty.elem != "f64" or not self.float_lets:
+            return
+        for n in ast.walk(v.expr):
+            if isinstance(n, ast.Name) and self.float_lets.get(n.id, -1) not in (-1, *self.inferred):
+                raise Retype(self.float_lets[n.id], elem)
+
+    def inferred_int(self, v: Val) -> bool:
+        """Whether ``v`` is an integer whose type Rust still infers (`n` of `let n = 0;`, `n * 2`):
+        no float, whatever it meets (rustc's E0277 for `f * n`)."""
+        return v.ty.elem is None and v.ty.kind is Kind.SCALAR and bool(self.int_lets) and any(
+            isinstance(n, ast.Name) and n.id in self.int_lets for n in ast.walk(v.expr))
+
+    def float_let_met(self, v: Val, other: Val | None = None) -> None:
+        """The f64 ``v`` met a typed f64 (``other``; None: where the context asks for one): the
+        float `let`s in it are f64 for good, as Rust's inference settles a type at its first use
+        that gives one (a later f32 use is rustc's E0308 there)."""
+        if not self.float_lets or other is not None and any(
+                isinstance(n, ast.Name) and n.id in self.float_lets for n in ast.walk(other.expr)):
+            return
+        for n in ast.walk(v.expr):
+            if isinstance(n, ast.Name):
+                self.float_lets.pop(n.id, None)
 
     # ------------------------------------------------------------------ diagnostics
     def err(self, node: Node, code: str, msg: str, hint: str | None = None) -> TranspileError:

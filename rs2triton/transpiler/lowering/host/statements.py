@@ -203,6 +203,9 @@ def check_identifier(lw: HostLowerer, node: Node) -> None:
 def bind_value(lw: HostLowerer, rust: str, value: Node, declared: Ty | None, mutable: bool, node: Node) -> None:
     """`let rust = value;` or a `const` item in a body (shadowing any binding of the name before it)."""
     py = lw.names.declare_pending(rust)
+    written = declared
+    if declared is None and node.id in lw.inferred:  # (a float `let` a use showed to be f32: see Retype)
+        declared = Ty(Kind.SCALAR, lw.inferred[node.id])
     if declared is None and _weak_shift(value):
         declared = _typed_by_use(lw, node, rust)  # (the shift's width is its type's: Rust infers it from the uses)
     lw.hint(value, declared)
@@ -221,8 +224,23 @@ def bind_value(lw: HostLowerer, rust: str, value: Node, declared: Ty | None, mut
     b.decl = "mut" if mutable else ""
     if len(values) == 1:  # (a value from branches is no constant to rustc's propagation)
         rustc.bound_known(lw, rust, values[0], node.type == "const_item", declared is not None)
+    lw.float_lets.pop(py, None)
+    lw.int_lets.discard(py)
+    if ty.elem is None and ty.kind is Kind.SCALAR and len(values) == 1 and (
+            type(literal_value(values[0].expr)) is int and values[0].weak or lw.inferred_int(values[0])):
+        lw.int_lets.add(py)  # (`let n = 0;`: an integer, its type inferred from the uses)
+    if written is None and declared is None and ty.elem == "f64" and len(values) == 1 and _inferred_float(lw, values[0]):
+        lw.float_lets[py] = node.id  # (f64 unless a use makes it f32)
     if moves or _owned_vec(value, node):
         rustc.tile_bound(lw, rust, "Vec")  # (not `Copy`: its moves are tracked, as rustc tracks them)
+
+
+def _inferred_float(lw: HostLowerer, v: Val) -> bool:
+    """Whether the f64 ``v`` is so only by Rust's fallback: an unsuffixed float literal, or arithmetic
+    on float `let`s typed so (whose type the uses of this one decide too)."""
+    if v.weak:
+        return True
+    return any(isinstance(n, ast.Name) and n.id in lw.float_lets for n in ast.walk(v.expr))
 
 
 def _owned_vec(value: Node, let_node: Node) -> bool:
@@ -319,6 +337,7 @@ def compound_assignment(lw: HostLowerer, node: Node) -> None:
     target, current = _assign_target(lw, left, node)
     lw.hint(right, current.ty)
     rhs = lw.expr(right)
+    lw.build.check_operands(lw, op, current, rhs, node)  # (`x += b` takes a `b` of `x`'s type, as `x + b` does)
     v = lw.settle(binop(lw, op, current, rhs, node), current.ty, node)
     e = v.expr
     if isinstance(e, ast.BinOp) and e.left is current.expr and e.right is rhs.expr and \
