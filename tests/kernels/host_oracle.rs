@@ -3782,6 +3782,13 @@ impl Probe {
         z * 3.0 + b
     }
 
+    // `let x = 2;` that `let y: i64 = x - 0;` makes an i64
+    pub fn int_let_typed_by_a_later_let(a: i64) -> i64 {
+        let x = 2;
+        let y: i64 = x - 0;
+        y + a + x
+    }
+
     // b < z with `let z = 0.1;`
     pub fn float_let_compared_with_an_f32(b: f32) -> bool {
         let z = 0.1;

@@ -1142,6 +1142,13 @@ REJECTED = [
      fn_item("r", ") -> f32", "let x = 2;\nlet z: f32 = x + x;\nz")),
     ("negate_a_u8_let", "-x where `let x = 7u8;` (rustc's E0600, not an overflow)",
      fn_item("r", ") -> i32", "let x = 7u8;\nlet y = -x;\ny as i32")),
+    ("int_let_of_two_types", "`let x = 2;` that `let y: i64 = x - 0;` makes an i64, then b | x with b: i32",
+     fn_item("r", "b: i32) -> i32", "let x = 2;\nlet y: i64 = x - 0;\nb | x")),
+    ("float_assigned_to_an_int_let", "`let mut y = 3;` then y = 0.5", fn_item("r", ") -> i32", "let mut y = 3;\ny = 0.5;\ny")),
+    ("shift_past_any_width_by_a_let", "y >> x where `let x = 65536;`, whatever type y has",
+     fn_item("r", ") -> i32", "let x = 65536;\nlet y = -x;\ny >> x")),
+    ("shift_by_a_cast_let", "b << y where `let y = x as i32;` and `let x = -1;`",
+     fn_item("r", "b: i32) -> i32", "let x = -1;\nlet y = x as i32;\nb << y")),
     ("compound_assign_of_another_int_type", "x += b with x: i64 and b: i32",
      fn_item("r", "b: i32) -> i64", "let mut x: i64 = 1;\nx += b;\nx")),
     ("compound_assign_of_another_float_type", "x *= b with x: f64 and b: f32",
@@ -1216,6 +1223,8 @@ def gen_float_let_inference() -> None:
         "let z = 0.1;\nlet y = z;\nb * y", [(3.0,)])
     add("float_let_f64_by_default", "`let z = 0.1;` that no use types: f64", "b: f64", "f64",
         "let z = 0.1;\nz * 3.0 + b", [(0.0,)])
+    add("int_let_typed_by_a_later_let", "`let x = 2;` that `let y: i64 = x - 0;` makes an i64", "a: i64", "i64",
+        "let x = 2;\nlet y: i64 = x - 0;\ny + a + x", [(5,), (9223372036854775805,)])
     add("float_let_compared_with_an_f32", "b < z with `let z = 0.1;`", "b: f32", "bool",
         "let z = 0.1;\nb < z", [(0.1,), (0.09999,)])
 

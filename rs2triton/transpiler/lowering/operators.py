@@ -113,6 +113,12 @@ def _propagated(lw: Lowerer, op: str, left: Val, right: Val, elem: str | None, n
         return None
     if op in ("<<", ">>"):  # (the amount's type is its own)
         weak, typed = kl.weak, None if kl.weak else left.ty.elem
+        try:
+            _check_literal_operand(lw, op, left, right, None, kr.value, elem)
+        except semantics.ConstError:
+            if known_to_rustc(lw, Known(0, kl.via + kr.via)):
+                with lw.rust_rules(node):
+                    raise
     else:  # (a typed operand gives the other its type)
         weak = kl.weak and kr.weak
         typed = elem if elem in INT_TYPES else next((v.ty.elem for v, k in ((left, kl), (right, kr))
@@ -137,12 +143,14 @@ def _check_literal_operand(lw: Lowerer, op: str, left: Val, right: Val, lit_left
         raise semantics.ConstError("this operation will panic at runtime",
                                    "attempt to divide by zero" if op == "/"
                                    else "attempt to calculate the remainder with a divisor of zero")
-    if op in ("<<", ">>") and type(lit_right) is int and left.ty.elem in INT_TYPES and not left.weak:
-        bits = semantics.int_info(left.ty.elem)[0]
+    typed = left.ty.elem in INT_TYPES and not left.weak
+    if op in ("<<", ">>") and type(lit_right) is int and (typed or left.ty.kind is Kind.SCALAR and left.ty.elem is None):
+        # (of an integer whose type is still inferred: past 128 bits, whatever type it gets)
+        bits = semantics.int_info(left.ty.elem)[0] if typed and left.ty.elem else 128
         if not 0 <= lit_right < bits:
             raise semantics.ConstError("this arithmetic operation will overflow",
                                        f"attempt to shift {'left' if op == '<<' else 'right'} by `{lit_right}`, "
-                                       f"which would overflow `{left.ty.elem}`")
+                                       f"which would overflow `{left.ty.elem if typed else '{integer}'}`")
 
 
 def unary(lw: Lowerer, op: str, v: Val, node: Node) -> Val:
@@ -185,6 +193,11 @@ def _negated(lw: Lowerer, v: Val, known: Known, node: Node) -> Val:
     return dataclasses.replace(lw.build.negate(lw, v, node), known=Known(-known.value, known.via, known.weak))
 
 
+def _fits(value: int, elem: str) -> bool:
+    lo, hi = semantics.int_limits(elem)
+    return lo <= value <= hi
+
+
 def cast_value(lw: Lowerer, v: Val, target: str, node: Node) -> Val:
     """``v as target``: a literal cast now, with Rust's rules; the rest by the target."""
     lit: object = literal_value(v.expr)
@@ -206,7 +219,8 @@ def cast_value(lw: Lowerer, v: Val, target: str, node: Node) -> Val:
         return v
     out = lw.build.cast(lw, v, target, node)
     k = v.known
-    if k is not None and (not k.weak or k.value == 0) and target in INT_TYPES | FLOAT_TYPES:  # (rustc knows it still)
+    if k is not None and target in INT_TYPES | FLOAT_TYPES and (  # (rustc knows it still)
+            not k.weak or target in FLOAT_TYPES or isinstance(k.value, int) and _fits(k.value, target)):  # (`let x = -1;`: any type holds -1)
         return dataclasses.replace(out, known=Known(semantics.cast_constant(k.value, target), k.via))
     return out
 

@@ -92,6 +92,9 @@ class HostBuilder:
             if (a in FLOAT_TYPES and lw.inferred_int(right)) or (b in FLOAT_TYPES and lw.inferred_int(left)):
                 words = {"+": "add", "-": "subtract", "*": "multiply", "/": "divide", "%": "calculate the remainder of"}
                 raise lw.rejects(operator, "E0277", f"cannot {words.get(op, 'apply')} `{a or b}` and `{{integer}}`")
+            if op not in ("<<", ">>"):  # (a shift's amount has a type of its own)
+                lw.int_let_met(right, None if left.weak else a, right_node)  # (`b | n` with `b: i32`: `n` is an i32)
+                lw.int_let_met(left, None if right.weak else b, left_node)
             return
         fa, fb = a in FLOAT_TYPES, b in FLOAT_TYPES
         if op in ("<<", ">>"):
@@ -273,12 +276,13 @@ class HostBuilder:
             lw.float_let_is(v, want)
             raise lw.rejects(node, "E0308", f"mismatched types: expected `{want}`, found `{v.ty.elem}`",
                              f"convert it: `{text(node)} as {want}`" if node.type != "block" else None)
+        if want in FLOAT_TYPES and lw.inferred_int(v):  # (`let n = 2;` is an integer: no f32 for it)
+            raise lw.rejects(node, "E0308", f"mismatched types: expected `{want}`, found integer", None)
+        lw.int_let_met(v, want, node)  # (`let y: i64 = n - 1;`: `n` is an i64)
         if want in INT_TYPES and v.ty.elem is None and v.ty.kind is Kind.SCALAR and isinstance(v.expr, ast.BinOp):
             return Val(call(lw.helper(f"as_{want}"), [v.expr]), Ty(Kind.SCALAR, want))  # (an inferred integer, typed here)
         if want == "f64" and v.ty.elem == "f64":
             lw.float_let_met(v)  # (`let a: f64 = z;`: `z` is an f64 for good)
-        if want in FLOAT_TYPES and lw.inferred_int(v):  # (`let n = 2;` is an integer: no f32 for it)
-            raise lw.rejects(node, "E0308", f"mismatched types: expected `{want}`, found integer", None)
         v = _f32_literal(self.narrow(lw, v, node), v.ty.elem)
         if ty is not None and ty.kind in (Kind.SCALAR, Kind.CONST) and ty.elem in SCALARS and v.ty.elem is None:
             return Val(v.expr, Ty(v.ty.kind, ty.elem))

@@ -27,7 +27,7 @@ from tree_sitter import Node
 from rs2triton.diagnostics import TranspileError
 from rs2triton.runtime import host as runtime_host
 from rs2triton.rust.semantics import check_int_literal
-from rs2triton.rust.types import SCALARS
+from rs2triton.rust.types import INT_TYPES, SCALARS
 from rs2triton.transpiler.frontend.parse import named_children, text
 from rs2triton.transpiler.lowering.context import ModuleContext
 from rs2triton.transpiler.lowering.lowerer import Lowerer
@@ -187,7 +187,9 @@ class HostLowerer(Lowerer):
         # it is taken for an f64; and the `let`s a use showed to be f32 (see Retype)
         self.float_lets: dict[str, int] = {}
         self.inferred: dict[int, str] = {}
-        self.int_lets: set[str] = set()  # integer `let`s without a type (`let n = 0;`), by Python name
+        # integer `let`s without a type (`let n = 0;`), by Python name: the type their first typed
+        # use gave them (None: none yet), as Rust's inference settles it
+        self.int_lets: dict[str, str | None] = {}
 
     def again(self, retype: Retype) -> HostLowerer:
         """A fresh lowerer of the same function, which knows what ``retype`` says and all before it."""
@@ -211,6 +213,21 @@ class HostLowerer(Lowerer):
         no float, whatever it meets (rustc's E0277 for `f * n`)."""
         return v.ty.elem is None and v.ty.kind is Kind.SCALAR and bool(self.int_lets) and any(
             isinstance(n, ast.Name) and n.id in self.int_lets for n in ast.walk(v.expr))
+
+    def int_let_met(self, v: Val, elem: str | None, node: Node) -> None:
+        """The integer ``v`` (an integer `let` without a type, or arithmetic on such) is used as an
+        ``elem`` (`b | n` with `b: i32`, `let y: i64 = n - 1;`): the `let`s in it take that type,
+        as Rust's inference does at their first such use; one that took another type before is
+        rustc's E0308 here."""
+        if elem not in INT_TYPES or not self.inferred_int(v):
+            return
+        for n in ast.walk(v.expr):
+            if isinstance(n, ast.Name) and n.id in self.int_lets:
+                had = self.int_lets[n.id]
+                if had is not None and had != elem:
+                    raise self.rejects(node, "E0308", f"mismatched types: expected `{elem}`, found `{had}`",
+                                       f"`{text(node)}` is an `{had}` from an earlier use")
+                self.int_lets[n.id] = elem
 
     def float_let_met(self, v: Val, other: Val | None = None) -> None:
         """The f64 ``v`` met a typed f64 (``other``; None: where the context asks for one): the

@@ -12,7 +12,7 @@ import ast
 
 from tree_sitter import Node
 
-from rs2triton.rust.types import INT_TYPES
+from rs2triton.rust.types import FLOAT_TYPES, INT_TYPES
 from rs2triton.transpiler.frontend.parse import named_children, part, text
 from rs2triton.transpiler.lowering import rustc
 from rs2triton.transpiler.lowering.host.expressions import condition, format_message, macro_args, shown
@@ -225,10 +225,12 @@ def bind_value(lw: HostLowerer, rust: str, value: Node, declared: Ty | None, mut
     if len(values) == 1:  # (a value from branches is no constant to rustc's propagation)
         rustc.bound_known(lw, rust, values[0], node.type == "const_item", declared is not None)
     lw.float_lets.pop(py, None)
-    lw.int_lets.discard(py)
+    lw.int_lets.pop(py, None)
     if ty.elem is None and ty.kind is Kind.SCALAR and len(values) == 1 and (
             type(literal_value(values[0].expr)) is int and values[0].weak or lw.inferred_int(values[0])):
-        lw.int_lets.add(py)  # (`let n = 0;`: an integer, its type inferred from the uses)
+        # (`let n = 0;`: an integer, its type inferred from the uses; `let m = n * 2;`: n's)
+        lw.int_lets[py] = next((t for e in ast.walk(values[0].expr) if isinstance(e, ast.Name)
+                                and (t := lw.int_lets.get(e.id)) is not None), None)
     if written is None and declared is None and ty.elem == "f64" and len(values) == 1 and _inferred_float(lw, values[0]):
         lw.float_lets[py] = node.id  # (f64 unless a use makes it f32)
     if moves or _owned_vec(value, node):
@@ -327,6 +329,10 @@ def assignment(lw: HostLowerer, node: Node) -> None:
     target, current = _assign_target(lw, left, node)
     lw.hint(right, current.ty)
     v = lw.settle(lw.expr(right), current.ty, right)
+    if lw.inferred_int(current):  # (`n = b;` types `let mut n = 0;` as `b`'s type; no float for it)
+        if v.ty.elem in FLOAT_TYPES:
+            raise lw.rejects(right, "E0308", "mismatched types: expected integer, found floating-point number")
+        lw.int_let_met(current, None if v.weak else v.ty.elem, left)
     lw.emit(ast.Assign(targets=[target], value=v.expr), node)
 
 
