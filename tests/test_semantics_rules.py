@@ -455,6 +455,22 @@ def test_a_module_const_divisor_of_zero_is_rustc_s_unconditional_panic():
     transpile_source(src.replace("2 - 2", "2 - 1"), "k.rs")
 
 
+def test_a_lint_is_reported_only_when_nothing_else_is_wrong():
+    """rustc runs its lints once types and borrows check: a kernel's `a / 0` is its error only in a
+    file where no other kernel assigns an immutable binding (E0384, reported instead)."""
+    from rs2triton import TranspileError, transpile_source
+
+    lint = HEADER + "    let x = a / 0;\n    T::store(out, x as i64, None, &[], None, None);\n}\n"
+    other = HEADER.replace("pub fn k<", "pub fn k2<") + "    let y = a;\n    y = 1;\n" \
+        "    T::store(out, y as i64, None, &[], None, None);\n}\n"
+    with pytest.raises(TranspileError) as info:
+        transpile_source(lint, "k.rs")
+    assert [d.code for d in info.value.diagnostics] == ["E0012"]
+    with pytest.raises(TranspileError) as info:
+        transpile_source(lint + "\n" + other, "k.rs")
+    assert [(d.code, d.line) for d in info.value.diagnostics] == [("E0015", 14)], info.value
+
+
 def test_valid_edge_literals_are_accepted():
     from rs2triton import transpile_source
 

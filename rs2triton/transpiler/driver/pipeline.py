@@ -163,6 +163,8 @@ def _lower_source(source: bytes, smap: SourceMap, line_comments: bool, launchers
                 for method in op.node.body:
                     if isinstance(method, ast.FunctionDef):
                         add_line_comments(method, smap.shown)
+    if ctx.deferred:  # (what rustc's lints reject, now that nothing else is wrong: see ModuleContext)
+        raise TranspileError(sorted(ctx.deferred, key=lambda d: (d.line, d.col)))
     with smap.guard(None, "rendering the module for"):
         launcher_defs = _launchers(items.kernels, kernel_defs, taken, smap, pyproject, host, debug) if launchers else []
         text, line_map, exact = module_text(smap.shown, items.doc, sorted(ctx.imports), list(ctx.used_consts.values()),

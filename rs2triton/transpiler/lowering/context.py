@@ -9,6 +9,7 @@ from typing import Any
 
 from tree_sitter import Node
 
+from rs2triton.diagnostics import Diagnostic
 from rs2triton.transpiler.frontend.source import SourceMap
 
 # {parameter: (the comment lines above it, the comment ending its line)}
@@ -27,6 +28,10 @@ class ModuleContext:
     evaluating_consts: set[str] = field(default_factory=set)  # module constants being evaluated (cycles)
     # the values of module constants as rustc's lints know them (values.Known), as each target evaluated them
     known_consts: dict[str, Any] = field(default_factory=dict)
+    # what rustc's lints and constant evaluation reject (E0012): rustc runs them only once the
+    # whole crate's types check, so they are reported after lowering, when nothing else was
+    # (driver/pipeline.py); a type error anywhere in the file is reported instead
+    deferred: list[Diagnostic] = field(default_factory=list)
     param_comments: dict[str, ParamComments] = field(default_factory=dict)  # by function name
     features: frozenset[str] = frozenset({"cuda", "training"})  # the crate features `#[cfg]` sees
     # helpers called from kernels, one per shape of their arguments: key -> (Python name, returns)

@@ -88,7 +88,9 @@ class Builder(Protocol):
 
 class _RustRules:
     """The context of :meth:`Lowerer.rust_rules` (a plain class: it runs for every literal,
-    where a generator-based context manager costs several calls)."""
+    where a generator-based context manager costs several calls). What one of rustc's lints or
+    its constant evaluation rejects is kept for later (``ModuleContext.deferred``) and the block
+    is left, as rustc goes on checking types; a rule that is no lint is an error now."""
 
     __slots__ = ("lowerer", "node")
 
@@ -98,7 +100,7 @@ class _RustRules:
     def __enter__(self) -> None:
         return None
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: object) -> None:
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: object) -> bool:
         if isinstance(exc, semantics.ConstError):
             lint = exc.lint
             hint: str | None
@@ -108,7 +110,12 @@ class _RustRules:
                 hint = ((exc.hint + " ") if exc.hint else "") + f"(rustc's `{lint}` lint, denied by default)"
             else:
                 hint = exc.hint
-            raise self.lowerer.err(self.node, "E0012", exc.message, hint) from None
+            error = self.lowerer.err(self.node, "E0012", exc.message, hint)
+            if lint is None:
+                raise error from None
+            self.lowerer.ctx.deferred.extend(error.diagnostics)
+            return True
+        return False
 
 
 def _nested_fns(fn: Node) -> dict[str, Node]:

@@ -320,12 +320,12 @@ def _lower_method(fn: Node, doc: str | None, lw: HostLowerer, py_name: str, smap
     """One Rust method as a Python ``def``; outside the translated subset, an ``Unsupported``
     attribute saying why (with a located warning). What rustc rejects is the file's error. Lowered
     again for each float `let` a use shows to be f32 (:class:`Retype`: Rust's inference)."""
-    warned = len(side.warnings)
+    warned, deferred = len(side.warnings), len(lw.ctx.deferred)
     while True:
         try:
             return _lower_method_once(fn, doc, lw, py_name, smap, side, anchor, op_name, classmethod)
         except Retype as retype:
-            del side.warnings[warned:]  # (said again, if still so, by the next try)
+            del side.warnings[warned:], lw.ctx.deferred[deferred:]  # (said again, if still so, by the next try)
             lw = lw.again(retype)
 
 

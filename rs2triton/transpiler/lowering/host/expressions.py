@@ -10,15 +10,27 @@ import re
 
 from tree_sitter import Node
 
+from rs2triton.rust.semantics import ConstError
 from rs2triton.rust.std import FLOAT_METHODS, INT_METHODS
 from rs2triton.rust.types import FLOAT_TYPES, INT_TYPES
 from rs2triton.transpiler.frontend.parse import named_children, parser, part, text
+from rs2triton.transpiler.lowering import rustc
 from rs2triton.transpiler.lowering.expressions import rust_string
 from rs2triton.transpiler.lowering.host.lowerer import HostLowerer, assign_to
 from rs2triton.transpiler.lowering.lowerer import COMMENTS
 from rs2triton.transpiler.lowering.registry import HOST, expression
-from rs2triton.transpiler.lowering.values import NONE_TY, STR, UNKNOWN, USIZE, Kind, Ty, Val, container
-from rs2triton.transpiler.pyast import LOAD, STORE, call, const, literal_value, name, python_name
+from rs2triton.transpiler.lowering.values import (
+    NONE_TY,
+    STR,
+    UNKNOWN,
+    USIZE,
+    Kind,
+    Ty,
+    Val,
+    container,
+    known_value,
+)
+from rs2triton.transpiler.pyast import LOAD, STORE, call, const, name, python_name
 
 
 @expression("self", target=HOST)
@@ -67,12 +79,13 @@ def index(lw: HostLowerer, node: Node) -> Val:
     if i.ty.elem not in ("usize", None) and not i.weak:
         raise lw.rejects(index_node, "E0277", f"the type `[T]` cannot be indexed by `{i.ty.elem}`",
                          "slices are indexed by `usize`")
+    at = known_value(i)  # (a literal, or what rustc's constant propagation knows: `let k = 5; a[k]`)
     i = lw.settle(i, USIZE, index_node)
-    at = literal_value(i.expr)
-    if base.ty.kind is Kind.ARRAY and base.ty.length is not None and type(at) is int and at >= base.ty.length:
-        raise lw.err(node, "E0012", "this operation will panic at runtime",
-                         f"index out of bounds: the length is {base.ty.length} but the index is {at} "
-                         "(rustc's `unconditional_panic` lint, denied by default)")
+    if base.ty.kind is Kind.ARRAY and base.ty.length is not None and at is not None and type(at.value) is int \
+            and at.value >= base.ty.length and rustc.known_to_rustc(lw, at):
+        with lw.rust_rules(node):
+            raise ConstError("this operation will panic at runtime",
+                             f"index out of bounds: the length is {base.ty.length} but the index is {at.value}")
     return Val(ast.Subscript(value=base.expr, slice=i.expr, ctx=LOAD), base.ty.inner)
 
 
