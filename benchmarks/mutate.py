@@ -44,6 +44,14 @@ TESTS = {
     "rs2triton/rust/floats.py": ["tests/test_host_rustc.py", "tests/test_host_target.py", "tests/test_host.py"],
     "rs2triton/transpiler/lowering/host/builder.py": ["tests/test_host_rustc.py", "tests/test_host_target.py",
                                                       "tests/test_host.py", "tests/test_golden.py"],
+    # rustc's lints on both targets (what its constant propagation knows: `Known`, `known_to_rustc`)
+    "rs2triton/transpiler/lowering/operators.py": ["tests/test_host_rustc.py", "tests/test_semantics_rules.py",
+                                                   "tests/test_host_target.py", "tests/test_host.py",
+                                                   "tests/test_golden.py", "tests/test_rules_codegen.py",
+                                                   "tests/test_codegen.py", "tests/test_semantics.py"],
+    "rs2triton/transpiler/lowering/rustc.py": ["tests/test_host_rustc.py", "tests/test_semantics_rules.py",
+                                               "tests/test_host.py", "tests/test_scope.py", "tests/test_diagnostics.py",
+                                               "tests/test_golden.py"],
     "rs2triton/transpiler/lowering/kernel/rules.py": ["tests/test_golden.py", "tests/test_rules_codegen.py", "tests/test_codegen.py",
                            "tests/test_filecheck.py", "tests/test_kernels.py", "tests/test_semantics.py",
                            "tests/test_block_ptr.py", "tests/test_scope.py", "tests/test_diagnostics.py"],
@@ -53,7 +61,8 @@ TESTS = {
 # golden files and the kernels' numerics (and too many to run in reasonable time).
 MUTATE_STRINGS = {"rs2triton/rust/semantics.py": True, "rs2triton/transpiler/lowering/kernel/rules.py": False,
                   "rs2triton/rust/std.py": False, "rs2triton/rust/floats.py": False,
-                  "rs2triton/transpiler/lowering/host/builder.py": False}
+                  "rs2triton/transpiler/lowering/host/builder.py": False,
+                  "rs2triton/transpiler/lowering/operators.py": False, "rs2triton/transpiler/lowering/rustc.py": False}
 
 _BINOP = {ast.Add: ast.Sub, ast.Sub: ast.Add, ast.Mult: ast.Add, ast.Div: ast.Mult, ast.FloorDiv: ast.Div,
           ast.Mod: ast.FloorDiv, ast.LShift: ast.RShift, ast.RShift: ast.LShift, ast.BitAnd: ast.BitOr,

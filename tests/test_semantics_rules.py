@@ -427,6 +427,8 @@ pub fn k<T: Triton, const C: i32>(out: T::Pointer<i64>, a: i32) {
     ("let mut z = 0; z = 1; let x = a / z;", None, None),  # assigned again: rustc does not follow it
     ("let z = 0; let z = z + 1; let x = a / z;", None, None),
     ("let z = 2; let x = a / (z - 1);", None, None),
+    ("let w = 65536; let x: i64 = w * w;", None, None),  # `w` is an i64: the annotation types it
+    ("let w = -2147483648; let x: i64 = -w;", None, None),
 ])
 def test_rust_constant_errors_are_located(line, message, at):
     from rs2triton import TranspileError, transpile_source
@@ -453,6 +455,15 @@ def test_a_module_const_divisor_of_zero_is_rustc_s_unconditional_panic():
     assert (d.code, d.line, d.col) == ("E0012", 6, 13) and "panic at runtime" in d.message, d.render()
     assert "unconditional_panic" in (d.hint or "")
     transpile_source(src.replace("2 - 2", "2 - 1"), "k.rs")
+
+
+def test_a_cast_literal_out_of_range_is_located_at_the_literal():
+    from rs2triton import TranspileError, transpile_source
+
+    with pytest.raises(TranspileError) as info:
+        transpile_source(HEADER + "    let x = 256 as u8;\n    T::store(out, x as i64, None, &[], None, None);\n}\n", "k.rs")
+    d = info.value.diagnostics[0]
+    assert (d.code, d.line, d.col, d.length) == ("E0012", 5, 13, 3), d.render()
 
 
 def test_a_lint_is_reported_only_when_nothing_else_is_wrong():
@@ -483,6 +494,19 @@ def test_valid_edge_literals_are_accepted():
 # Mutants of benchmarks/mutate.py that no test kills because no input can tell them from
 # the original, keyed as the script prints them (file:line:col change), with the reason.
 EXPLAINED_MUTANTS: dict[str, str] = {
+    # operators.py: its `if TYPE_CHECKING:` import is for mypy alone
+    "operators.py:19:0 negate condition": "imports the Lowerer for type annotations only (`from __future__ import annotations`)",
+    # _propagated: the type of two known operands where result_elem gives none: only an untyped
+    # `let` (a weak Known, elem None) makes it give none, and then the other operand is the only
+    # one with an integer elem whether weak operands are skipped (`and`) or not (`or`)
+    "operators.py:128:56 And->Or": "result_elem gives no type only next to an untyped let, which has no int elem to pick",
+    # rustc._untracked: a method's receiver is found at the call (`z.clone()`); its `field_expression`
+    # is visited too, and the mutants that check it there instead find the same receiver
+    "rustc.py:370:8 negate condition": "the call's field_expression child is visited on its own and names the same receiver",
+    "rustc.py:370:13 cmp0 Eq->NotEq": "the call's field_expression child is visited on its own and names the same receiver",
+    # cast_value: `lit >= 0` before check_int_literal of a cast's literal operand
+    "operators.py:206:97 cmp0 GtE->Gt": "only changes lit == 0, which every integer type holds (check_int_literal passes)",
+    "operators.py:206:104 0->1": "only changes lit == 0 (`lit >= 1`), which every integer type holds",
     # host/builder.py: fits_in's guard for a non-integer type, which its two callers (HostBuilder.cast)
     # never pass: both call it only with an integer source and an integer target
     "builder.py:49:7 Or->And": "no caller passes a type that is not an integer (HostBuilder.cast tests `src in INT_TYPES`)",

@@ -3789,6 +3789,27 @@ impl Probe {
         y + a + x
     }
 
+    // `let x = -2147483648;` that `let y: i64 = -x;` makes an i64
+    pub fn negated_let_typed_by_use(a: i64) -> i64 {
+        let x = -2147483648;
+        let y: i64 = -x;
+        y + a
+    }
+
+    // `let m = 1;` then `let y: i64 = 2147483647 + m;`: no overflow
+    pub fn int_let_added_to_a_literal_typed_later(a: i64) -> i64 {
+        let m = 1;
+        let y: i64 = 2147483647 + m;
+        y + a
+    }
+
+    // vec![&z] borrows z: no lint, a panic when it runs
+    pub fn lint_let_in_a_borrowing_vec(b: i32) -> i32 {
+        let z = 0i32;
+        let v = vec![&z];
+        b / z + *v[0]
+    }
+
     // b < z with `let z = 0.1;`
     pub fn float_let_compared_with_an_f32(b: f32) -> bool {
         let z = 0.1;

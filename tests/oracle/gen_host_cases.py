@@ -1153,6 +1153,24 @@ REJECTED = [
      fn_item("r", "b: i32) -> i32", "let z = 0;\nlet q = b / z;\nlet f: f32 = b;\nq")),
     ("type_error_in_a_later_fn", "a lint in one fn, a type error in the next: only the type error",
      fn_item("r", "b: i32) -> i32", "let x = i32::MAX;\nx + b + 1 + x * 2") + fn_item("s", "b: i32) -> i64", "b")),
+    ("lint_shift_of_a_u8_let_wraps", "b / (y - 254) where `let y = x << 1;` and `let x: u8 = 255;` (y is 254)",
+     fn_item("r", "b: u8) -> u8", "let x: u8 = 255;\nlet y = x << 1;\nb / (y - 254)")),
+    ("lint_negated_let", "b / (w + 1) where `let w = -z;` and `let z = 1;`",
+     fn_item("r", "b: i32) -> i32", "let z = 1;\nlet w = -z;\nb / (w + 1)")),
+    ("lint_let_cast_to_the_top_of_u8", "b / (y - 255) where `let y = x as u8;` and `let x = 255;`",
+     fn_item("r", "b: u8) -> u8", "let x = 255;\nlet y = x as u8;\nb / (y - 255)")),
+    ("lint_zero_let_cast", "b / y where `let y = x as u8;` and `let x = 0;`",
+     fn_item("r", "b: u8) -> u8", "let x = 0;\nlet y = x as u8;\nb / y")),
+    ("lint_typed_let_cast_wraps", "b / (y - 44) where `let y = x as u8;` and `let x: i32 = 300;`",
+     fn_item("r", "b: u8) -> u8", "let x: i32 = 300;\nlet y = x as u8;\nb / (y - 44)")),
+    ("lint_untyped_let_cast_wraps", "b / (y - 44) where `let y = x as u8;` and `let x = 300;`",
+     fn_item("r", "b: u8) -> u8", "let x = 300;\nlet y = x as u8;\nb / (y - 44)")),
+    ("lint_cast_through_a_float", "b / (y - 255) where `let y = x as f32 as u8;` and `let x = 300;`",
+     fn_item("r", "b: u8) -> u8", "let x = 300;\nlet y = x as f32 as u8;\nb / (y - 255)")),
+    ("lint_float_let_cast_to_an_int", "b / (y - 2) where `let y = x as u8;` and `let x = 2.5;`",
+     fn_item("r", "b: u8) -> u8", "let x = 2.5;\nlet y = x as u8;\nb / (y - 2)")),
+    ("lint_float_let_cast_truncates_as_an_f64", "b / (y - 2) where `let y = x as u8;` and `let x = 2.9999999999;` (an f64: 2)",
+     fn_item("r", "b: u8) -> u8", "let x = 2.9999999999;\nlet y = x as u8;\nb / (y - 2)")),
     ("index_by_a_let_past_the_end", "a[k] where `let k = 5;` and a has 3 items",
      fn_item("r", ") -> i32", "let a = [1, 2, 3];\nlet k = 5;\na[k]")),
     ("compound_assign_of_another_int_type", "x += b with x: i64 and b: i32",
@@ -1231,6 +1249,12 @@ def gen_float_let_inference() -> None:
         "let z = 0.1;\nz * 3.0 + b", [(0.0,)])
     add("int_let_typed_by_a_later_let", "`let x = 2;` that `let y: i64 = x - 0;` makes an i64", "a: i64", "i64",
         "let x = 2;\nlet y: i64 = x - 0;\ny + a + x", [(5,), (9223372036854775805,)])
+    add("negated_let_typed_by_use", "`let x = -2147483648;` that `let y: i64 = -x;` makes an i64", "a: i64", "i64",
+        "let x = -2147483648;\nlet y: i64 = -x;\ny + a", [(0,), (-1,)])
+    add("int_let_added_to_a_literal_typed_later", "`let m = 1;` then `let y: i64 = 2147483647 + m;`: no overflow",
+        "a: i64", "i64", "let m = 1;\nlet y: i64 = 2147483647 + m;\ny + a", [(0,), (1,)])
+    add("lint_let_in_a_borrowing_vec", "vec![&z] borrows z: no lint, a panic when it runs", "b: i32", "i32",
+        "let z = 0i32;\nlet v = vec![&z];\nb / z + *v[0]", [(3,)])
     add("float_let_compared_with_an_f32", "b < z with `let z = 0.1;`", "b: f32", "bool",
         "let z = 0.1;\nb < z", [(0.1,), (0.09999,)])
 

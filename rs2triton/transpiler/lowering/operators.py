@@ -110,7 +110,7 @@ def _propagated(lw: Lowerer, op: str, left: Val, right: Val, elem: str | None, n
             try:
                 _check_literal_operand(lw, op, left, right, None, kr.value, elem)
             except semantics.ConstError:
-                if known_to_rustc(lw, kr):
+                if known_to_rustc(lw, kr.via):
                     with lw.rust_rules(node):
                         raise
         return None
@@ -119,22 +119,21 @@ def _propagated(lw: Lowerer, op: str, left: Val, right: Val, elem: str | None, n
         try:
             _check_literal_operand(lw, op, left, right, None, kr.value, elem)
         except semantics.ConstError:
-            if known_to_rustc(lw, Known(0, kl.via + kr.via)):
+            if known_to_rustc(lw, kl.via + kr.via):
                 with lw.rust_rules(node):
                     raise
     else:  # (a typed operand gives the other its type)
         weak = kl.weak and kr.weak
         typed = elem if elem in INT_TYPES else next((v.ty.elem for v, k in ((left, kl), (right, kr))
                                                      if not k.weak and v.ty.elem in INT_TYPES), None)
-    both = Known(0, kl.via + kr.via)
     try:
         folded = semantics.fold(op, kl.value, kr.value, None if weak or typed not in INT_TYPES else typed)
     except semantics.ConstError:
-        if known_to_rustc(lw, both):
+        if known_to_rustc(lw, kl.via + kr.via):
             with lw.rust_rules(node):
                 raise
         return None
-    return None if folded is None else Known(folded, both.via, weak)
+    return None if folded is None else Known(folded, kl.via + kr.via, weak)
 
 
 def _check_literal_operand(lw: Lowerer, op: str, left: Val, right: Val, lit_left: int | float | None,
@@ -189,16 +188,11 @@ def _negated(lw: Lowerer, v: Val, known: Known, node: Node) -> Val:
         try:
             semantics.check_negation(known.value, v.ty.elem)
         except semantics.ConstError:
-            if known_to_rustc(lw, known):
+            if known_to_rustc(lw, known.via):
                 with lw.rust_rules(node):
                     raise
             return lw.build.negate(lw, v, node)
     return dataclasses.replace(lw.build.negate(lw, v, node), known=Known(-known.value, known.via, known.weak))
-
-
-def _fits(value: int, elem: str) -> bool:
-    lo, hi = semantics.int_limits(elem)
-    return lo <= value <= hi
 
 
 def cast_value(lw: Lowerer, v: Val, target: str, node: Node) -> Val:
@@ -222,10 +216,12 @@ def cast_value(lw: Lowerer, v: Val, target: str, node: Node) -> Val:
         return v
     out = lw.build.cast(lw, v, target, node)
     k = v.known
-    if k is not None and target in INT_TYPES | FLOAT_TYPES and (  # (rustc knows it still)
-            not k.weak or target in FLOAT_TYPES or isinstance(k.value, int) and _fits(k.value, target)):  # (`let x = -1;`: any type holds -1)
-        return dataclasses.replace(out, known=Known(semantics.cast_constant(k.value, target), k.via))
-    return out
+    if k is None or target not in INT_TYPES | FLOAT_TYPES:
+        return out
+    # rustc knows the cast too. Of an integer whose type is still inferred, whatever type it gets:
+    # it holds the value, and an integer cast keeps the value's bits; of such a float, Rust's
+    # fallback, f64 (a float `let` a use makes f32 is typed so: see host/lowerer.Retype)
+    return dataclasses.replace(out, known=Known(semantics.cast_constant(k.value, target), k.via))
 
 
 def min_max(cond: ast.expr, body: ast.expr, orelse: ast.expr) -> tuple[str, ast.expr, ast.expr] | None:

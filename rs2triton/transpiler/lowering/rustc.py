@@ -308,22 +308,24 @@ def _declaration(use: Node) -> tuple[str, Node] | None:
 # ---------------------------------------------------------------------- constant propagation (lints)
 
 
-def bound_known(lw: Lowerer, rust: str, v: Val, const_item: bool = False, typed: bool = False) -> None:
+def bound_known(lw: Lowerer, rust: str, v: Val, *, const_item: bool, typed: bool) -> None:
     """The binding of ``rust`` just made holds ``v``: where rustc's constant propagation may know
     its value (a constant, or a name of one), the binding keeps it (see :class:`Known`), with its
     own name as a `let` it goes through (a `const` item's is always known). ``typed``: the
     binding's type is written (`let x: u8 = 255;`), not inferred from its uses."""
     k = known_value(v)
-    b = lw.names.lookup(rust) if k is not None else None
-    if b is not None and k is not None:
+    if k is None:
+        return
+    b = lw.names.lookup(rust)
+    if b is not None:
         b.known = Known(k.value, k.via if const_item else (*k.via, rust_key(rust)),
                         k.weak and not typed and not const_item)
 
 
 
-def known_to_rustc(lw: Lowerer, known: Known) -> bool:
-    """Whether rustc's lints (``unconditional_panic``, ``arithmetic_overflow``) know ``known``'s
-    value too. They run on rustc's constant propagation, which follows a local only when the
+def known_to_rustc(lw: Lowerer, via: tuple[str, ...]) -> bool:
+    """Whether rustc's lints (``unconditional_panic``, ``arithmetic_overflow``) know a value that
+    went through the `let`s ``via`` (:attr:`Known.via`) too. They run on rustc's constant propagation, which follows a local only when the
     function assigns it once and never borrows it: a `let` of a constant (or a `let mut` no
     statement assigns again) whose name is never the operand of `&`, the receiver of a method
     that takes `&self` (`clone`, `cmp`, `to_string`...), inside a macro's arguments (`format!`
@@ -331,12 +333,12 @@ def known_to_rustc(lw: Lowerer, known: Known) -> bool:
     checked by their Rust text over the whole function, shadowed or not, so a doubt always means
     "not known": rs2triton never rejects what rustc accepts. (Asked only when a check would
     fail: the function is walked then, once.)"""
-    if not known.via:
+    if not via:
         return True  # (a `const` item, or literals: always known)
     found = lw.untracked
     if found is None:
         found = lw.untracked = _untracked(lw.fn)
-    return not any(rust_key(n) in found for n in known.via)
+    return not any(rust_key(n) in found for n in via)
 
 
 _MAY_BORROW = {"reference_expression", "assignment_expression", "compound_assignment_expr"}
@@ -366,13 +368,11 @@ def _untracked(fn: Node) -> set[str]:
             if target.type == "identifier":
                 found.add(rust_key(text(target)))
         elif kind == "call_expression":
-            callee = n.child_by_field_name("function")
-            method = callee.child_by_field_name("field") if callee is not None and callee.type == "field_expression" \
-                else None
-            receiver = callee.child_by_field_name("value") if callee is not None and method is not None \
-                and text(method) in _BY_REFERENCE else None
-            if receiver is not None and unparen(receiver).type == "identifier":
-                found.add(rust_key(text(unparen(receiver))))
+            callee = n.child_by_field_name("function") or n
+            if callee.type == "field_expression" and text(callee.child_by_field_name("field") or n) in _BY_REFERENCE:
+                receiver = unparen(callee.child_by_field_name("value") or n)
+                if receiver.type == "identifier":
+                    found.add(rust_key(text(receiver)))
         stack.extend(n.named_children)
     return found
 

@@ -146,7 +146,7 @@ def bind_new(lw: Lowerer, rust: str, value: Node, annotated: str | None, node: N
         py = lw.names.declare(rust, ty, constexpr=True)
         lw.emit(ast.AnnAssign(target=ast.Name(id=py, ctx=ast.Store()), annotation=attr_path("tl.constexpr"),
                               value=v.expr, simple=1), node)
-        rustc.bound_known(lw, rust, v, node.type == "const_item", annotated is not None)
+        rustc.bound_known(lw, rust, v, const_item=node.type == "const_item", typed=annotated is not None)
         return
     if mutable:
         v = lw.narrow(v, value)  # a `let mut` may be loop-carried: keep its Rust type
@@ -159,7 +159,7 @@ def bind_new(lw: Lowerer, rust: str, value: Node, annotated: str | None, node: N
     if mutable:
         lw.names.mutable.add(py)
     lw.assign(py, v.expr, node)
-    rustc.bound_known(lw, rust, v, typed=annotated is not None)
+    rustc.bound_known(lw, rust, v, const_item=False, typed=annotated is not None)
 
 
 @statement("return_expression", target=KERNEL)

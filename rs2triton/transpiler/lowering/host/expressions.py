@@ -82,7 +82,7 @@ def index(lw: HostLowerer, node: Node) -> Val:
     at = known_value(i)  # (a literal, or what rustc's constant propagation knows: `let k = 5; a[k]`)
     i = lw.settle(i, USIZE, index_node)
     if base.ty.kind is Kind.ARRAY and base.ty.length is not None and at is not None and type(at.value) is int \
-            and at.value >= base.ty.length and rustc.known_to_rustc(lw, at):
+            and at.value >= base.ty.length and rustc.known_to_rustc(lw, at.via):
         with lw.rust_rules(node):
             raise ConstError("this operation will panic at runtime",
                              f"index out of bounds: the length is {base.ty.length} but the index is {at.value}")

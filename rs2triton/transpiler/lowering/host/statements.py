@@ -223,7 +223,7 @@ def bind_value(lw: HostLowerer, rust: str, value: Node, declared: Ty | None, mut
     assert b is not None
     b.decl = "mut" if mutable else ""
     if len(values) == 1:  # (a value from branches is no constant to rustc's propagation)
-        rustc.bound_known(lw, rust, values[0], node.type == "const_item", declared is not None)
+        rustc.bound_known(lw, rust, values[0], const_item=node.type == "const_item", typed=declared is not None)
     lw.float_lets.pop(py, None)
     lw.int_lets.pop(py, None)
     if ty.elem is None and ty.kind is Kind.SCALAR and len(values) == 1 and (
