@@ -3810,6 +3810,14 @@ impl Probe {
         b / z + *v[0]
     }
 
+    // `let y = x;` that `let z: u64 = y;` types, and x with it
+    pub fn int_let_typed_through_a_copy(a: u64) -> u64 {
+        let x = 3;
+        let y = x;
+        let z: u64 = y;
+        z + x + a
+    }
+
     // b < z with `let z = 0.1;`
     pub fn float_let_compared_with_an_f32(b: f32) -> bool {
         let z = 0.1;

@@ -1171,6 +1171,8 @@ REJECTED = [
      fn_item("r", "b: u8) -> u8", "let x = 2.5;\nlet y = x as u8;\nb / (y - 2)")),
     ("lint_float_let_cast_truncates_as_an_f64", "b / (y - 2) where `let y = x as u8;` and `let x = 2.9999999999;` (an f64: 2)",
      fn_item("r", "b: u8) -> u8", "let x = 2.9999999999;\nlet y = x as u8;\nb / (y - 2)")),
+    ("int_let_typed_through_a_copy", "x * b with b: i32 where `let y = (x);` and `let z: u32 = (y);` make x a u32",
+     fn_item("r", "b: i32) -> i32", "let x = 3;\nlet y = (x);\nlet z: u32 = (y);\nx * b")),
     ("index_by_a_let_past_the_end", "a[k] where `let k = 5;` and a has 3 items",
      fn_item("r", ") -> i32", "let a = [1, 2, 3];\nlet k = 5;\na[k]")),
     ("compound_assign_of_another_int_type", "x += b with x: i64 and b: i32",
@@ -1255,6 +1257,8 @@ def gen_float_let_inference() -> None:
         "a: i64", "i64", "let m = 1;\nlet y: i64 = 2147483647 + m;\ny + a", [(0,), (1,)])
     add("lint_let_in_a_borrowing_vec", "vec![&z] borrows z: no lint, a panic when it runs", "b: i32", "i32",
         "let z = 0i32;\nlet v = vec![&z];\nb / z + *v[0]", [(3,)])
+    add("int_let_typed_through_a_copy", "`let y = x;` that `let z: u64 = y;` types, and x with it", "a: u64", "u64",
+        "let x = 3;\nlet y = x;\nlet z: u64 = y;\nz + x + a", [(0,), (18446744073709551612,)])
     add("float_let_compared_with_an_f32", "b < z with `let z = 0.1;`", "b: f32", "bool",
         "let z = 0.1;\nb < z", [(0.1,), (0.09999,)])
 

@@ -93,6 +93,9 @@ class HostBuilder:
                 words = {"+": "add", "-": "subtract", "*": "multiply", "/": "divide", "%": "calculate the remainder of"}
                 raise lw.rejects(operator, "E0277", f"cannot {words.get(op, 'apply')} `{a or b}` and `{{integer}}`")
             if op not in ("<<", ">>"):  # (a shift's amount has a type of its own)
+                ta, tb = a or lw.int_let_type(left), b or lw.int_let_type(right)
+                if ta in INT_TYPES and tb in INT_TYPES and ta != tb and not (left.weak or right.weak):
+                    raise lw.rejects(right_node, "E0308", f"mismatched types: expected `{ta}`, found `{tb}`")
                 lw.int_let_met(right, None if left.weak else a, right_node)  # (`b | n` with `b: i32`: `n` is an i32)
                 lw.int_let_met(left, None if right.weak else b, left_node)
             return

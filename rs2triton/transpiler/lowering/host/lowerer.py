@@ -187,9 +187,13 @@ class HostLowerer(Lowerer):
         # it is taken for an f64; and the `let`s a use showed to be f32 (see Retype)
         self.float_lets: dict[str, int] = {}
         self.inferred: dict[int, str] = {}
-        # integer `let`s without a type (`let n = 0;`), by Python name: the type their first typed
-        # use gave them (None: none yet), as Rust's inference settles it
-        self.int_lets: dict[str, str | None] = {}
+        # integer `let`s without a type (`let n = 0;`): Python name -> the `let`'s node id; `let`s
+        # that share a type (`let m = n * 2;`) are joined (``int_joined``: id -> id it joined), and
+        # ``int_types`` holds the type the first typed use gave each group (None: none yet), as
+        # Rust's inference settles it
+        self.int_lets: dict[str, int] = {}
+        self.int_joined: dict[int, int] = {}
+        self.int_types: dict[int, str | None] = {}
 
     def again(self, retype: Retype) -> HostLowerer:
         """A fresh lowerer of the same function, which knows what ``retype`` says and all before it."""
@@ -214,6 +218,29 @@ class HostLowerer(Lowerer):
         return v.ty.elem is None and v.ty.kind is Kind.SCALAR and bool(self.int_lets) and any(
             isinstance(n, ast.Name) and n.id in self.int_lets for n in ast.walk(v.expr))
 
+    def int_let(self, py: str, let_id: int, joined: list[str]) -> None:
+        """``py`` is bound by the `let` ``let_id`` to an integer whose type Rust infers from the uses,
+        the same type as the integer `let`s ``joined`` (`let m = n * 2;`)."""
+        self.int_lets[py] = let_id
+        self.int_types[let_id] = None
+        for other in joined:
+            a, b = self._int_group(let_id), self._int_group(self.int_lets[other])
+            if a != b:
+                self.int_joined[b] = a
+                self.int_types[a] = self.int_types[a] or self.int_types[b]
+
+    def _int_group(self, let_id: int) -> int:
+        while let_id in self.int_joined:
+            let_id = self.int_joined[let_id]
+        return let_id
+
+    def int_let_type(self, v: Val) -> str | None:
+        """The type a use gave the integer `let`s in ``v`` (None: none yet, or none in it)."""
+        if not self.inferred_int(v):
+            return None
+        return next((t for n in ast.walk(v.expr) if isinstance(n, ast.Name) and n.id in self.int_lets
+                     and (t := self.int_types[self._int_group(self.int_lets[n.id])]) is not None), None)
+
     def int_let_met(self, v: Val, elem: str | None, node: Node) -> None:
         """The integer ``v`` (an integer `let` without a type, or arithmetic on such) is used as an
         ``elem`` (`b | n` with `b: i32`, `let y: i64 = n - 1;`): the `let`s in it take that type,
@@ -223,11 +250,12 @@ class HostLowerer(Lowerer):
             return
         for n in ast.walk(v.expr):
             if isinstance(n, ast.Name) and n.id in self.int_lets:
-                had = self.int_lets[n.id]
+                group = self._int_group(self.int_lets[n.id])
+                had = self.int_types[group]
                 if had is not None and had != elem:
                     raise self.rejects(node, "E0308", f"mismatched types: expected `{elem}`, found `{had}`",
                                        f"`{text(node)}` is an `{had}` from an earlier use")
-                self.int_lets[n.id] = elem
+                self.int_types[group] = elem
 
     def float_let_met(self, v: Val, other: Val | None = None) -> None:
         """The f64 ``v`` met a typed f64 (``other``; None: where the context asks for one): the

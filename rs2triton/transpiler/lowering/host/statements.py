@@ -228,9 +228,12 @@ def bind_value(lw: HostLowerer, rust: str, value: Node, declared: Ty | None, mut
     lw.int_lets.pop(py, None)
     if ty.elem is None and ty.kind is Kind.SCALAR and len(values) == 1 and (
             type(literal_value(values[0].expr)) is int and values[0].weak or lw.inferred_int(values[0])):
-        # (`let n = 0;`: an integer, its type inferred from the uses; `let m = n * 2;`: n's)
-        lw.int_lets[py] = next((t for e in ast.walk(values[0].expr) if isinstance(e, ast.Name)
-                                and (t := lw.int_lets.get(e.id)) is not None), None)
+        # (`let n = 0;`: an integer, its type inferred from the uses; `let m = n * 2;`: n's; not a
+        # shift's amount, whose type is its own)
+        shifts = any(isinstance(e, ast.BinOp) and isinstance(e.op, ast.LShift | ast.RShift)
+                     for e in ast.walk(values[0].expr))
+        lw.int_let(py, node.id, [] if shifts else [e.id for e in ast.walk(values[0].expr)
+                                                   if isinstance(e, ast.Name) and e.id in lw.int_lets])
     if written is None and declared is None and ty.elem == "f64" and len(values) == 1 and _inferred_float(lw, values[0]):
         lw.float_lets[py] = node.id  # (f64 unless a use makes it f32)
     if moves or _owned_vec(value, node):
