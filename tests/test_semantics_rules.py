@@ -466,6 +466,17 @@ def test_a_cast_literal_out_of_range_is_located_at_the_literal():
     assert (d.code, d.line, d.col, d.length) == ("E0012", 5, 13, 3), d.render()
 
 
+def test_a_value_that_overflowed_is_not_known_after_it():
+    """rustc reports `-m` of `let m = i32::MIN;` and nothing of `n + 1` after it (`let n = -m;`):
+    once a check of a known value fails, the result is no longer known."""
+    from rs2triton import TranspileError, transpile_source
+
+    body = "    let m = i32::MIN;\n    let n = -m;\n    let x = n + 1;\n    T::store(out, x as i64, None, &[], None, None);\n}\n"
+    with pytest.raises(TranspileError) as info:
+        transpile_source(HEADER + body, "k.rs")
+    assert [(d.code, d.line, d.col) for d in info.value.diagnostics] == [("E0012", 6, 13)], info.value
+
+
 def test_a_lint_is_reported_only_when_nothing_else_is_wrong():
     """rustc runs its lints once types and borrows check: a kernel's `a / 0` is its error only in a
     file where no other kernel assigns an immutable binding (E0384, reported instead)."""
@@ -499,14 +510,17 @@ EXPLAINED_MUTANTS: dict[str, str] = {
     # _propagated: the type of two known operands where result_elem gives none: only an untyped
     # `let` (a weak Known, elem None) makes it give none, and then the other operand is the only
     # one with an integer elem whether weak operands are skipped (`and`) or not (`or`)
-    "operators.py:128:56 And->Or": "result_elem gives no type only next to an untyped let, which has no int elem to pick",
+    "operators.py:121:56 And->Or": "result_elem gives no type only next to an untyped let, which has no int elem to pick",
     # rustc._untracked: a method's receiver is found at the call (`z.clone()`); its `field_expression`
     # is visited too, and the mutants that check it there instead find the same receiver
-    "rustc.py:370:8 negate condition": "the call's field_expression child is visited on its own and names the same receiver",
-    "rustc.py:370:13 cmp0 Eq->NotEq": "the call's field_expression child is visited on its own and names the same receiver",
+    "rustc.py:401:8 negate condition": "the call's field_expression child is visited on its own and names the same receiver",
+    "rustc.py:401:13 cmp0 Eq->NotEq": "the call's field_expression child is visited on its own and names the same receiver",
+    # rustc.lints_on.__exit__: the blocks it guards raise ConstError or nothing (a check, a fold)
+    "rustc.py:361:12 return None": "None is as false as False to the `with` statement: the exception is not suppressed",
+    "rustc.py:361:19 False->True": "the blocks it guards raise nothing but ConstError: there is no other exception to keep",
     # cast_value: `lit >= 0` before check_int_literal of a cast's literal operand
-    "operators.py:206:97 cmp0 GtE->Gt": "only changes lit == 0, which every integer type holds (check_int_literal passes)",
-    "operators.py:206:104 0->1": "only changes lit == 0 (`lit >= 1`), which every integer type holds",
+    "operators.py:192:97 cmp0 GtE->Gt": "only changes lit == 0, which every integer type holds (check_int_literal passes)",
+    "operators.py:192:104 0->1": "only changes lit == 0 (`lit >= 1`), which every integer type holds",
     # host/builder.py: fits_in's guard for a non-integer type, which its two callers (HostBuilder.cast)
     # never pass: both call it only with an integer source and an integer target
     "builder.py:49:7 Or->And": "no caller passes a type that is not an integer (HostBuilder.cast tests `src in INT_TYPES`)",

@@ -3818,6 +3818,13 @@ impl Probe {
         z + x + a
     }
 
+    // y << s where `let s = 0;` and `let y = 5;`: in range
+    pub fn shift_by_a_zero_let(a: i32) -> i32 {
+        let y = 5;
+        let s = 0;
+        (y << s) + a
+    }
+
     // b < z with `let z = 0.1;`
     pub fn float_let_compared_with_an_f32(b: f32) -> bool {
         let z = 0.1;

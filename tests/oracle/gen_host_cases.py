@@ -1157,6 +1157,10 @@ REJECTED = [
      fn_item("r", "b: u8) -> u8", "let x: u8 = 255;\nlet y = x << 1;\nb / (y - 254)")),
     ("lint_negated_let", "b / (w + 1) where `let w = -z;` and `let z = 1;`",
      fn_item("r", "b: i32) -> i32", "let z = 1;\nlet w = -z;\nb / (w + 1)")),
+    ("shift_by_128_of_an_untyped_let", "y << x where `let x = 128;` and `let y = 1;` (past every width)",
+     fn_item("r", ") -> i32", "let x = 128;\nlet y = 1;\ny << x")),
+    ("lint_negated_typed_let", "b / (w + 1) where `let w = -z;` and `let z: i32 = 1;`",
+     fn_item("r", "b: i32) -> i32", "let z: i32 = 1;\nlet w = -z;\nb / (w + 1)")),
     ("lint_let_cast_to_the_top_of_u8", "b / (y - 255) where `let y = x as u8;` and `let x = 255;`",
      fn_item("r", "b: u8) -> u8", "let x = 255;\nlet y = x as u8;\nb / (y - 255)")),
     ("lint_zero_let_cast", "b / y where `let y = x as u8;` and `let x = 0;`",
@@ -1259,6 +1263,8 @@ def gen_float_let_inference() -> None:
         "let z = 0i32;\nlet v = vec![&z];\nb / z + *v[0]", [(3,)])
     add("int_let_typed_through_a_copy", "`let y = x;` that `let z: u64 = y;` types, and x with it", "a: u64", "u64",
         "let x = 3;\nlet y = x;\nlet z: u64 = y;\nz + x + a", [(0,), (18446744073709551612,)])
+    add("shift_by_a_zero_let", "y << s where `let s = 0;` and `let y = 5;`: in range", "a: i32", "i32",
+        "let y = 5;\nlet s = 0;\n(y << s) + a", [(0,), (2,)])
     add("float_let_compared_with_an_f32", "b < z with `let z = 0.1;`", "b: f32", "bool",
         "let z = 0.1;\nb < z", [(0.1,), (0.09999,)])
 

@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tree_sitter import Node
 
 from rs2triton.diagnostics import Diagnostic
 from rs2triton.transpiler.frontend.source import SourceMap
+
+if TYPE_CHECKING:
+    from rs2triton.transpiler.lowering.values import Known
 
 # {parameter: (the comment lines above it, the comment ending its line)}
 ParamComments = dict[str, tuple[list[str], str | None]]
@@ -27,7 +30,7 @@ class ModuleContext:
     lowering_helpers: set[str] = field(default_factory=set)  # helpers being lowered (recursion)
     evaluating_consts: set[str] = field(default_factory=set)  # module constants being evaluated (cycles)
     # the values of module constants as rustc's lints know them (values.Known), as each target evaluated them
-    known_consts: dict[str, Any] = field(default_factory=dict)
+    known_consts: dict[str, Known] = field(default_factory=dict)
     # what rustc's lints and constant evaluation reject (E0012): rustc runs them only once the
     # whole crate's types check, so they are reported after lowering, when nothing else was
     # (driver/pipeline.py); a type error anywhere in the file is reported instead

@@ -12,7 +12,7 @@ from tree_sitter import Node
 
 from rs2triton.rust import semantics
 from rs2triton.rust.types import FLOAT_TYPES, INT_TYPES
-from rs2triton.transpiler.lowering.rustc import known_to_rustc
+from rs2triton.transpiler.lowering.rustc import lints_on
 from rs2triton.transpiler.lowering.values import BLOCKS, Kind, Known, Ty, Val, join_kind, known_value
 from rs2triton.transpiler.pyast import const, literal_value
 
@@ -107,33 +107,22 @@ def _propagated(lw: Lowerer, op: str, left: Val, right: Val, elem: str | None, n
         return None
     if kl is None:
         if right.known is not None:  # (a literal divisor or amount is checked already)
-            try:
+            with lints_on(lw, node, kr.via):
                 _check_literal_operand(lw, op, left, right, None, kr.value, elem)
-            except semantics.ConstError:
-                if known_to_rustc(lw, kr.via):
-                    with lw.rust_rules(node):
-                        raise
         return None
+    via = kl.via + kr.via
     if op in ("<<", ">>"):  # (the amount's type is its own)
         weak, typed = kl.weak, None if kl.weak else left.ty.elem
-        try:
+        with lints_on(lw, node, via):
             _check_literal_operand(lw, op, left, right, None, kr.value, elem)
-        except semantics.ConstError:
-            if known_to_rustc(lw, kl.via + kr.via):
-                with lw.rust_rules(node):
-                    raise
     else:  # (a typed operand gives the other its type)
         weak = kl.weak and kr.weak
         typed = elem if elem in INT_TYPES else next((v.ty.elem for v, k in ((left, kl), (right, kr))
                                                      if not k.weak and v.ty.elem in INT_TYPES), None)
-    try:
+    folded = None
+    with lints_on(lw, node, via):
         folded = semantics.fold(op, kl.value, kr.value, None if weak or typed not in INT_TYPES else typed)
-    except semantics.ConstError:
-        if known_to_rustc(lw, kl.via + kr.via):
-            with lw.rust_rules(node):
-                raise
-        return None
-    return None if folded is None else Known(folded, kl.via + kr.via, weak)
+    return None if folded is None else Known(folded, via, weak)
 
 
 def _check_literal_operand(lw: Lowerer, op: str, left: Val, right: Val, lit_left: int | float | None,
@@ -185,12 +174,9 @@ def unary(lw: Lowerer, op: str, v: Val, node: Node) -> Val:
 def _negated(lw: Lowerer, v: Val, known: Known, node: Node) -> Val:
     """``-v`` of a value rustc's constant propagation knows (see :func:`_propagated`)."""
     if type(known.value) is int and not known.weak and v.ty.elem in INT_TYPES:
-        try:
+        with lints_on(lw, node, known.via) as lint:
             semantics.check_negation(known.value, v.ty.elem)
-        except semantics.ConstError:
-            if known_to_rustc(lw, known.via):
-                with lw.rust_rules(node):
-                    raise
+        if lint.failed:
             return lw.build.negate(lw, v, node)
     return dataclasses.replace(lw.build.negate(lw, v, node), known=Known(-known.value, known.via, known.weak))
 

@@ -24,6 +24,7 @@ import re
 
 from tree_sitter import Node
 
+from rs2triton.rust.semantics import ConstError
 from rs2triton.transpiler.dsl.ops import GENERIC_PARAMS, METHODS, NOTHING, OPS, TUPLE
 from rs2triton.transpiler.frontend.items import check_generic_arity
 from rs2triton.transpiler.frontend.parse import named_children, part, text
@@ -339,6 +340,36 @@ def known_to_rustc(lw: Lowerer, via: tuple[str, ...]) -> bool:
     if found is None:
         found = lw.untracked = _untracked(lw.fn)
     return not any(rust_key(n) in found for n in via)
+
+
+class lints_on:  # noqa: N801 - (used as a function: `with rustc.lints_on(lw, node, via):`)
+    """A check of rustc's lints on values its constant propagation knows through the `let`s ``via``:
+    what the block rejects (a ``semantics.ConstError``) is rustc's error at ``node`` when rustc knows
+    those values too (kept by ``Lowerer.rust_rules``), and nothing when it does not; ``failed``
+    says whether the block rejected them."""
+
+    __slots__ = ("lw", "node", "via", "failed")
+
+    def __init__(self, lw: Lowerer, node: Node, via: tuple[str, ...]):
+        self.lw, self.node, self.via, self.failed = lw, node, via, False
+
+    def __enter__(self) -> lints_on:
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: object) -> bool:
+        if not isinstance(exc, ConstError):
+            return False
+        self.failed = True
+        return self.lw.rust_rules(self.node).__exit__(exc_type, exc, tb) if known_to_rustc(self.lw, self.via) else True
+
+
+def const_known(lw: Lowerer, ident: str, v: Val) -> Known | None:
+    """What rustc's lints know of the module `const` ``ident`` whose value ``v`` a target just
+    lowered (they know every const item's value: `b / ZERO` is rejected), kept for its other reads."""
+    k = known_value(v)
+    if k is not None:
+        lw.ctx.known_consts[ident] = Known(k.value)
+    return lw.ctx.known_consts.get(ident)
 
 
 _MAY_BORROW = {"reference_expression", "assignment_expression", "compound_assignment_expr"}

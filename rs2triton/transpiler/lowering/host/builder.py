@@ -30,23 +30,14 @@ from rs2triton.rust import semantics
 from rs2triton.rust.std import RUST_FLOAT_CONSTS, RUST_INT_CONSTS
 from rs2triton.rust.types import FLOAT_TYPES, INT_TYPES, SCALARS
 from rs2triton.transpiler.frontend.parse import text
+from rs2triton.transpiler.lowering import rustc
 from rs2triton.transpiler.lowering.host.lowerer import HostLowerer
 from rs2triton.transpiler.lowering.operators import ARITHMETIC
 from rs2triton.transpiler.lowering.registry import HOST, builder
-from rs2triton.transpiler.lowering.values import (
-    PTR,
-    SHAPE,
-    STR,
-    UNKNOWN,
-    Kind,
-    Known,
-    Ty,
-    Val,
-    container,
-    known_value,
-)
+from rs2triton.transpiler.lowering.values import PTR, SHAPE, STR, UNKNOWN, Kind, Ty, Val, container
 from rs2triton.transpiler.pyast import LOAD, call, const, float_const, literal_value, name, python_name
 
+_WORDS = {"+": "add", "-": "subtract", "*": "multiply", "/": "divide", "%": "calculate the remainder of"}  # (rustc's E0277)
 RING = frozenset({"+", "-", "*", "&", "|", "^", "<<"})  # results congruent mod 2^bits to Rust's
 
 
@@ -90,8 +81,7 @@ class HostBuilder:
             return
         if a not in SCALARS or b not in SCALARS:
             if (a in FLOAT_TYPES and lw.inferred_int(right)) or (b in FLOAT_TYPES and lw.inferred_int(left)):
-                words = {"+": "add", "-": "subtract", "*": "multiply", "/": "divide", "%": "calculate the remainder of"}
-                raise lw.rejects(operator, "E0277", f"cannot {words.get(op, 'apply')} `{a or b}` and `{{integer}}`")
+                raise lw.rejects(operator, "E0277", f"cannot {_WORDS.get(op, 'apply')} `{a or b}` and `{{integer}}`")
             if op not in ("<<", ">>"):  # (a shift's amount has a type of its own)
                 ta, tb = a or lw.int_let_type(left), b or lw.int_let_type(right)
                 if ta in INT_TYPES and tb in INT_TYPES and ta != tb and not (left.weak or right.weak):
@@ -104,20 +94,19 @@ class HostBuilder:
             if fb or fa:
                 raise lw.rejects(operator, "E0277", f"no implementation for `{a} {op} {b}`")
             return
-        words = {"+": "add", "-": "subtract", "*": "multiply", "/": "divide", "%": "calculate the remainder of"}
         if left.weak and right.weak:
             if fa != fb:
-                raise lw.rejects(operator, "E0277", f"cannot {words.get(op, 'apply')} `{{float}}` and `{{integer}}`")
+                raise lw.rejects(operator, "E0277", f"cannot {_WORDS.get(op, 'apply')} `{{float}}` and `{{integer}}`")
             return
         if left.weak or right.weak:
             weak, typed = (left, b) if left.weak else (right, a)
             if (weak.ty.elem in FLOAT_TYPES) != (typed in FLOAT_TYPES) and typed != "bool":
                 kind = "{float}" if weak.ty.elem in FLOAT_TYPES else "{integer}"
-                raise lw.rejects(operator, "E0277", f"cannot {words.get(op, 'apply')} `{kind}` to `{typed}`")
+                raise lw.rejects(operator, "E0277", f"cannot {_WORDS.get(op, 'apply')} `{kind}` to `{typed}`")
             return
         if a != b:
-            if fa != fb and op in words:
-                raise lw.rejects(operator, "E0277", f"cannot {words[op]} `{b}` to `{a}`")
+            if fa != fb and op in _WORDS:
+                raise lw.rejects(operator, "E0277", f"cannot {_WORDS[op]} `{b}` to `{a}`")
             lw.float_let_is(right, a)  # (`b * x` where `let x = 0.1;`: x is an f32, as Rust infers it)
             lw.float_let_is(left, b)
             raise lw.rejects(right_node, "E0308", f"mismatched types: expected `{a}`, found `{b}`")
@@ -393,8 +382,5 @@ def host_const(lw: HostLowerer, ident: str, node: Node) -> Val:
     ty = Ty(Kind.CONST, declared.elem) if declared.elem in SCALARS else v.ty
     stmt = ast.Assign(targets=[ast.Name(py, ast.Store())], value=v.expr, lineno=item.start_point[0] + 1)
     module.const_defs[py] = (stmt, ty)
-    known = known_value(v)  # (rustc's lints know a const's value: `b / ZERO` is rejected)
-    if known is not None:
-        lw.ctx.known_consts[ident] = Known(known.value)
-    return Val(name(py), ty, known=lw.ctx.known_consts.get(ident))
+    return Val(name(py), ty, known=rustc.const_known(lw, ident, v))
 

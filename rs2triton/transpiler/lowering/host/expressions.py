@@ -82,8 +82,8 @@ def index(lw: HostLowerer, node: Node) -> Val:
     at = known_value(i)  # (a literal, or what rustc's constant propagation knows: `let k = 5; a[k]`)
     i = lw.settle(i, USIZE, index_node)
     if base.ty.kind is Kind.ARRAY and base.ty.length is not None and at is not None and type(at.value) is int \
-            and at.value >= base.ty.length and rustc.known_to_rustc(lw, at.via):
-        with lw.rust_rules(node):
+            and at.value >= base.ty.length:
+        with rustc.lints_on(lw, node, at.via):
             raise ConstError("this operation will panic at runtime",
                              f"index out of bounds: the length is {base.ty.length} but the index is {at.value}")
     return Val(ast.Subscript(value=base.expr, slice=i.expr, ctx=LOAD), base.ty.inner)

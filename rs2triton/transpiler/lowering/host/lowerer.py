@@ -144,6 +144,11 @@ def assign_to(py: str, declared: Ty | None, bound: list[Ty], infer: bool = False
     return assign
 
 
+def names_in(e: ast.expr) -> list[str]:
+    """The Python names ``e`` reads (to find the `let`s whose type Rust still infers in it)."""
+    return [n.id for n in ast.walk(e) if isinstance(n, ast.Name)]
+
+
 class Retype(TranspileError):
     """`let x = 0.1;` met an `f32` where it was taken for an `f64`: Rust infers a float `let`'s type
     from its uses, so the function is lowered again with that `let` typed (``let_id``: its node's
@@ -197,6 +202,7 @@ class HostLowerer(Lowerer):
 
     def again(self, retype: Retype) -> HostLowerer:
         """A fresh lowerer of the same function, which knows what ``retype`` says and all before it."""
+        assert retype.let_id not in self.inferred  # (a `let` typed so is no float `let` of unknown type)
         fresh = HostLowerer(self.module, self.fn, self.struct, self.fields, self.type_params, self.in_classmethod,
                             self.methods, self.anchor)
         fresh.inferred = {**self.inferred, retype.let_id: retype.elem}
@@ -208,15 +214,15 @@ class HostLowerer(Lowerer):
         it from (:class:`Retype`); otherwise the caller reports the mismatch."""
         if elem != "f32" or v.ty.elem != "f64" or not self.float_lets:
             return
-        for n in ast.walk(v.expr):
-            if isinstance(n, ast.Name) and self.float_lets.get(n.id, -1) not in (-1, *self.inferred):
-                raise Retype(self.float_lets[n.id], elem)
+        for n in names_in(v.expr):
+            if n in self.float_lets:
+                raise Retype(self.float_lets[n], elem)
 
     def inferred_int(self, v: Val) -> bool:
         """Whether ``v`` is an integer whose type Rust still infers (`n` of `let n = 0;`, `n * 2`):
         no float, whatever it meets (rustc's E0277 for `f * n`)."""
         return v.ty.elem is None and v.ty.kind is Kind.SCALAR and bool(self.int_lets) and any(
-            isinstance(n, ast.Name) and n.id in self.int_lets for n in ast.walk(v.expr))
+            n in self.int_lets for n in names_in(v.expr))
 
     def int_let(self, py: str, let_id: int, joined: list[str]) -> None:
         """``py`` is bound by the `let` ``let_id`` to an integer whose type Rust infers from the uses,
@@ -238,8 +244,8 @@ class HostLowerer(Lowerer):
         """The type a use gave the integer `let`s in ``v`` (None: none yet, or none in it)."""
         if not self.inferred_int(v):
             return None
-        return next((t for n in ast.walk(v.expr) if isinstance(n, ast.Name) and n.id in self.int_lets
-                     and (t := self.int_types[self._int_group(self.int_lets[n.id])]) is not None), None)
+        return next((t for n in names_in(v.expr) if n in self.int_lets
+                     and (t := self.int_types[self._int_group(self.int_lets[n])]) is not None), None)
 
     def int_let_met(self, v: Val, elem: str | None, node: Node) -> None:
         """The integer ``v`` (an integer `let` without a type, or arithmetic on such) is used as an
@@ -248,9 +254,9 @@ class HostLowerer(Lowerer):
         rustc's E0308 here."""
         if elem not in INT_TYPES or not self.inferred_int(v):
             return
-        for n in ast.walk(v.expr):
-            if isinstance(n, ast.Name) and n.id in self.int_lets:
-                group = self._int_group(self.int_lets[n.id])
+        for n in names_in(v.expr):
+            if n in self.int_lets:
+                group = self._int_group(self.int_lets[n])
                 had = self.int_types[group]
                 if had is not None and had != elem:
                     raise self.rejects(node, "E0308", f"mismatched types: expected `{elem}`, found `{had}`",
@@ -261,12 +267,10 @@ class HostLowerer(Lowerer):
         """The f64 ``v`` met a typed f64 (``other``; None: where the context asks for one): the
         float `let`s in it are f64 for good, as Rust's inference settles a type at its first use
         that gives one (a later f32 use is rustc's E0308 there)."""
-        if not self.float_lets or other is not None and any(
-                isinstance(n, ast.Name) and n.id in self.float_lets for n in ast.walk(other.expr)):
+        if not self.float_lets or other is not None and any(n in self.float_lets for n in names_in(other.expr)):
             return
-        for n in ast.walk(v.expr):
-            if isinstance(n, ast.Name):
-                self.float_lets.pop(n.id, None)
+        for n in names_in(v.expr):
+            self.float_lets.pop(n, None)
 
     # ------------------------------------------------------------------ diagnostics
     def err(self, node: Node, code: str, msg: str, hint: str | None = None) -> TranspileError:

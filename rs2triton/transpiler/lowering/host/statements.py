@@ -16,7 +16,7 @@ from rs2triton.rust.types import FLOAT_TYPES, INT_TYPES
 from rs2triton.transpiler.frontend.parse import named_children, part, text
 from rs2triton.transpiler.lowering import rustc
 from rs2triton.transpiler.lowering.host.expressions import condition, format_message, macro_args, shown
-from rs2triton.transpiler.lowering.host.lowerer import HostLowerer, assign_to, discard, returning
+from rs2triton.transpiler.lowering.host.lowerer import HostLowerer, assign_to, discard, names_in, returning
 from rs2triton.transpiler.lowering.lowerer import COMMENTS
 from rs2triton.transpiler.lowering.operators import binop
 from rs2triton.transpiler.lowering.registry import HOST, statement
@@ -203,7 +203,6 @@ def check_identifier(lw: HostLowerer, node: Node) -> None:
 def bind_value(lw: HostLowerer, rust: str, value: Node, declared: Ty | None, mutable: bool, node: Node) -> None:
     """`let rust = value;` or a `const` item in a body (shadowing any binding of the name before it)."""
     py = lw.names.declare_pending(rust)
-    written = declared
     if declared is None and node.id in lw.inferred:  # (a float `let` a use showed to be f32: see Retype)
         declared = Ty(Kind.SCALAR, lw.inferred[node.id])
     if declared is None and _weak_shift(value):
@@ -232,9 +231,8 @@ def bind_value(lw: HostLowerer, rust: str, value: Node, declared: Ty | None, mut
         # shift's amount, whose type is its own)
         shifts = any(isinstance(e, ast.BinOp) and isinstance(e.op, ast.LShift | ast.RShift)
                      for e in ast.walk(values[0].expr))
-        lw.int_let(py, node.id, [] if shifts else [e.id for e in ast.walk(values[0].expr)
-                                                   if isinstance(e, ast.Name) and e.id in lw.int_lets])
-    if written is None and declared is None and ty.elem == "f64" and len(values) == 1 and _inferred_float(lw, values[0]):
+        lw.int_let(py, node.id, [] if shifts else [n for n in names_in(values[0].expr) if n in lw.int_lets])
+    if declared is None and ty.elem == "f64" and len(values) == 1 and _inferred_float(lw, values[0]):
         lw.float_lets[py] = node.id  # (f64 unless a use makes it f32)
     if moves or _owned_vec(value, node):
         rustc.tile_bound(lw, rust, "Vec")  # (not `Copy`: its moves are tracked, as rustc tracks them)
@@ -245,7 +243,7 @@ def _inferred_float(lw: HostLowerer, v: Val) -> bool:
     on float `let`s typed so (whose type the uses of this one decide too)."""
     if v.weak:
         return True
-    return any(isinstance(n, ast.Name) and n.id in lw.float_lets for n in ast.walk(v.expr))
+    return any(n in lw.float_lets for n in names_in(v.expr))
 
 
 def _owned_vec(value: Node, let_node: Node) -> bool:

@@ -13,7 +13,7 @@ from rs2triton.transpiler.frontend.parse import part, text
 from rs2triton.transpiler.lowering import rustc
 from rs2triton.transpiler.lowering.lowerer import Lowerer
 from rs2triton.transpiler.lowering.registry import KERNEL, expression
-from rs2triton.transpiler.lowering.values import Kind, Known, Ty, Val, known_value
+from rs2triton.transpiler.lowering.values import Kind, Ty, Val
 from rs2triton.transpiler.pyast import call, name, python_name
 
 
@@ -67,10 +67,7 @@ def module_const(lw: Lowerer, ident: str, node: Node) -> Val:
     elem = text(ty_node) if ty_node is not None and text(ty_node) in SCALARS else v.ty.elem
     lw.ctx.used_consts[ident] = ast.Assign(targets=[ast.Name(id=python_name(ident), ctx=ast.Store())],
                                            value=call("tl.constexpr", [v.expr]))
-    known = known_value(v)  # (rustc's lints know a const's value: `x / ZERO` is rejected)
-    if known is not None:
-        lw.ctx.known_consts[ident] = Known(known.value)
-    return Val(name(python_name(ident)), Ty(Kind.CONST, elem), known=lw.ctx.known_consts.get(ident))
+    return Val(name(python_name(ident)), Ty(Kind.CONST, elem), known=rustc.const_known(lw, ident, v))
 
 
 def dtype_const(lw: Lowerer, dtype: str, what: str, node: Node) -> Val:
