@@ -466,6 +466,15 @@ def test_a_cast_literal_out_of_range_is_located_at_the_literal():
     assert (d.code, d.line, d.col, d.length) == ("E0012", 5, 13, 3), d.render()
 
 
+def test_a_shift_of_two_known_values_past_the_width_is_one_error():
+    from rs2triton import TranspileError, transpile_source
+
+    body = "    let m: i32 = 1;\n    let s = 40;\n    let x = m << s;\n    T::store(out, x as i64, None, &[], None, None);\n}\n"
+    with pytest.raises(TranspileError) as info:
+        transpile_source(HEADER + body, "k.rs")
+    assert [(d.code, d.line, d.col) for d in info.value.diagnostics] == [("E0012", 7, 13)], info.value
+
+
 def test_a_value_that_overflowed_is_not_known_after_it():
     """rustc reports `-m` of `let m = i32::MIN;` and nothing of `n + 1` after it (`let n = -m;`):
     once a check of a known value fails, the result is no longer known."""

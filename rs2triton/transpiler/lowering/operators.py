@@ -113,8 +113,10 @@ def _propagated(lw: Lowerer, op: str, left: Val, right: Val, elem: str | None, n
     via = kl.via + kr.via
     if op in ("<<", ">>"):  # (the amount's type is its own)
         weak, typed = kl.weak, None if kl.weak else left.ty.elem
-        with lints_on(lw, node, via):
+        with lints_on(lw, node, via) as lint:
             _check_literal_operand(lw, op, left, right, None, kr.value, elem)
+        if lint.failed:
+            return None  # (the fold below would report the same shift again)
     else:  # (a typed operand gives the other its type)
         weak = kl.weak and kr.weak
         typed = elem if elem in INT_TYPES else next((v.ty.elem for v, k in ((left, kl), (right, kr))
