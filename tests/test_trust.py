@@ -828,6 +828,78 @@ def test_a_module_file_is_the_text_transpiled_whatever_the_cache_folder_held(tmp
     assert planted.read_text() == text  # written again, as transpiled
 
 
+@pytest.mark.skipif(os.geteuid() != 0, reason="planting files as another user needs root (as the CI runs)")
+@pytest.mark.parametrize("how", ["another user's", "writable by others", "sticky, writable by others"])
+def test_a_cache_in_a_folder_another_user_could_swap_is_checked_up_to_the_root(tmp_path, monkeypatch, how):
+    # The cache folder is the user's own and 0700, but a folder above it lets another user rename
+    # it away and put theirs in its place between the check and the import: every folder on
+    # the way is checked (ssh's StrictModes), and a sticky one (/tmp) may be writable by others.
+    from rs2triton.transpiler.driver import cache
+
+    parent = tmp_path / "parent"
+    parent.mkdir()
+    if how == "another user's":
+        os.chown(parent, NOBODY, NOBODY)
+    else:
+        parent.chmod(0o1777 if how.startswith("sticky") else 0o777)
+    folder = parent / "mine"
+    folder.mkdir(mode=0o700)
+    why = cache.untrusted(folder)
+    if how.startswith("sticky"):
+        assert why is None
+        return
+    assert why is not None and why.startswith(f"{parent} "), why
+    assert ("belongs to another user (uid 65534)" if how == "another user's" else "writable by other users") in why
+    monkeypatch.setenv("RS2TRITON_CACHE_DIR", str(folder))
+    monkeypatch.delenv("RS2TRITON_NO_CACHE", raising=False)
+    with pytest.warns(RuntimeWarning, match=rf"not using the cache at {re.escape(str(folder))}: {re.escape(str(parent))}"):
+        module = rs2triton.load(ROOT / "kernels_rs" / "relu.rs")
+    assert not str(module.__file__).startswith(str(parent))
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="planting files as another user needs root (as the CI runs)")
+def test_a_symlinked_cache_folder_is_judged_by_where_it_leads(tmp_path):
+    # A symlink's own mode (0777) says nothing: the folders it leads through are checked, and a
+    # target that passes every check is used, one that does not is named as the reason.
+    from rs2triton.transpiler.driver import cache
+
+    good, bad = tmp_path / "good", tmp_path / "bad"
+    good.mkdir(mode=0o700)
+    bad.mkdir(mode=0o700)
+    os.chown(bad, NOBODY, NOBODY)
+    (tmp_path / "to-good").symlink_to(good)
+    (tmp_path / "to-bad").symlink_to("bad")
+    assert cache.untrusted(tmp_path / "to-good") is None
+    why = cache.untrusted(tmp_path / "to-bad")
+    assert why == f"{bad} belongs to another user (uid 65534) (reached through the symlink {tmp_path / 'to-bad'} -> bad)"
+
+
+def test_what_load_imports_is_what_it_checked_whatever_the_path_holds_after(tmp_path, monkeypatch):
+    # Between the check of the module file and its import, the file is swapped for another's:
+    # the import reads the file once, checks what it opened and runs those bytes, never the path again.
+    from rs2triton.loading import loader
+
+    monkeypatch.setenv("RS2TRITON_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv("RS2TRITON_NO_CACHE", raising=False)
+    src = tmp_path / "relu_swapped.rs"
+    src.write_text((ROOT / "kernels_rs" / "relu.rs").read_text())
+    checked = loader.cached
+
+    def swap_after_the_check(*args, **kwargs):
+        result, py = checked(*args, **kwargs)
+        planted = py.with_name("planted.py")
+        planted.write_text("import os\nos.environ['RS2TRITON_PWNED'] = '3'\n")
+        os.replace(planted, py)  # (what a rename by another user does)
+        return result, py
+
+    monkeypatch.setattr(loader, "cached", swap_after_the_check)
+    module = rs2triton.load(src)
+    assert "RS2TRITON_PWNED" not in os.environ and module.ReluForward.name == "ReluForward"
+    import inspect
+
+    assert "def relu_forward" in inspect.getsource(module.relu_forward.fn)  # (Triton's view: the lines run)
+
+
 def test_check_does_not_call_a_committed_file_stale_on_the_caches_word(tmp_path, monkeypatch):
     import sqlite3
 

@@ -43,15 +43,21 @@ class RustKernelLoader(importlib.abc.Loader):
         return None
 
     def exec_module(self, module) -> None:
-        from rs2triton.loading.loader import annotate, cached, ensure_mode, require_run_extra, use_interpreter
+        from rs2triton.loading.loader import (
+            annotate,
+            cached,
+            ensure_mode,
+            exec_verified,
+            require_run_extra,
+            use_interpreter,
+        )
 
         require_run_extra("the rs2triton import hook")
         interp = use_interpreter(None)
         ensure_mode(interp)
         result, py = cached(self.source)
-        module.__file__ = str(py)  # Triton reads kernel source through inspect: a real file
         annotate(module, self.source, result, interp)
-        exec(compile(result.text, str(py), "exec"), module.__dict__)  # noqa: S102 - our generated module
+        exec_verified(module, py, result.text)  # (Triton reads kernel source through inspect: a real file)
 
 
 def install(*packages: str) -> RustKernelFinder:

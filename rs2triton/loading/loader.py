@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
+import linecache
 import os
+import stat
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -19,6 +21,7 @@ from types import ModuleType
 from rs2triton.transpiler.driver import cache
 from rs2triton.transpiler.driver.cache import cache_dir
 from rs2triton.transpiler.driver.pipeline import debug_build, transpile_file, transpile_file_cached
+from rs2triton.trust import not_private
 
 # Transpiling needs none of these; running kernels needs all three (the `run` extra).
 RUN_PACKAGES = ("triton", "torch", "numpy")
@@ -141,15 +144,22 @@ def load(path: str | os.PathLike, *, interpret: bool | None = None, features=Non
     mod_name = f"rs2triton_generated_{_ident(p.stem)}_{digest}{'_interp' if interp else ''}"
     if mod_name in sys.modules and getattr(sys.modules[mod_name], "__rs2triton_interpret__", None) == interp:
         return sys.modules[mod_name]
-    module = _import_file(py, mod_name)
-    annotate(module, p, result, interp)
+    module = ModuleType(mod_name)
+    sys.modules[mod_name] = module
+    try:
+        annotate(module, p, result, interp)
+        exec_verified(module, py, result.text)
+    except BaseException:
+        sys.modules.pop(mod_name, None)
+        raise
     return module
 
 
 def cached(p: Path, features=None, default_features: bool = True, debug: bool | None = None):
     """Transpile ``p`` and write the module to the content-addressed cache: (Result, cached .py path).
 
-    Triton reads kernel source through ``inspect``, so the module must live in a real file.
+    Triton reads kernel source through ``inspect``, so the module must live in a real file;
+    what runs is what :func:`exec_verified` reads from it.
     """
     # An unchanged source is served from the transpile cache (text and line map), and
     # only parsed again for its kernels' signatures.
@@ -162,31 +172,64 @@ def cached(p: Path, features=None, default_features: bool = True, debug: bool | 
     digest = hashlib.sha256(result.text.encode()).hexdigest()[:16]
     py = cache_dir() / "modules" / digest / f"{p.stem}.py"
     try:
-        if not _holds(py, result.text):  # (the module is the text transpiled now, whatever the folder held)
+        if read_verified(py, result.text) is None:  # (the module is the text transpiled now, whatever the folder held)
             cache.write_atomic(py, result.text)
     except OSError as e:
         # A read-only, full or misplaced cache folder: load from a folder of this process's own
         # (removed at exit), and say so once.
         py = _private_dir() / digest / f"{p.stem}.py"
-        if not py.exists():
+        if read_verified(py, result.text) is None:
             cache.write_atomic(py, result.text)
         _warn_cache(e)
     return result, py
 
 
-def _holds(py: Path, text: str) -> bool:
-    """Whether ``py`` is a file of this user's holding exactly ``text`` (what is imported is what
-    was transpiled: a file another process or user put there is written again)."""
-    import stat
-
+def read_verified(py: Path, text: str) -> bytes | None:
+    """The bytes of ``py`` where it is a regular file of this user's, writable by nobody else,
+    holding exactly ``text``; else None. The file is opened once (never through a symlink, never
+    waiting on a FIFO), checked by its descriptor (``fstat``) and read from it: what is returned
+    is what was checked, whatever is done to the path meanwhile."""
+    data = text.encode("utf-8")
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
     try:
-        st = os.lstat(py)
-        if not stat.S_ISREG(st.st_mode) or cache.not_private(st) is not None \
-                or st.st_size != len(text.encode("utf-8")):
-            return False
-        return py.read_text(encoding="utf-8") == text
-    except (OSError, UnicodeDecodeError):
-        return False
+        fd = os.open(py, flags)
+    except OSError:
+        return None
+    chunks: list[bytes] = []
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or not_private(st) is not None or st.st_size != len(data):
+            return None
+        left = len(data) + 1  # (one byte more: a file that grew is no match)
+        while left > 0:
+            chunk = os.read(fd, left)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    got = b"".join(chunks)
+    return got if got == data else None
+
+
+def exec_verified(module: ModuleType, py: Path, text: str) -> None:
+    """Run ``text``, the module written at ``py``, in ``module``, from the bytes read once from
+    the file and checked (:func:`read_verified`), never from the path again: a file that does not
+    pass is written again first. The lines are handed to ``linecache`` as read, so what Triton
+    reads of a kernel through ``inspect`` is what runs (and no ``__pycache__`` is consulted)."""
+    data = read_verified(py, text)
+    if data is None:
+        cache.write_atomic(py, text)
+        data = read_verified(py, text)
+        if data is None:
+            raise OSError(f"rs2triton: {py} changed as it was written; not imported")
+    code = compile(data, str(py), "exec", dont_inherit=True)
+    linecache.cache[str(py)] = (len(data), None, data.decode("utf-8").splitlines(True), str(py))
+    module.__file__ = str(py)
+    exec(code, module.__dict__)  # noqa: S102 - the generated module, as verified
 
 
 _PRIVATE: list[Path] = []

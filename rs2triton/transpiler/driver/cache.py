@@ -25,6 +25,7 @@ import hashlib
 import json
 import os
 import sqlite3
+import stat
 import sys
 import time
 from collections.abc import Iterator, Mapping
@@ -32,6 +33,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from rs2triton.diagnostics import Diagnostic
+from rs2triton.trust import not_private, untrusted_folder
 
 
 def _digest(data: bytes = b"") -> hashlib.blake2b:
@@ -62,39 +64,29 @@ def cache_dir() -> Path:
 
 
 def untrusted(folder: Path) -> str | None:
-    """Why ``folder`` (the cache) may hold what another user put there, or None: as ssh treats
-    keys, the folder, its database and its module folders must be owned by this user and
-    writable by nobody else. A folder not there yet is made private (0700)."""
+    """Why ``folder`` (the cache) may hold what another user put there, or None: as ssh's
+    StrictModes treats keys, the folder and every folder on the way to it are checked
+    (``rs2triton/trust.py``: a symlinked folder is followed, and must pass as its target), and
+    its database and module folder must be this user's, writable by nobody else and no
+    symlinks. A folder not there yet is made private (0700)."""
     try:
-        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        why = untrusted_folder(folder)
     except OSError:
-        return None  # (nowhere to keep it: the callers run uncached, or say so)
-    for path in (folder, folder / DB_NAME, folder / "modules"):
+        return None  # (nowhere to keep it, or nothing there to reach: the callers run uncached, or say so)
+    if why is not None:
+        return why
+    for path in (folder / DB_NAME, folder / "modules"):
         try:
             st = os.lstat(path)
         except FileNotFoundError:
             continue
         except OSError as e:
             return f"{path} cannot be checked ({e.strerror or e})"
-        import stat
-
-        if stat.S_ISLNK(st.st_mode) and path != folder:
+        if stat.S_ISLNK(st.st_mode):
             return f"{path} is a symlink"
         why = not_private(st)
         if why is not None:
             return f"{path} {why}"
-    return None
-
-
-def not_private(st: os.stat_result) -> str | None:
-    """Why a file or folder (its ``lstat``) is not this user's alone, or None: it belongs to
-    another user, or others may write it."""
-    import stat
-
-    if hasattr(os, "geteuid") and st.st_uid != os.geteuid():
-        return f"belongs to another user (uid {st.st_uid})"
-    if st.st_mode & 0o022:
-        return f"is writable by other users (mode {stat.S_IMODE(st.st_mode):o})"
     return None
 
 
