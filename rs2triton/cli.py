@@ -217,6 +217,7 @@ def show(file: str, kernel: str | None, plain: bool, stage: str | None, target: 
 def _show_ir(file: str, kernel: str | None, stage: str, target: str, dtypes: tuple[str, ...],
              consts: tuple[str, ...]) -> None:
     from rs2triton.loading.loader import BackendError, MissingExtraError
+    from rs2triton.runtime.locations import TraceError
     from rs2triton.tools.ir import beside_rust, compile_stage
     from rs2triton.tools.run import RunError, parse_kv
 
@@ -226,7 +227,7 @@ def _show_ir(file: str, kernel: str | None, stage: str, target: str, dtypes: tup
                                       parse_kv(consts, "--const"))
     except TranspileError as e:
         _fail(e, "nothing was compiled")
-    except (RunError, BackendError, MissingExtraError) as e:
+    except (RunError, BackendError, MissingExtraError, TraceError) as e:
         _say(f"error: {e}", err=True)
         sys.exit(1)
     click.echo(beside_rust(stage, text, rust), nl=False)
@@ -266,6 +267,7 @@ def run(file, kernel, grid, consts, args, dtype, expects, seed, interpret, debug
     Runs on CUDA or ROCm when torch sees a GPU, else on Triton's CPU interpreter.
     """
     from rs2triton.loading.loader import BackendError, MissingExtraError
+    from rs2triton.runtime.locations import TraceError
     from rs2triton.tools.run import (
         RunError,
         check_expectations,
@@ -284,7 +286,7 @@ def run(file, kernel, grid, consts, args, dtype, expects, seed, interpret, debug
         failures = check_expectations(report, parse_kv(expects, "--expect"))
     except TranspileError as e:
         _fail(e, "the kernel did not run")
-    except (RunError, BackendError, MissingExtraError) as e:
+    except (RunError, BackendError, MissingExtraError, TraceError) as e:
         _say(f"error: {e}", err=True)
         sys.exit(1)
     for f in failures:
@@ -344,6 +346,7 @@ def tune(file, kernel, grid, sweeps, consts, args, dtype, seed, interpret) -> No
     Exit 1 when configs disagree or none ran.
     """
     from rs2triton.loading.loader import BackendError, MissingExtraError
+    from rs2triton.runtime.locations import TraceError
     from rs2triton.tools.run import RunError, parse_kv
     from rs2triton.tools.tune import parse_sweep, summarize
     from rs2triton.tools.tune import tune as tune_kernel
@@ -354,7 +357,7 @@ def tune(file, kernel, grid, sweeps, consts, args, dtype, seed, interpret) -> No
                              dtype, seed, interpret)
     except TranspileError as e:
         _fail(e, "nothing was tuned")
-    except (RunError, BackendError, MissingExtraError) as e:
+    except (RunError, BackendError, MissingExtraError, TraceError) as e:
         _say(f"error: {e}", err=True)
         sys.exit(1)
     _say(summarize(report))

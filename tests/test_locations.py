@@ -286,3 +286,83 @@ def test_a_tritonparse_trace_shows_the_rust_and_links_each_ir_line_to_it(out, tm
         assert any("tt.load" in ttir_lines[int(n) - 1] for n in by_rust[str(line)]["ttir_lines"]), line
     store = _rust_lines("kernels_rs/vector_add.rs", r"T::store\(")[0]
     assert any("tt.store" in ttir_lines[int(n) - 1] for n in by_rust[str(store)]["ttir_lines"])
+
+
+@pytest.mark.parametrize("how", ["a file", "no tritonparse"])
+def test_a_trace_that_cannot_be_written_is_a_one_line_error(tmp_path, how):
+    # (were it a traceback from tritonparse's handler, the command went on and exited 0; without
+    # tritonparse, an "internal error")
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    env.update(PYTHONPATH=str(ROOT), TRITON_CACHE_DIR=str(tmp_path / "triton"))
+    trace = tmp_path / "traces"
+    if how == "a file":
+        trace.write_text("not a folder")
+        message = f"error: RS2TRITON_TRACE={trace}: not a folder (a file is in the way)\n"
+    else:
+        fake = tmp_path / "fake" / "tritonparse"
+        fake.mkdir(parents=True)
+        (fake / "__init__.py").write_text("raise ImportError(\"No module named 'tritonparse'\")\n")
+        env["PYTHONPATH"] = f"{tmp_path / 'fake'}{os.pathsep}{ROOT}"
+        message = (f"error: RS2TRITON_TRACE={trace}: writing a trace needs tritonparse, which is not installed: "
+                   "pip install tritonparse\n")
+    env["RS2TRITON_TRACE"] = str(trace)
+    proc = subprocess.run([sys.executable, "-m", "rs2triton", "show", "kernels_rs/vector_add.rs", "--ir", "ttir",
+                           "-c", "BLOCK_SIZE=128"], cwd=ROOT, capture_output=True, text=True, env=env, timeout=600)
+    assert proc.returncode == 1 and proc.stderr.endswith(message) and proc.stdout == "", proc.stderr[-3000:]
+    assert "Traceback" not in proc.stderr and "internal error" not in proc.stderr
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="planting files as another user needs root (as the CI runs)")
+@pytest.mark.parametrize("how", ["another user's", "writable by others", "its parent writable by others",
+                                 "unwritable"])
+def test_a_trace_folder_follows_the_cache_s_rule(tmp_path, monkeypatch, how):
+    # The trace holds the Rust source, and its files are named by pid: in a folder another user
+    # may write, they could plant a symlink at the name and have the trace appended to a file of
+    # the user's. The folder is checked as the cache's is (rs2triton/trust.py).
+    from rs2triton.runtime.locations import TraceError, trace
+
+    parent = tmp_path / "parent"
+    folder = parent / "traces"
+    folder.mkdir(parents=True, mode=0o700)
+    if how == "another user's":
+        os.chown(folder, 65534, 65534)
+        why = f"{folder} belongs to another user (uid 65534)"
+    elif how == "writable by others":
+        folder.chmod(0o777)
+        why = f"{folder} is writable by other users (mode 777)"
+    elif how == "its parent writable by others":
+        parent.chmod(0o777)
+        why = f"{parent} is writable by other users (mode 777)"
+    else:
+        real = os.access
+        monkeypatch.setattr(os, "access", lambda p, mode, **kw: False if Path(p) == folder else real(p, mode, **kw))
+        why = "the folder is not writable"
+    with pytest.raises(TraceError) as e:
+        trace(folder, origin="RS2TRITON_TRACE=x")
+    assert str(e.value).startswith("RS2TRITON_TRACE=x: ") and str(e.value).endswith(why), str(e.value)
+
+
+def test_trace_files_are_new_private_and_never_written_through_a_symlink(tmp_path):
+    # A trace file's name is known to anyone who knows the pid: a symlink planted there, or a
+    # file of an earlier process of the same pid, is left alone and the next free name is used;
+    # the file is the user's alone (0600: it holds the Rust source).
+    victim = tmp_path / "victim"
+    victim.write_text("secret\n")
+    victim.chmod(0o600)
+    traces = tmp_path / "traces"
+    code = r"""
+import os, sys
+from rs2triton.runtime import locations
+locations.trace(sys.argv[1])
+from tritonparse import structured_logging as s
+name = f"{s.DEFAULT_TRACE_FILE_PREFIX}rank_none_pid_{os.getpid()}_host_{s._get_sanitized_hostname()}_.ndjson"
+os.symlink(sys.argv[2], os.path.join(sys.argv[1], name))
+s.triton_trace_log.info("", extra={"metadata": {"event_type": "probe"}, "payload": None})
+"""
+    proc = subprocess.run([sys.executable, "-c", code, str(traces), str(victim)], capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=300)
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr[-3000:]
+    assert victim.read_text() == "secret\n"
+    [written] = [p for p in traces.iterdir() if not p.is_symlink()]
+    assert written.name.endswith("_1.ndjson") and '"event_type":"probe"' in written.read_text()
+    assert (written.stat().st_mode & 0o777, traces.stat().st_mode & 0o777) == (0o600, 0o700)

@@ -83,7 +83,7 @@ def locate(namespace: dict[str, Any], source: str, lines: str) -> None:
     except ImportError:  # pragma: no cover - generated modules import triton first
         return
     if os.environ.get("RS2TRITON_TRACE"):
-        trace(os.environ["RS2TRITON_TRACE"])
+        trace(os.environ["RS2TRITON_TRACE"], origin=f"RS2TRITON_TRACE={os.environ['RS2TRITON_TRACE']}")
     module = namespace.get("__name__")
     file = _resolve(str(namespace["__rs2triton_source__"]), namespace.get("__file__"))
     for value in list(namespace.values()):
@@ -94,22 +94,76 @@ def locate(namespace: dict[str, Any], source: str, lines: str) -> None:
 _TRACING: list[str] = []
 
 
-def trace(folder: str | os.PathLike) -> None:
+class TraceError(RuntimeError):
+    """The trace ``RS2TRITON_TRACE`` (or :func:`trace`) asks for cannot be written safely: the
+    folder is not one (a file is there), cannot be made or written, or another user could have
+    put something in it (``rs2triton/trust.py``)."""
+
+
+class TracerMissing(TraceError, ImportError):
+    """A trace is asked for, and tritonparse, which writes it, is not installed."""
+
+
+def trace(folder: str | os.PathLike, *, origin: str | None = None) -> None:
     """Write a tritonparse trace of every compilation from now on into ``folder`` (once a process;
     ``RS2TRITON_TRACE=folder`` does it when a generated module is imported). tritonparse reads
     the kernel's source where its function says it is, which for a located kernel is the Rust
     file: with the whole file taken (``enable_full_python_source``), its source pane is the Rust
     and its parser (``tritonparse parse``) links each IR line to its Rust line. Needs the
-    ``tritonparse`` package."""
+    ``tritonparse`` package (else :class:`TracerMissing`).
+
+    The trace holds the Rust source, so the folder follows the cache's rule (:func:`rs2triton.trust.
+    untrusted_folder`: this user's, and every folder up to ``/`` root's or this user's, writable by
+    nobody else), else :class:`TraceError`; a missing folder is made (0700). Each trace file is
+    new (``O_EXCL``), this user's alone (0600) and never opened through a symlink (``O_NOFOLLOW``)."""
     if _TRACING:
         return
+    where = origin or f"rs2triton.trace({os.fspath(folder)!r})"
     try:
         from tritonparse import structured_logging
     except ImportError:
-        raise ImportError("rs2triton.trace (RS2TRITON_TRACE) writes tritonparse traces: pip install tritonparse") \
-            from None
+        raise TracerMissing(f"{where}: writing a trace needs tritonparse, which is not installed: "
+                            "pip install tritonparse") from None
+    from rs2triton.trust import untrusted_folder
+
+    try:
+        why = untrusted_folder(folder)
+    except (FileExistsError, NotADirectoryError):
+        raise TraceError(f"{where}: not a folder (a file is in the way)") from None
+    except OSError as e:
+        raise TraceError(f"{where}: the folder cannot be made or reached ({e.strerror or e})") from None
+    if why is not None:
+        raise TraceError(f"{where}: not writing a trace (it holds the Rust source) where another user could "
+                         f"reach it: {why}")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise TraceError(f"{where}: the folder is not writable")
     structured_logging.init(str(folder), enable_full_python_source=True)
+    # tritonparse opens its trace files with `open` (append): in its module, `open` is this one
+    setattr(structured_logging, "open", open_trace_file)  # noqa: B010
     _TRACING.append(str(folder))
+
+
+def open_trace_file(file: str | os.PathLike, mode: str = "r", *args: Any, **kwargs: Any) -> Any:
+    """``open`` as tritonparse's logging calls it: a file it reads is opened as ``open`` opens it,
+    a file it writes is a new file of this user's alone (:func:`rs2triton.trust.create_private`);
+    where the name is taken (by a trace of an earlier process of the same pid, or a symlink
+    planted there), the next free name, ``..._1.ndjson`` and on, is used instead."""
+    if not any(c in mode for c in "wax+"):
+        return open(file, mode, *args, **kwargs)
+    from rs2triton.trust import create_private
+
+    path = os.fspath(file)
+    base, ext = path, ""
+    for suffix in (".bin.ndjson", ".ndjson", ".clp"):
+        if path.endswith(suffix):
+            base, ext = path[: -len(suffix)], suffix
+            break
+    for n in range(1000):
+        try:
+            return create_private(f"{base}{n}{ext}" if n else path, mode)
+        except FileExistsError:
+            continue
+    raise FileExistsError(17, "every trace file name is taken", path)
 
 
 def generated_source(kernel_fn: Any) -> str | None:
