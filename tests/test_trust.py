@@ -303,7 +303,10 @@ def test_a_folder_in_the_way_stops_the_run_before_anything_is_replaced(tmp_path)
     assert all(_snapshot(out)[k] == v for k, v in before.items() if k != "softmax.py")
 
 
-def test_a_killed_run_s_temp_files_are_reported_and_removed(tmp_path):
+def test_a_killed_run_s_temp_files_are_reported_and_a_user_s_file_is_left_alone(tmp_path):
+    # rs2triton removes only the temp files it made in this process: a killed run's are reported
+    # (by check, and by transpile as a warning) for the user to delete; a file of the user's
+    # that merely begins like one (`.rs2triton-<pid>-notes.txt`) is neither reported nor removed.
     from click.testing import CliRunner
 
     from rs2triton.cli import main
@@ -313,13 +316,35 @@ def test_a_killed_run_s_temp_files_are_reported_and_removed(tmp_path):
     assert runner.invoke(main, ["transpile", str(src), "-o", str(out)]).exit_code == 0
     stray = out / ".rs2triton-999999999-00ff00ff-relu.py"  # a pid no process has
     stray.write_text("half")
+    notes = out / ".rs2triton-999999999-notes.txt"
+    notes.write_text("the user's own")
     res = runner.invoke(main, ["check", str(src), "-o", str(out)])
-    assert res.exit_code == 1 and "a temp file an interrupted run left" in res.output
+    assert res.exit_code == 1 and f"{stray.as_posix()}: a temp file a killed run left" in res.output
+    assert "notes.txt" not in res.output
     (src / "relu.rs").write_text((src / "relu.rs").read_text().replace("pub fn", "/// changed\npub fn", 1))
-    assert runner.invoke(main, ["transpile", str(src), "-o", str(out)]).exit_code == 0
-    assert not stray.exists()
+    res = runner.invoke(main, ["transpile", str(src), "-o", str(out)])
+    assert res.exit_code == 0 and f"warning: {stray.as_posix()}: a temp file a killed run left" in res.output
+    assert stray.read_text() == "half" and notes.read_text() == "the user's own" and "notes.txt" not in res.output
+    stray.unlink()
     assert runner.invoke(main, ["check", str(src), "-o", str(out)]).exit_code == 0
 
+
+def test_a_run_stopped_by_ctrl_c_removes_its_own_temp_files(tmp_path, monkeypatch):
+    from rs2triton.transpiler.driver import files
+
+    src, out = _tree(tmp_path)
+    assert files.write(files.plan([str(src)], out))
+    for p in src.iterdir():
+        p.write_text(p.read_text().replace("pub fn", "/// changed\npub fn", 1))
+    before = _snapshot(out)
+
+    def interrupted(a, b):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(files.os, "replace", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        files.write(files.plan([str(src)], out))
+    assert _snapshot(out) == before
 
 
 # ------------------------------------------------------------------ the text is the tree

@@ -9,6 +9,7 @@ processes), :func:`write` then writes them.
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -242,7 +243,10 @@ def write(files: dict[Path, str]) -> list[Path]:
     its way stops it too), and only then are they renamed into place, each old file kept as a
     hard link until all are in; should a rename still fail (an immutable file), the targets
     already replaced get their old files back. A run killed at any moment leaves each target
-    old or new; its temp files are removed by the next run (:func:`remove_leftovers`).
+    old or new. Its temp files (``.rs2triton-<pid>-<8 hex digits>-<name>``, and ``.old`` links)
+    are removed by the run itself, whatever stops it (an error, Ctrl-C); rs2triton removes no
+    file it did not make in this process, so those of a run that was killed outright stay, and
+    are reported (:func:`leftovers`) for the user to delete.
     """
     staged: list[tuple[str, Path]] = []
     made: set[str] = set()  # folders known to exist
@@ -271,7 +275,6 @@ def write(files: dict[Path, str]) -> list[Path]:
                 pass
             folder = os.path.dirname(target) or "."
             if folder not in made:
-                remove_leftovers(folder)
                 os.makedirs(folder, exist_ok=True)
                 made.add(folder)
             if os.path.isdir(target) or (os.path.lexists(target) and not os.path.isfile(target)):
@@ -294,12 +297,14 @@ def write(files: dict[Path, str]) -> list[Path]:
                 kept.append((old, target))
             os.replace(tmp, target)
             done.append((target, old))
-    except OSError as e:
+    except BaseException as e:  # (Ctrl-C too: this run's temp files are removed, and only they)
         restored = _undo(done)
         for tmp, _ in staged:
             _unlink(tmp)
         for old, _ in kept:
             _unlink(old)
+        if not isinstance(e, OSError):
+            raise
         where = e.filename or (staged[-1][1] if staged else "the output folder")
         left = "" if restored else "; some outputs could not be restored to what they were"
         raise TranspileError([Diagnostic("E0010", f"cannot write {where}: {e.strerror or e}{left}", str(where), 1, 1,
@@ -331,24 +336,24 @@ def _unlink(path: str) -> None:
 
 
 def leftovers(folder: str | os.PathLike) -> list[Path]:
-    """Temp files in ``folder`` that a run which no longer runs left behind (it was killed)."""
+    """Temp files in ``folder`` that a run which no longer runs left behind (it was killed): named
+    exactly as :func:`write` names them (``.rs2triton-<pid>-<8 hex digits>-<name>``, or that and
+    ``.old``), of a process that is gone. Reported, never removed: rs2triton cannot tell them
+    from a file of the user's that happens to be so named."""
     try:
         names = os.listdir(folder)
     except OSError:
         return []
     out = []
     for name in names:
-        if not name.startswith(TEMP_PREFIX):
-            continue
-        pid = name[len(TEMP_PREFIX):].split("-", 1)[0]
-        if pid.isdigit() and not _alive(int(pid)):
+        m = _TEMP_NAME.fullmatch(name)
+        if m and not _alive(int(m.group(1))):
             out.append(Path(folder) / name)
     return sorted(out)
 
 
-def remove_leftovers(folder: str | os.PathLike) -> None:
-    for path in leftovers(folder):
-        _unlink(os.fspath(path))
+LEFTOVER = "a temp file a killed run left (rs2triton removes only what it made in this run: delete it)"
+_TEMP_NAME = re.compile(re.escape(TEMP_PREFIX) + r"(\d+)-[0-9a-f]{8}-.+")
 
 
 def _alive(pid: int) -> bool:
@@ -407,7 +412,7 @@ def check(files: dict[Path, str], outdir: str | os.PathLike | None = None) -> li
     if outdir is not None and os.path.isdir(outdir):
         for folder, _dirs, _names in os.walk(os.fspath(outdir)):
             for stray in leftovers(folder):
-                diffs.append(f"{stray.as_posix()}: a temp file an interrupted run left (the next transpile removes it)\n")
+                diffs.append(f"{stray.as_posix()}: {LEFTOVER}\n")
     for path in orphans(files, outdir) if outdir is not None else []:
         old = _read_bounded(path).decode("utf-8", "replace").splitlines(keepends=True)
         diffs.append("".join(difflib.unified_diff(old, [], fromfile=path.as_posix(), tofile="/dev/null")))
