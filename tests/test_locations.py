@@ -245,13 +245,33 @@ def test_show_ir_puts_each_stage_beside_the_rust(stage, target, op, comment):
 @pytest.mark.parametrize(("args", "message"), [
     (["--ir", "ttir"], "needs a value for `BLOCK_SIZE`: -c BLOCK_SIZE=..."),
     (["--ir", "ptx", "--target", "hip:gfx942", "-c", "BLOCK_SIZE=128"], "--ir ptx is NVIDIA's; the target is hip:gfx942"),
-    (["--ir", "sass", "-c", "BLOCK_SIZE=128"], "--ir `sass` is not a stage; one of ttir, ttgir, llir, ptx, amdgcn"),
+    (["--ir", "sass", "-c", "BLOCK_SIZE=128"], '--ir "sass" is not a stage; one of ttir, ttgir, llir, ptx, amdgcn'),
     (["--ir", "ttir", "-c", "BLOCK=128"], "needs a value for `BLOCK_SIZE`"),
-    (["--ir", "ttir", "-c", "BLOCK_SIZE=x"], "-c BLOCK_SIZE=x: a const generic is an integer"),
+    (["--ir", "ttir", "-c", "BLOCK_SIZE=x"], '-c "BLOCK_SIZE=x": `BLOCK_SIZE: i32` takes an integer'),
 ])
 def test_show_ir_says_what_is_wrong_with_its_arguments(args, message):
     proc = _show("kernels_rs/vector_add.rs", *args)
     assert proc.returncode == 1 and message in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    # a type the parameter's bound does not take: rustc's E0277 (was compiled as an i32 kernel)
+    (["--dtype", "D=i32"], "--dtype D=i32: the trait bound `i32: Float` is not satisfied; "
+                           "`D: Float` takes f32, f64, f16, bf16"),
+    (["--dtype", "D=float32"], '--dtype "D=float32": not a Rust element type; `D: Float` takes f32, f64, f16, bf16'),
+    # a name the kernel does not have (was ignored)
+    (["--dtype", "E=f16"], '`softplus_forward` has no dtype parameter "E"; '
+                           "its generics: D: Float, const BLOCK_SIZE: i32"),
+    # a value the const's Rust type cannot hold (was compiled)
+    (["-c", "BLOCK_SIZE=4294967296"], "-c BLOCK_SIZE: const generic `BLOCK_SIZE: i32` must be in i32 range "
+                                      "[-2147483648, 2147483647], got 4294967296"),
+    # what the user typed, as Rust's {:?} shows it (a control character was echoed as it is)
+    (["-c", "B\x1b[2J\nerror: forged=1"], '`softplus_forward` has no const generic "B\\u{1b}[2J\\nerror: forged"; '
+                                           "its generics: D: Float, const BLOCK_SIZE: i32"),
+])
+def test_show_ir_checks_its_generics_as_rustc_checks_them(args, message):
+    proc = _show("kernels_rs/activations.rs", "softplus_forward", "--ir", "ttir", "-c", "BLOCK_SIZE=128", *args)
+    assert proc.returncode == 1 and proc.stderr == f"error: {message}\n", proc.stderr[-3000:]
 
 
 # ---------------------------------------------------------------------------- tritonparse

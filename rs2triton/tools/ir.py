@@ -15,7 +15,7 @@ import re
 from pathlib import Path
 
 from rs2triton.diagnostics import terminal_text
-from rs2triton.tools.run import RunError
+from rs2triton.tools.run import RunError, quoted
 
 STAGES = {"ttir": "//", "ttgir": "//", "llir": ";", "ptx": "//", "amdgcn": ";"}
 
@@ -28,9 +28,9 @@ def compile_stage(file: str, kernel: str | None, stage: str, target: str, dtypes
     from rs2triton.transpiler.pyast import python_name
 
     if stage not in STAGES:
-        raise RunError(f"--ir `{stage}` is not a stage; one of {', '.join(STAGES)}")
+        raise RunError(f"--ir {quoted(stage)} is not a stage; one of {', '.join(STAGES)}")
     if target not in TARGETS:
-        raise RunError(f"--target `{target}` is not a target; one of {', '.join(TARGETS)}")
+        raise RunError(f"--target {quoted(target)} is not a target; one of {', '.join(TARGETS)}")
     if stage == "ptx" and not target.startswith("cuda") or stage == "amdgcn" and not target.startswith("hip"):
         raise RunError(f"--ir {stage} is {'NVIDIA' if stage == 'ptx' else 'AMD'}'s; the target is {target}")
     os.environ.pop("TRITON_INTERPRET", None)  # (compiling: Triton in compile mode, before it is imported)
@@ -43,22 +43,9 @@ def compile_stage(file: str, kernel: str | None, stage: str, target: str, dtypes
             raise RunError(f"{file} has {len(kernels)} kernels ({', '.join(kernels)}): name one")
         kernel = next(iter(kernels))
     if kernel not in kernels:
-        raise RunError(f"{file} has no kernel `{kernel}`; its kernels: {', '.join(kernels)}")
+        raise RunError(f"{file} has no kernel {quoted(kernel)}; its kernels: {', '.join(kernels)}")
     info = kernels[kernel]
-    missing = [c.name for c in info.consts if c.name not in consts]
-    if missing:
-        raise RunError(f"`{kernel}` needs a value for {', '.join(f'`{m}`' for m in missing)}: "
-                       f"-c {missing[0]}=...")
-    values: dict[str, object] = {}
-    for name, text in consts.items():
-        if name not in {c.name for c in info.consts}:
-            raise RunError(f"`{kernel}` has no const generic `{name}`")
-        try:
-            values[name] = int(text, 0)
-        except ValueError:
-            raise RunError(f"-c {name}={text}: a const generic is an integer") from None
-    for d in info.dtype_params:
-        dtypes.setdefault(d.name, "f32")
+    dtypes, values = _arguments(info, dtypes, consts)
     try:
         compiled = compile_kernel(getattr(module, python_name(kernel)), info, target, dtypes, values)
     except Exception as e:  # Triton's own error, at the Rust line where it can be found
@@ -70,6 +57,60 @@ def compile_stage(file: str, kernel: str | None, stage: str, target: str, dtypes
     if not isinstance(text, str):
         raise RunError(f"Triton made no {stage} for {target}")
     return text, str(module.__rs2triton_source__), kernel
+
+
+def _arguments(info, dtypes: dict[str, str], consts: dict[str, str]) -> tuple[dict[str, str], dict[str, object]]:
+    """The kernel's dtype parameters (``--dtype D=TYPE``; each not given is ``f32``, or the first type
+    its bound takes) and const generics' values (``-c NAME=VALUE``), checked as rustc checks
+    ``kernel::<f16, 128>``: a name the kernel does not have, a type its parameter's bound does not
+    take (rustc's E0277) and a value out of the const's type are errors; what the user typed is
+    shown as Rust's ``{:?}`` shows a string."""
+    from rs2triton.runtime.values import check_scalar
+    from rs2triton.rust.types import SCALARS, SIGNATURE_TYPES
+
+    generics = ", ".join([*(f"{d.name}: {d.bound}" for d in info.dtype_params),
+                          *(f"const {c.name}: {c.rust_type}" for c in info.consts)]) or "none"
+    missing = [c.name for c in info.consts if c.name not in consts]
+    if missing:
+        raise RunError(f"`{info.name}` needs a value for {', '.join(f'`{m}`' for m in missing)}: "
+                       f"-c {missing[0]}=...")
+    values: dict[str, object] = {}
+    for name, text in consts.items():
+        const = next((c for c in info.consts if c.name == name), None)
+        if const is None:
+            raise RunError(f"`{info.name}` has no const generic {quoted(name)}; its generics: {generics}")
+        if const.rust_type == "bool" and text in ("true", "false"):
+            values[name] = text == "true"
+            continue
+        try:
+            value = int(text, 0)
+        except ValueError:
+            raise RunError(f"-c {quoted(f'{name}={text}')}: `{name}: {const.rust_type}` takes "
+                           f"{'`true` or `false`' if const.rust_type == 'bool' else 'an integer'}") from None
+        if const.rust_type in SCALARS:
+            try:
+                value = check_scalar(const.rust_type, value, f"-c {name}: const generic `{name}: {const.rust_type}`")
+            except (TypeError, ValueError) as e:
+                raise RunError(str(e)) from None
+        values[name] = value
+    chosen: dict[str, str] = {}
+    for name, ty in dtypes.items():
+        param = info.dtype_param(name)
+        if param is None:
+            raise RunError(f"`{info.name}` has no dtype parameter {quoted(name)}; its generics: {generics}")
+        accepts = info.accepted_dtypes(name)
+        if ty not in SIGNATURE_TYPES:
+            raise RunError(f"--dtype {quoted(f'{name}={ty}')}: not a Rust element type; `{name}: {param.bound}` "
+                           f"takes {', '.join(accepts)}")
+        if ty not in accepts:  # (rustc's E0277)
+            raise RunError(f"--dtype {name}={ty}: the trait bound `{ty}: {param.bound}` is not satisfied; "
+                           f"`{name}: {param.bound}` takes {', '.join(accepts)}")
+        chosen[name] = ty
+    for d in info.dtype_params:
+        if d.name not in chosen:
+            accepts = info.accepted_dtypes(d.name)
+            chosen[d.name] = "f32" if "f32" in accepts or not accepts else accepts[0]
+    return chosen, values
 
 
 def rust_line_of_each(stage: str, text: str) -> list[int | None]:

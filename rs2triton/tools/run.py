@@ -25,6 +25,17 @@ class RunError(Exception):
     """A mistake in the run request (missing argument, bad value): exit code 1."""
 
 
+_DEBUG_ESCAPES = {"\t": "\\t", "\r": "\\r", "\n": "\\n", "\\": "\\\\", '"': '\\"', "\0": "\\0"}
+
+
+def quoted(text: str) -> str:
+    """``text`` as Rust's ``{:?}`` shows a string: in double quotes, with ``"``, ``\\``, tab, CR,
+    LF and NUL escaped and every other character that is not printable written ``\\u{1b}``, so
+    nothing a user typed acts on the terminal or passes for another line of the message."""
+    return '"' + "".join(_DEBUG_ESCAPES.get(c) or (c if c.isprintable() else f"\\u{{{ord(c):x}}}")
+                         for c in text) + '"'
+
+
 @dataclass
 class Backend:
     kind: str  # "cuda" | "hip" | "interpreter"
@@ -63,7 +74,7 @@ def parse_kv(items: tuple[str, ...], what: str) -> dict[str, str]:
     out = {}
     for item in items:
         if "=" not in item:
-            raise RunError(f"{what} `{item}` must look like NAME=VALUE")
+            raise RunError(f"{what} {quoted(item)} must look like NAME=VALUE")
         k, v = item.split("=", 1)
         out[k.strip()] = v.strip()
     return out
