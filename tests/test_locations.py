@@ -274,6 +274,23 @@ def test_show_ir_checks_its_generics_as_rustc_checks_them(args, message):
     assert proc.returncode == 1 and proc.stderr == f"error: {message}\n", proc.stderr[-3000:]
 
 
+def test_two_copies_of_a_kernel_each_compile_located_in_their_own_file(tmp_path):
+    # The same text in two files: Triton's cache key is the function's text, not its file, so the
+    # second copy was served what the first compiled, its IR naming the first file.
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    env.update(PYTHONPATH=str(ROOT), TRITON_CACHE_DIR=str(tmp_path / "triton"))
+    for copy in ("a", "b"):
+        (tmp_path / copy).mkdir()
+        (tmp_path / copy / "vector_add.rs").write_text((ROOT / "kernels_rs" / "vector_add.rs").read_text())
+    for copy, other in (("a", "b"), ("b", "a")):
+        proc = subprocess.run([sys.executable, "-m", "rs2triton", "show", str(tmp_path / copy / "vector_add.rs"),
+                               "--ir", "ttir", "-c", "BLOCK_SIZE=128"], cwd=tmp_path, capture_output=True, text=True,
+                              env=env, timeout=600)
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        assert f'loc("{tmp_path / copy / "vector_add.rs"}":' in proc.stdout
+        assert str(tmp_path / other) not in proc.stdout
+
+
 # ---------------------------------------------------------------------------- tritonparse
 
 

@@ -260,7 +260,36 @@ def _attach(jit: Any, file: str, mapping: dict[int, int]) -> None:
     jit.def_file_col_number = 1
     jit.file_name = file
     jit.fn.__code__ = jit.fn.__code__.replace(co_filename=file)
+    jit.__class__ = _located_type(type(jit))
     jit.hash = None
+
+
+_LOCATED_TYPES: dict[type, type] = {}
+
+
+def _located_type(cls: type) -> type:
+    """Triton's ``JITFunction`` class ``cls`` with the kernel's file in its cache key. Triton keys a
+    kernel by its text and first line, not its file: two copies of a kernel in two Rust files
+    would share what Triton compiled (in memory and on disk), and the second's IR (its ``loc``,
+    its line table) would name the first's file. The key is Triton's, with the file hashed in."""
+    located = _LOCATED_TYPES.get(cls)
+    if located is None:
+        base = cls.cache_key
+
+        def cache_key(self) -> str:
+            key = base.fget(self)
+            memo = self.__dict__.get("rs2triton_key")
+            if memo is None or memo[0] != key:
+                import hashlib
+
+                memo = (key, hashlib.sha256(f"{key}\0{self.file_name}".encode()).hexdigest())
+                self.__dict__["rs2triton_key"] = memo
+            return memo[1]
+
+        located = type(cls.__name__, (cls,), {"cache_key": property(cache_key), "__module__": cls.__module__,
+                                              "__qualname__": cls.__qualname__})
+        _LOCATED_TYPES[cls] = located
+    return located
 
 
 def _above(mapping: dict[int, int], line: int, def_line: int) -> int | None:
