@@ -97,7 +97,7 @@ def create_private(path: str | os.PathLike, mode: str = "w"):
         flags |= os.O_APPEND
     fd = os.open(path, flags, 0o600)
     try:
-        return os.fdopen(fd, mode.replace("x", "w"), **({} if "b" in mode else {"encoding": "utf-8"}))
+        return os.fdopen(fd, mode.replace("x", "w"), encoding=None if "b" in mode else "utf-8")
     except BaseException:
         os.close(fd)
         raise

@@ -267,7 +267,7 @@ def _attach(jit: Any, file: str, mapping: dict[int, int]) -> None:
 _LOCATED_TYPES: dict[type, type] = {}
 
 
-def _located_type(cls: type) -> type:
+def _located_type(cls: Any) -> type:
     """Triton's ``JITFunction`` class ``cls`` with the kernel's file in its cache key. Triton keys a
     kernel by its text and first line, not its file: two copies of a kernel in two Rust files
     would share what Triton compiled (in memory and on disk), and the second's IR (its ``loc``,
