@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from rs2triton.diagnostics import Diagnostic, TranspileError
+from rs2triton.diagnostics import Diagnostic, Lines, TranspileError
 from rs2triton.transpiler.driver.cache import is_module
 from rs2triton.transpiler.driver.pipeline import (
     Result,
@@ -173,10 +173,8 @@ def _manifest_warning(src: Path, warnings: list[Diagnostic]) -> None:
     path = path if shown.startswith("..") else shown  # (relative to where the command runs, where it can be)
     if any(w.path == path and w.code == "W0011" for w in warnings):
         return
-    try:
-        source_line = Path(path).read_text(encoding="utf-8", errors="replace").splitlines()[line - 1]
-    except (OSError, IndexError):
-        source_line = None
+    manifest = Lines.read(path)
+    source_line = manifest.text(line) if manifest is not None else None
     warnings.append(Diagnostic("W0011", f"the crate's Cargo.toml cannot be read: {why}", path, line, col, 1,
                                "cargo would refuse it; `#[cfg(feature = ...)]` sees teenygrad's default features "
                                "meanwhile", source_line, severity="warning"))

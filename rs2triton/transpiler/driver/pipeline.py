@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from rs2triton.diagnostics import Diagnostic, TranspileError
+from rs2triton.diagnostics import Diagnostic, TranspileError, normalize_newlines
 from rs2triton.transpiler.frontend.source import SourceMap
 
 if TYPE_CHECKING:
@@ -74,6 +74,7 @@ def lower_source(source: bytes | str, path: str = "<string>", line_comments: boo
     """
     if isinstance(source, str):  # lone surrogates survive, to be reported as invalid UTF-8
         source = source.encode("utf-8", errors="surrogatepass")
+    source = normalize_newlines(source)  # (CR LF as LF, as rustc reads a file: the same module either way)
     smap = SourceMap(path, source)
     try:
         return _lower_source(source, smap, line_comments, launchers, pyproject, features, source_name, debug)
@@ -402,6 +403,7 @@ def find_kernels(source: bytes, path: str, features: frozenset[str] | None = Non
     from rs2triton.transpiler.frontend.items import collect
 
     features = _features(path, features)
+    source = normalize_newlines(source)
     _, smap, tree = _parse_expanded(source, SourceMap(path, source), features)
     return collect(tree.root_node, smap, features).kernels
 
