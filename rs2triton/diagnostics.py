@@ -198,7 +198,7 @@ class Diagnostic:
         """The report as rustc prints one; nothing of the source, the message or the path can
         act on the terminal (:func:`terminal_text`)."""
         title = f"{self.severity}[{self.code}]: {terminal_text(self.message)}"
-        loc = f"{terminal_text(self.path)}:{self.line}:{self.col}"
+        loc = f"{debug_text(self.path)}:{self.line}:{self.col}"
         if self.source_line is None:
             out = [title, f"  --> {loc}"]
         else:

@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from rs2triton.diagnostics import Diagnostic, Lines, TranspileError
+from rs2triton.diagnostics import Diagnostic, Lines, TranspileError, debug_text
 from rs2triton.transpiler.driver.cache import is_module
 from rs2triton.transpiler.driver.pipeline import (
     Result,
@@ -26,6 +26,12 @@ from rs2triton.transpiler.driver.workers import transpile_many
 
 if TYPE_CHECKING:
     from rs2triton.transpiler.driver.cache import Cache
+
+
+def shown(path: Path | str) -> str:
+    """A path as messages show it: with forward slashes, and as Rust's ``{:?}`` writes it where it
+    holds a line break, a control or a text-direction character (``"o\\nut/k.py"``)."""
+    return debug_text(Path(path).as_posix())
 
 
 def discover_sources(srcs: list[str]) -> list[tuple[Path, Path]]:
@@ -138,7 +144,7 @@ def plan(srcs: list[str], outdir: str | os.PathLike, warnings: list[Diagnostic] 
             continue
         target = out / rel
         if target in files:
-            errors.append(Diagnostic("E0010", f"two inputs would both write {target.as_posix()}",
+            errors.append(Diagnostic("E0010", f"two inputs would both write {shown(target)}",
                                      src.as_posix(), 1, 1, hint="transpile them into different output folders"))
             continue
         files[target] = res.text
@@ -206,14 +212,14 @@ def existing(path: Path | str, text: str) -> bytes | None:
             else "a socket" if stat.S_ISSOCK(st.st_mode) else "a device" if stat.S_ISCHR(st.st_mode) or \
             stat.S_ISBLK(st.st_mode) else "not a regular file"
         link = " (through a symlink)" if os.path.islink(target) else ""
-        raise Foreign(f"{target} is {kind}{link}, not a file rs2triton wrote")
+        raise Foreign(f"{shown(target)} is {kind}{link}, not a file rs2triton wrote")
     data = text.encode("utf-8")
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)  # (a FIFO swapped in meanwhile: no wait)
     fd = os.open(target, flags)
     try:
         head = os.read(fd, len(_HEADER))
         if not head.startswith(_HEADER) and not (st.st_size == 0 and os.path.basename(target) == "__init__.py"):
-            raise Foreign(f"{target} exists and was not written by rs2triton (it has no rs2triton header)")
+            raise Foreign(f"{shown(target)} exists and was not written by rs2triton (it has no rs2triton header)")
         if st.st_size != len(data):
             return head  # (it differs: no need to read the rest)
         chunks = [head]
@@ -300,7 +306,7 @@ def write(files: dict[Path, str]) -> list[Path]:
             _unlink(old)
         where = e.filename or (staged[-1][1] if staged else "the output folder")
         left = "" if restored else "; some outputs could not be restored to what they were"
-        raise TranspileError([Diagnostic("E0010", f"cannot write {where}: {e.strerror or e}{left}", str(where), 1, 1,
+        raise TranspileError([Diagnostic("E0010", f"cannot write {shown(where)}: {e.strerror or e}{left}", str(where), 1, 1,
                                          hint="check that the output folder is writable and not a file")]) from e
     for old, _ in kept:
         _unlink(old)
@@ -372,7 +378,7 @@ def _read_bounded(path: Path) -> bytes:
 
 def orphans(files: dict[Path, str], outdir: str | os.PathLike) -> list[Path]:
     """Generated modules in ``outdir`` whose Rust source (named in their header) is gone."""
-    from rs2triton.transpiler.emit.module import HEADER_PREFIX
+    from rs2triton.transpiler.emit.module import header_source
 
     root = os.fspath(Path(outdir))  # normalised as the planned paths are (`out/`, `./out` -> `out`)
     if not os.path.isdir(root):
@@ -390,8 +396,8 @@ def orphans(files: dict[Path, str], outdir: str | os.PathLike) -> list[Path]:
                     first = f.readline(4096)
             except (OSError, UnicodeDecodeError):
                 continue
-            if first.startswith(HEADER_PREFIX):
-                source = first[len(HEADER_PREFIX):].split(". Do not edit")[0]
+            source = header_source(first)  # (the name as it is: a line break or U+202E in it unescaped)
+            if source is not None:
                 if not any(os.path.exists(os.path.join(b, source)) for b in bases):
                     found.append(Path(path))  # another input's module is not an orphan
     return sorted(found)
@@ -405,15 +411,15 @@ def check(files: dict[Path, str], outdir: str | os.PathLike | None = None) -> li
     if outdir is not None and os.path.isdir(outdir):
         for folder, _dirs, _names in os.walk(os.fspath(outdir)):
             for stray in leftovers(folder):
-                diffs.append(f"{stray.as_posix()}: a temp file an interrupted run left (the next transpile removes it)\n")
+                diffs.append(f"{shown(stray)}: a temp file an interrupted run left (the next transpile removes it)\n")
     for path in orphans(files, outdir) if outdir is not None else []:
         old = _read_bounded(path).decode("utf-8", "replace").splitlines(keepends=True)
-        diffs.append("".join(difflib.unified_diff(old, [], fromfile=path.as_posix(), tofile="/dev/null")))
+        diffs.append("".join(difflib.unified_diff(old, [], fromfile=shown(path), tofile="/dev/null")))
     for path, text in sorted(files.items()):
         try:
             found = existing(path, text)
         except Foreign as e:
-            diffs.append(f"{path.as_posix()}: {e} (transpile will not replace it)\n")
+            diffs.append(f"{e} (transpile will not replace it)\n")
             continue
         if found == text.encode("utf-8"):
             continue
@@ -423,6 +429,6 @@ def check(files: dict[Path, str], outdir: str | os.PathLike | None = None) -> li
         old = [] if current is None else current.splitlines(keepends=True)
         diffs.append("".join(difflib.unified_diff(
             old, text.splitlines(keepends=True),
-            fromfile=path.as_posix() if current is not None else "/dev/null",
-            tofile=path.as_posix())) or f"--- /dev/null\n+++ {path.as_posix()} (empty)\n")
+            fromfile=shown(path) if current is not None else "/dev/null",
+            tofile=shown(path))) or f"--- /dev/null\n+++ {shown(path)} (empty)\n")
     return diffs

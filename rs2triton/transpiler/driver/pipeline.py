@@ -17,7 +17,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -230,9 +229,6 @@ def _launchers(kernels: list[Kernel], defs: list[ast.FunctionDef], taken: set[st
     return out
 
 
-# Characters that could end a line for Python or a reader, or reverse text, anywhere but as the
-# "\n" ending a line: the printer writes each of them as an escape, so a module holding one is a bug.
-_HIDDEN = re.compile("[\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 
 
 def _check_table_names(kernels: list[Kernel], pyproject: Path, text: str, tune: dict) -> None:
@@ -262,6 +258,7 @@ def finish(results: list[Result]) -> None:
     """
     import ast
 
+    from rs2triton.transpiler.emit.literals import hidden
     from rs2triton.transpiler.emit.verify import check_module
 
     bad: list[Diagnostic] = []  # internal errors: generated code that does not compile or read back
@@ -269,9 +266,11 @@ def finish(results: list[Result]) -> None:
         if r.text is None:
             continue
         try:
-            hidden = _HIDDEN.search(r.text)
-            if hidden is not None:
-                raise ValueError(f"the module holds U+{ord(hidden.group()):04X} outside a string escape")
+            # (a character that could end a line, reverse text or act on a terminal, anywhere but
+            # as the "\n" ending a line: the printer writes each as an escape, so one there is a bug)
+            char = hidden(r.text, newlines=False)
+            if char is not None:
+                raise ValueError(f"the module holds U+{ord(char):04X} outside a string escape")
             with collection_paused():  # (a parsed module is tens of thousands of objects, none in a cycle)
                 tree = ast.parse(r.text, r.source_path)
                 compile(tree, r.source_path, "exec", dont_inherit=True)
