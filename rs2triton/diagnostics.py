@@ -9,6 +9,7 @@ Python traceback for them. Diagnostics at a tree-sitter node are made by
 
 from __future__ import annotations
 
+import bisect
 import os
 
 # Stable codes; docs/diagnostics.md documents each one.
@@ -119,8 +120,6 @@ class Lines:
 
     def row(self, offset: int) -> int:
         """The 0-based line of a byte offset."""
-        import bisect
-
         return bisect.bisect_right(self.starts, offset) - 1
 
     def position(self, offset: int) -> tuple[int, int]:

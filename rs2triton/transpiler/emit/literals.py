@@ -41,15 +41,16 @@ TEXT_DIRECTION = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
 # docstring write each as Python's escape (``\x1b``, ``\u2028``), strings as ``repr`` does.
 _HIDDEN_CATEGORIES = frozenset(("Cc", "Cf", "Zl", "Zp"))
 _ASCII_HIDDEN = re.compile("[\x00-\x08\x0a-\x1f\x7f]")
+_ASCII_HIDDEN_BUT_NEWLINE = re.compile("[\x00-\x08\x0b-\x1f\x7f]")
 _NON_ASCII = re.compile("[^\x00-\x7f]")
 
 
 def hidden(text: str, *, newlines: bool = True) -> str | None:
-    """The first character of ``text`` a module may not hold as itself (see above), or None;
+    """A character of ``text`` a module may not hold as itself (see above), or None;
     ``newlines=False``: a line feed is allowed (a module's text)."""
-    for m in _ASCII_HIDDEN.finditer(text):
-        if newlines or m.group() != "\n":
-            return m.group()
+    m = (_ASCII_HIDDEN if newlines else _ASCII_HIDDEN_BUT_NEWLINE).search(text)
+    if m is not None:
+        return m.group()
     if not text.isascii():
         for m in _NON_ASCII.finditer(text):
             if unicodedata.category(m.group()) in _HIDDEN_CATEGORIES:
