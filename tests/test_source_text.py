@@ -273,3 +273,23 @@ def test_no_false_orphan_for_a_source_whose_name_holds_a_line_break_or_a_directi
     res = _cli("check", f"{folder}/relu.rs", "-o", out, "--no-cache")
     assert res.exit_code == 1 and '--- "o\\nut\\u{202e}/gen/vector_add.py"\n' in res.output, res.output
     assert "\u202e" not in res.output and "\nut" not in res.output.replace("\\nut", "")
+
+
+def test_show_ir_shows_the_rust_line_each_ir_line_came_from(tmp_path):
+    """`show --ir`'s Rust lines are read as rustc divides the file (it split them with str.splitlines)."""
+    from rs2triton.tools.ir import beside_rust
+
+    rust = tmp_path / "k.rs"
+    rust.write_bytes("fn k() {\r\n    // a\u2028b\x0cc\x85d\rE\n    let x = 1;\n}\n".encode())
+    ir = '%0 = arith.constant 1 : i32 loc("k.rs":3:13)\n'
+    assert beside_rust("ttir", ir, str(rust)) == f"// k.rs:3 | let x = 1;\n{ir}"
+
+
+def test_a_cargo_toml_warning_after_a_comment_holding_u2028_shows_its_line(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "relu.rs").write_bytes((ROOT / "kernels_rs" / "relu.rs").read_bytes())
+    (tmp_path / "Cargo.toml").write_text('[package]\n# a\u2028b\nname = "x"\n[features\ndefault = []\n', encoding="utf-8")
+    res = _cli("transpile", "src", "-o", "out")
+    assert res.exit_code == 0, res.output
+    assert " --> Cargo.toml:4:10" in res.output and "4 | [features\n" in res.output, res.output
