@@ -23,11 +23,9 @@ def _say(message: str = "", **kwargs) -> None:
 
 
 def shown(path) -> str:
-    """A path as messages show it: as Rust's ``{:?}`` writes it where it holds a line break, a
-    control or a text-direction character (``"o\\nut"``), else as it is, with forward slashes."""
-    from pathlib import PurePath
-
-    return debug_text(PurePath(path).as_posix())
+    """A path as messages show it: as given (a ``Path`` with forward slashes), and as Rust's ``{:?}``
+    writes it where it holds a line break, a control or a text-direction character (``"o\\nut"``)."""
+    return debug_text(path if isinstance(path, str) else path.as_posix())
 
 
 def _fail(err: TranspileError, outcome: str = "nothing was written") -> None:

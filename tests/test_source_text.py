@@ -293,3 +293,14 @@ def test_a_cargo_toml_warning_after_a_comment_holding_u2028_shows_its_line(tmp_p
     res = _cli("transpile", "src", "-o", "out")
     assert res.exit_code == 0, res.output
     assert " --> Cargo.toml:4:10" in res.output and "4 | [features\n" in res.output, res.output
+
+
+def test_an_unreadable_source_is_named_as_rust_s_debug_writes_it(tmp_path, monkeypatch):
+    import os
+
+    monkeypatch.chdir(tmp_path)
+    os.mkfifo(tmp_path / "p\nipe\u202e.rs")
+    res = _cli("transpile", "p\nipe\u202e.rs", "-o", "out")
+    assert res.exit_code == 1
+    assert 'error[E0010]: cannot read "p\\nipe\\u{202e}.rs": it is a FIFO\n  --> "p\\nipe\\u{202e}.rs":1:1' in res.output
+    assert "\u202e" not in res.output and "\nipe" not in res.output

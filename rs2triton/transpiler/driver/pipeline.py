@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from rs2triton.diagnostics import Diagnostic, TranspileError, normalize_newlines
+from rs2triton.diagnostics import Diagnostic, TranspileError, debug_text, normalize_newlines
 from rs2triton.transpiler.frontend.source import SourceMap
 
 if TYPE_CHECKING:
@@ -477,24 +477,25 @@ def read(p: Path) -> bytes:
     rather than a read that never ends or fills the memory."""
     import stat
 
+    name = debug_text(p.as_posix())  # (in quotes and escaped, where it holds a line break: messages)
     try:
         info = os.stat(p)
         if not stat.S_ISREG(info.st_mode):
             kind = "a FIFO" if stat.S_ISFIFO(info.st_mode) else "a device" if stat.S_ISCHR(info.st_mode) or \
                 stat.S_ISBLK(info.st_mode) else "a socket" if stat.S_ISSOCK(info.st_mode) else "not a regular file"
-            raise TranspileError([Diagnostic("E0010", f"cannot read {p}: it is {kind}", str(p), 1, 1,
+            raise TranspileError([Diagnostic("E0010", f"cannot read {name}: it is {kind}", str(p), 1, 1,
                                              hint="rs2triton reads regular .rs files")])
         if info.st_size > MAX_SOURCE_BYTES:
-            raise TranspileError([Diagnostic("E0010", f"cannot read {p}: {info.st_size} bytes is more than a kernel "
+            raise TranspileError([Diagnostic("E0010", f"cannot read {name}: {info.st_size} bytes is more than a kernel "
                                              f"file holds (at most {MAX_SOURCE_BYTES})", str(p), 1, 1)])
         with open(p, "rb") as f:
             data = f.read(MAX_SOURCE_BYTES + 1)
         if len(data) > MAX_SOURCE_BYTES:  # (it grew since)
-            raise TranspileError([Diagnostic("E0010", f"cannot read {p}: more than {MAX_SOURCE_BYTES} bytes",
+            raise TranspileError([Diagnostic("E0010", f"cannot read {name}: more than {MAX_SOURCE_BYTES} bytes",
                                              str(p), 1, 1)])
         return data
     except OSError as e:
-        raise TranspileError([Diagnostic("E0010", f"cannot read {p}: {e.strerror}", str(p), 1, 1)]) from e
+        raise TranspileError([Diagnostic("E0010", f"cannot read {name}: {e.strerror}", str(p), 1, 1)]) from e
 
 
 def display_path(p: Path) -> str:
