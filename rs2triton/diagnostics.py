@@ -42,7 +42,7 @@ ICE_CODE = "E0999"
 # prints there (`␛`), the others escaped.
 _ACTS = frozenset([*range(0x00, 0x09), *range(0x0B, 0x20), *range(0x7F, 0xA0), 0x061C, 0x200E, 0x200F,
                    0x2028, 0x2029, *range(0x202A, 0x202F), *range(0x2066, 0x206A)])
-_ESCAPED = {c: f"\\u{{{c:x}}}" for c in _ACTS}
+_ESCAPED = {**{c: f"\\u{{{c:x}}}" for c in _ACTS}, 0x0D: "\\r", 0x00: "\\0"}  # (Rust's short escapes)
 _PICTURES = {**_ESCAPED, **{c: chr(0x2400 + c) for c in range(0x20) if c not in (0x09, 0x0A)}, 0x7F: "\u2421"}
 
 
@@ -50,7 +50,7 @@ def terminal_text(text: str, *, keep_newlines: bool = False) -> str:
     r"""``text`` safe to print: every character a terminal would act on written out as Rust
     writes it (`\u{1b}`), line feeds too unless ``keep_newlines``."""
     out = text.translate(_ESCAPED)
-    return out if keep_newlines else out.replace("\n", "\\u{a}")
+    return out if keep_newlines else out.replace("\n", "\\n")
 
 
 def debug_text(text: str) -> str:
@@ -61,7 +61,7 @@ def debug_text(text: str) -> str:
     if not any(ord(c) in _ACTS or c == "\n" for c in text):
         return text
     out = text.replace("\\", "\\\\").replace('"', '\\"').replace("\t", "\\t").replace("\n", "\\n")
-    return '"' + out.replace("\r", "\\r").translate(_ESCAPED) + '"'
+    return '"' + out.translate(_ESCAPED) + '"'
 
 
 def _source_text(text: str) -> str:

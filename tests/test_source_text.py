@@ -304,3 +304,20 @@ def test_an_unreadable_source_is_named_as_rust_s_debug_writes_it(tmp_path, monke
     assert res.exit_code == 1
     assert 'error[E0010]: cannot read "p\\nipe\\u{202e}.rs": it is a FIFO\n  --> "p\\nipe\\u{202e}.rs":1:1' in res.output
     assert "\u202e" not in res.output and "\nipe" not in res.output
+
+
+DEBUG_NAMES = ["o\nut\u202e/gen", "k\x1b]0;x\x07\r\u202e.rs", 'a"b\\c\td\x85e\u2028f\u061c\x00g\x7fh', "plain/k.rs"]
+
+
+def test_a_name_is_shown_as_rust_s_debug_shows_it(tmp_path):
+    from rs2triton.diagnostics import debug_text, terminal_text
+
+    shown = [debug_text(n) for n in DEBUG_NAMES]
+    assert shown[-1] == "plain/k.rs"  # (nothing to escape: as it is, no quotes)
+    assert shown[0] == '"o\\nut\\u{202e}/gen"' and terminal_text("a\rb\nc") == "a\\rb\\nc"
+    if shutil.which("rustc"):
+        literals = ", ".join('"' + "".join(f"\\u{{{ord(c):x}}}" for c in n) + '"' for n in DEBUG_NAMES[:-1])
+        (tmp_path / "d.rs").write_text(f'fn main() {{ for s in [{literals}] {{ println!("{{:?}}", s); }} }}\n')
+        subprocess.run(["rustc", "-o", str(tmp_path / "d"), str(tmp_path / "d.rs")], check=True, timeout=120)
+        out = subprocess.run([str(tmp_path / "d")], capture_output=True, text=True, check=True).stdout
+        assert out.split("\n")[:-1] == shown[:-1]

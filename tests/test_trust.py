@@ -625,7 +625,7 @@ def test_a_diagnostic_prints_nothing_a_terminal_acts_on():
         rs2triton.transpile_source(src, f"ker{HOSTILE}\r\u202enel.rs")
     text = str(info.value)
     assert not any(c in text for c in CONTROLS), repr(text)
-    assert '"ker\\u{1b}]0;pwned\\u{7}\\u{1b}[2J\\u{0}\\r\\u{202e}nel.rs":5:' in text  # the path, as Rust's {:?}
+    assert '"ker\\u{1b}]0;pwned\\u{7}\\u{1b}[2J\\0\\r\\u{202e}nel.rs":5:' in text  # the path, as Rust's {:?}
     assert 'T::device_print("␛]0;pwned␇␛[2J␀", T::nope(x_ptr), false);' in text  # the line, as rustc draws it
     assert "`T::nope`" in text
 
