@@ -101,10 +101,6 @@ class Lines:
             return None
         return cls(normalize_newlines(data))
 
-    @classmethod
-    def of_text(cls, text: str) -> Lines:
-        return cls(normalize_newlines(text.encode("utf-8", "surrogatepass")))
-
     @property
     def starts(self) -> list[int]:
         """The byte offset each line starts at."""

@@ -39,13 +39,11 @@ class SourceMap:
         return self._index
 
     @property
-    def byte_lines(self) -> list[bytes]:
-        return [self.index.bytes_of(row) for row in range(len(self.index))]
-
-    @property
     def lines(self) -> list[str]:
+        """The text of each line (0-based)."""
         if self._lines is None:
-            self._lines = [ln.decode("utf-8", errors="replace") for ln in self.byte_lines]
+            index = self.index
+            self._lines = [index.bytes_of(row).decode("utf-8", errors="replace") for row in range(len(index))]
         return self._lines
 
     def diag(self, node, code: str, message: str, hint: str | None = None, severity: str = "error") -> Diagnostic:
