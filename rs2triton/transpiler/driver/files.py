@@ -306,8 +306,8 @@ def write(files: dict[Path, str]) -> list[Path]:
             _unlink(old)
         where = e.filename or (staged[-1][1] if staged else "the output folder")
         left = "" if restored else "; some outputs could not be restored to what they were"
-        raise TranspileError([Diagnostic("E0010", f"cannot write {shown(where)}: {e.strerror or e}{left}", str(where), 1, 1,
-                                         hint="check that the output folder is writable and not a file")]) from e
+        raise TranspileError([Diagnostic("E0010", f"cannot write {shown(where)}: {e.strerror or e}{left}", str(where),
+                                         1, 1, hint="check that the output folder is writable and not a file")]) from e
     for old, _ in kept:
         _unlink(old)
     return [path for _, path in staged]

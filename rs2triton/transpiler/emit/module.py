@@ -62,7 +62,8 @@ def module_text(source: str, doc: str | None, imports: list[str], consts: list[a
     function_text = ["\n".join(p.lines) for p in printed]
     class_text = ["\n".join(p.lines) for p in classes]
     text = template().render(
-        header_prefix=HEADER_PREFIX, source=header_name(source), header_suffix=HEADER_SUFFIX, doc=doc_text, imports=sorted(imports),
+        header_prefix=HEADER_PREFIX, source=header_name(source), header_suffix=HEADER_SUFFIX, doc=doc_text,
+        imports=sorted(imports),
         stdlib_imports=sorted(f"import {m}" for m in (host.modules - {"triton"} if host is not None else ())),
         consts=const_text, functions=function_text, classes=class_text,
         launchers=[launcher for launcher, _ in launchers], runtime_import=runtime_import(launchers, host, class_text))
