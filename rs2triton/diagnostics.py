@@ -9,6 +9,7 @@ Python traceback for them. Diagnostics at a tree-sitter node are made by
 
 from __future__ import annotations
 
+import bisect
 import os
 
 # Stable codes; docs/diagnostics.md documents each one.
@@ -35,12 +36,13 @@ ICE_CODE = "E0999"
 
 
 # What a terminal acts on rather than shows: C0 controls (but tab and line feed), DEL, C1
-# controls, and the codepoints that turn text around. Messages show them as Rust's
-# `escape_debug` writes them (`\u{1b}`); a source line shows C0 controls and DEL as the
-# Unicode control pictures rustc prints there (`␛`), the others escaped.
+# controls, the codepoints that turn text around, and the line and paragraph separators some
+# terminals and viewers break lines at. Messages show them as Rust's `escape_debug` writes them
+# (`\u{1b}`); a source line shows C0 controls and DEL as the Unicode control pictures rustc
+# prints there (`␛`), the others escaped.
 _ACTS = frozenset([*range(0x00, 0x09), *range(0x0B, 0x20), *range(0x7F, 0xA0), 0x061C, 0x200E, 0x200F,
-                   *range(0x202A, 0x202F), *range(0x2066, 0x206A)])
-_ESCAPED = {c: f"\\u{{{c:x}}}" for c in _ACTS}
+                   0x2028, 0x2029, *range(0x202A, 0x202F), *range(0x2066, 0x206A)])
+_ESCAPED = {**{c: f"\\u{{{c:x}}}" for c in _ACTS}, 0x0D: "\\r", 0x00: "\\0"}  # (Rust's short escapes)
 _PICTURES = {**_ESCAPED, **{c: chr(0x2400 + c) for c in range(0x20) if c not in (0x09, 0x0A)}, 0x7F: "\u2421"}
 
 
@@ -48,12 +50,104 @@ def terminal_text(text: str, *, keep_newlines: bool = False) -> str:
     r"""``text`` safe to print: every character a terminal would act on written out as Rust
     writes it (`\u{1b}`), line feeds too unless ``keep_newlines``."""
     out = text.translate(_ESCAPED)
-    return out if keep_newlines else out.replace("\n", "\\u{a}")
+    return out if keep_newlines else out.replace("\n", "\\n")
+
+
+def debug_text(text: str) -> str:
+    r"""``text`` as Rust's ``{:?}`` writes a string, where it holds anything :func:`terminal_text`
+    would escape: in quotes, with ``\n``, ``\r``, ``\t``, ``\\``, ``\"`` and ``\u{..}`` escapes, so
+    that a name with a line break or a text-direction codepoint in it reads as one name; any
+    other text as it is."""
+    if not any(ord(c) in _ACTS or c == "\n" for c in text):
+        return text
+    out = text.replace("\\", "\\\\").replace('"', '\\"').replace("\t", "\\t").replace("\n", "\\n")
+    return '"' + out.translate(_ESCAPED) + '"'
 
 
 def _source_text(text: str) -> str:
-    """A source line as rustc shows one: control characters as their pictures."""
-    return text.translate(_PICTURES)
+    """A source line as rustc shows one: a tab as four spaces, control characters as their pictures."""
+    return text.replace("\t", "    ").translate(_PICTURES)
+
+
+def _columns(text: str) -> int:
+    """The terminal columns ``text`` takes, as rustc counts them to place its carets: a wide
+    East Asian character two, a combining mark or a format character none, others one."""
+    if text.isascii():
+        return len(text)
+    import unicodedata
+
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else
+               0 if unicodedata.category(c) in ("Mn", "Me", "Cf") else 1 for c in text)
+
+
+class Lines:
+    r"""A file's text divided into lines as rustc divides it (and as tree-sitter counts its rows):
+    only a line feed ends a line. A CR, form feed, vertical tab, NEL (U+0085) or U+2028 is a
+    character of its line, whatever ``str.splitlines`` thinks; a CR LF is one line end, as rustc
+    reads it (:func:`normalize_newlines`). The one place byte offsets become (line, column) and
+    lines become their text, for every diagnostic and the generated line map."""
+
+    def __init__(self, data: bytes):
+        self.data = data  # newlines normalized (the bytes the parser read)
+        self._starts: list[int] | None = None
+
+    @classmethod
+    def read(cls, path: str | os.PathLike) -> Lines | None:
+        """The lines of the file at ``path`` (None where it cannot be read)."""
+        try:
+            with open(path, "rb") as f:  # (bytes: text mode would end lines at a lone CR)
+                data = f.read()
+        except OSError:
+            return None
+        return cls(normalize_newlines(data))
+
+    @property
+    def starts(self) -> list[int]:
+        """The byte offset each line starts at."""
+        if self._starts is None:
+            starts, at, find = [0], 0, self.data.find
+            while (at := find(b"\n", at) + 1) > 0:
+                starts.append(at)
+            self._starts = starts
+        return self._starts
+
+    def __len__(self) -> int:
+        return len(self.starts)
+
+    def row(self, offset: int) -> int:
+        """The 0-based line of a byte offset."""
+        return bisect.bisect_right(self.starts, offset) - 1
+
+    def position(self, offset: int) -> tuple[int, int]:
+        """The 1-based line and character column of a byte offset."""
+        row = self.row(offset)
+        return row + 1, len(self.data[self.starts[row]:offset].decode("utf-8", "replace")) + 1
+
+    def bytes_of(self, row: int) -> bytes:
+        """The bytes of 0-based line ``row``, without its line feed."""
+        starts = self.starts
+        end = starts[row + 1] - 1 if row + 1 < len(starts) else len(self.data)
+        return self.data[starts[row]:end]
+
+    def text(self, line: int) -> str | None:
+        """The text of 1-based line ``line`` (None past the file's end)."""
+        if not 0 < line <= len(self.starts):
+            return None
+        return self.bytes_of(line - 1).decode("utf-8", "replace")
+
+
+def normalize_newlines(data: bytes) -> bytes:
+    r"""``data`` with each CR LF a LF, as rustc reads a source file (its ``normalize_newlines``):
+    a file saved with Windows line ends (git's autocrlf) is the same program, line for line and
+    column for column. A lone CR stays. Text that is not UTF-8 is left as it is, so the report
+    of its first bad byte names the offset in the file."""
+    if b"\r\n" not in data:
+        return data
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return data
+    return data.replace(b"\r\n", b"\n")
 
 
 class Diagnostic:
@@ -99,19 +193,23 @@ class Diagnostic:
         """The report as rustc prints one; nothing of the source, the message or the path can
         act on the terminal (:func:`terminal_text`)."""
         title = f"{self.severity}[{self.code}]: {terminal_text(self.message)}"
-        loc = f"{terminal_text(self.path)}:{self.line}:{self.col}"
+        loc = f"{debug_text(self.path)}:{self.line}:{self.col}"
         if self.source_line is None:
             out = [title, f"  --> {loc}"]
         else:
             gutter = " " * len(str(self.line))
-            text = _source_text(self.source_line.rstrip("\n").expandtabs(4))
-            caret_len = max(1, min(self.length, len(text) - (self.col - 1)))
+            line = self.source_line.rstrip("\n")
+            text = _source_text(line)
+            # (the carets under the characters they mark, however wide each is shown)
+            at = _columns(_source_text(line[:self.col - 1]))
+            marked = _columns(_source_text(line[self.col - 1:self.col - 1 + self.length]))
+            caret_len = max(1, min(marked, _columns(text) - at))
             out = [
                 title,
                 f"{gutter}--> {loc}",
                 f"{gutter} |",
                 f"{self.line} | {text}",
-                f"{gutter} | {' ' * (self.col - 1)}{'^' * caret_len}",
+                f"{gutter} | {' ' * at}{'^' * caret_len}",
             ]
         if self.hint:
             pad = " " * len(str(self.line)) if self.source_line is not None else " "

@@ -650,7 +650,7 @@ def test_a_diagnostic_prints_nothing_a_terminal_acts_on():
         rs2triton.transpile_source(src, f"ker{HOSTILE}\r\u202enel.rs")
     text = str(info.value)
     assert not any(c in text for c in CONTROLS), repr(text)
-    assert "ker\\u{1b}]0;pwned\\u{7}\\u{1b}[2J\\u{0}\\u{d}\\u{202e}nel.rs:5:" in text  # the path
+    assert '"ker\\u{1b}]0;pwned\\u{7}\\u{1b}[2J\\0\\r\\u{202e}nel.rs":5:' in text  # the path, as Rust's {:?}
     assert 'T::device_print("␛]0;pwned␇␛[2J␀", T::nope(x_ptr), false);' in text  # the line, as rustc draws it
     assert "`T::nope`" in text
 
@@ -667,9 +667,10 @@ def test_the_command_line_prints_nothing_a_terminal_acts_on(tmp_path, monkeypatc
         res = CliRunner().invoke(main, args)
         assert res.exit_code == 0, res.output
         assert not any(c in res.output for c in CONTROLS), repr(res.output)
-        assert args[0] != "kernels" or "k\\u{1b}]0;pwned\\u{7}\\u{d}\\u{202e}.rs: ReluForward(" in res.output
+        assert args[0] != "kernels" or '"k\\u{1b}]0;pwned\\u{7}\\r\\u{202e}.rs": ReluForward(' in res.output
     module = (tmp_path / "out" / f"{name[:-3]}.py").read_text()  # (its header names the path: no line break in it)
-    assert "\r" not in module and "\u202e" not in module and "from k\x1b]0;pwned\x07\\r\\u202e.rs." in module
+    assert "\r" not in module and "\u202e" not in module and "\x1b" not in module  # (nor ESC, BEL: escaped)
+    assert "from k\\x1b]0;pwned\\x07\\r\\u202e.rs." in module
 
 
 # ---------------------------------------------------------------------- the output folder

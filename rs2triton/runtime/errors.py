@@ -23,7 +23,7 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import NamedTuple
 
-from rs2triton.diagnostics import Diagnostic
+from rs2triton.diagnostics import Diagnostic, Lines
 from rs2triton.runtime.locations import find_source
 
 
@@ -172,12 +172,8 @@ def triton_diagnostic(exc: BaseException, module) -> Diagnostic | None:
     rust = lines.mapping.get(line) if line is not None else None
     if rust is None:
         return None
-    try:
-        with open(lines.file or "", encoding="utf-8") as f:
-            source = f.read().splitlines()
-    except OSError:  # (the Rust file is not where the module says: the line, without its text)
-        source = []
-    source_line = source[rust - 1] if rust - 1 < len(source) else ""
+    source = Lines.read(lines.file or "")  # (None where the Rust file is not where the module says)
+    source_line = (source.text(rust) if source is not None else None) or ""
     rust_path = lines.path
     col = len(source_line) - len(source_line.lstrip()) + 1
     message = str(exc).strip().splitlines()[-1] if str(exc).strip() else type(exc).__name__

@@ -14,7 +14,7 @@ import os
 import re
 from pathlib import Path
 
-from rs2triton.diagnostics import terminal_text
+from rs2triton.diagnostics import Lines, terminal_text
 from rs2triton.tools.run import RunError, quoted
 
 STAGES = {"ttir": "//", "ttgir": "//", "llir": ";", "ptx": "//", "amdgcn": ";"}
@@ -154,16 +154,13 @@ def beside_rust(stage: str, text: str, rust_path: str) -> str:
     """The stage's text with the Rust interleaved: before each run of lines from one Rust line,
     a comment naming the file and line and showing its text."""
     comment = STAGES[stage]
-    try:
-        source = Path(rust_path).read_text(encoding="utf-8").splitlines()
-    except OSError:
-        source = []
+    source = Lines.read(rust_path) or Lines(b"")  # (its lines as rustc counts them)
     name = Path(rust_path).name
     out: list[str] = []
     shown = None
     for row, line in zip(text.splitlines(), rust_line_of_each(stage, text), strict=True):
         if line is not None and line != shown:
-            code = source[line - 1].strip() if 0 < line <= len(source) else ""
+            code = (source.text(line) or "").strip()
             out.append(f"{comment} {terminal_text(name)}:{line} | {terminal_text(code)}")
             shown = line
         out.append(row)

@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from rs2triton.diagnostics import Diagnostic, TranspileError
+from rs2triton.diagnostics import Diagnostic, Lines, TranspileError, debug_text
 from rs2triton.transpiler.driver.cache import is_module
 from rs2triton.transpiler.driver.pipeline import (
     Result,
@@ -27,6 +27,12 @@ from rs2triton.transpiler.driver.workers import transpile_many
 
 if TYPE_CHECKING:
     from rs2triton.transpiler.driver.cache import Cache
+
+
+def shown(path: Path | str) -> str:
+    """A path as messages show it: with forward slashes, and as Rust's ``{:?}`` writes it where it
+    holds a line break, a control or a text-direction character (``"o\\nut/k.py"``)."""
+    return debug_text(Path(path).as_posix())
 
 
 def discover_sources(srcs: list[str]) -> list[tuple[Path, Path]]:
@@ -139,7 +145,7 @@ def plan(srcs: list[str], outdir: str | os.PathLike, warnings: list[Diagnostic] 
             continue
         target = out / rel
         if target in files:
-            errors.append(Diagnostic("E0010", f"two inputs would both write {target.as_posix()}",
+            errors.append(Diagnostic("E0010", f"two inputs would both write {shown(target)}",
                                      src.as_posix(), 1, 1, hint="transpile them into different output folders"))
             continue
         files[target] = res.text
@@ -174,10 +180,8 @@ def _manifest_warning(src: Path, warnings: list[Diagnostic]) -> None:
     path = path if shown.startswith("..") else shown  # (relative to where the command runs, where it can be)
     if any(w.path == path and w.code == "W0011" for w in warnings):
         return
-    try:
-        source_line = Path(path).read_text(encoding="utf-8", errors="replace").splitlines()[line - 1]
-    except (OSError, IndexError):
-        source_line = None
+    manifest = Lines.read(path)
+    source_line = manifest.text(line) if manifest is not None else None
     warnings.append(Diagnostic("W0011", f"the crate's Cargo.toml cannot be read: {why}", path, line, col, 1,
                                "cargo would refuse it; `#[cfg(feature = ...)]` sees teenygrad's default features "
                                "meanwhile", source_line, severity="warning"))
@@ -209,14 +213,14 @@ def existing(path: Path | str, text: str) -> bytes | None:
             else "a socket" if stat.S_ISSOCK(st.st_mode) else "a device" if stat.S_ISCHR(st.st_mode) or \
             stat.S_ISBLK(st.st_mode) else "not a regular file"
         link = " (through a symlink)" if os.path.islink(target) else ""
-        raise Foreign(f"{target} is {kind}{link}, not a file rs2triton wrote")
+        raise Foreign(f"{shown(target)} is {kind}{link}, not a file rs2triton wrote")
     data = text.encode("utf-8")
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)  # (a FIFO swapped in meanwhile: no wait)
     fd = os.open(target, flags)
     try:
         head = os.read(fd, len(_HEADER))
         if not head.startswith(_HEADER) and not (st.st_size == 0 and os.path.basename(target) == "__init__.py"):
-            raise Foreign(f"{target} exists and was not written by rs2triton (it has no rs2triton header)")
+            raise Foreign(f"{shown(target)} exists and was not written by rs2triton (it has no rs2triton header)")
         if st.st_size != len(data):
             return head  # (it differs: no need to read the rest)
         chunks = [head]
@@ -307,8 +311,8 @@ def write(files: dict[Path, str]) -> list[Path]:
             raise
         where = e.filename or (staged[-1][1] if staged else "the output folder")
         left = "" if restored else "; some outputs could not be restored to what they were"
-        raise TranspileError([Diagnostic("E0010", f"cannot write {where}: {e.strerror or e}{left}", str(where), 1, 1,
-                                         hint="check that the output folder is writable and not a file")]) from e
+        raise TranspileError([Diagnostic("E0010", f"cannot write {shown(where)}: {e.strerror or e}{left}", str(where),
+                                         1, 1, hint="check that the output folder is writable and not a file")]) from e
     for old, _ in kept:
         _unlink(old)
     return [path for _, path in staged]
@@ -379,7 +383,7 @@ def _read_bounded(path: Path) -> bytes:
 
 def orphans(files: dict[Path, str], outdir: str | os.PathLike) -> list[Path]:
     """Generated modules in ``outdir`` whose Rust source (named in their header) is gone."""
-    from rs2triton.transpiler.emit.module import HEADER_PREFIX
+    from rs2triton.transpiler.emit.module import header_source
 
     root = os.fspath(Path(outdir))  # normalised as the planned paths are (`out/`, `./out` -> `out`)
     if not os.path.isdir(root):
@@ -397,8 +401,8 @@ def orphans(files: dict[Path, str], outdir: str | os.PathLike) -> list[Path]:
                     first = f.readline(4096)
             except (OSError, UnicodeDecodeError):
                 continue
-            if first.startswith(HEADER_PREFIX):
-                source = first[len(HEADER_PREFIX):].split(". Do not edit")[0]
+            source = header_source(first)  # (the name as it is: a line break or U+202E in it unescaped)
+            if source is not None:
                 if not any(os.path.exists(os.path.join(b, source)) for b in bases):
                     found.append(Path(path))  # another input's module is not an orphan
     return sorted(found)
@@ -412,15 +416,15 @@ def check(files: dict[Path, str], outdir: str | os.PathLike | None = None) -> li
     if outdir is not None and os.path.isdir(outdir):
         for folder, _dirs, _names in os.walk(os.fspath(outdir)):
             for stray in leftovers(folder):
-                diffs.append(f"{stray.as_posix()}: {LEFTOVER}\n")
+                diffs.append(f"{shown(stray)}: {LEFTOVER}\n")
     for path in orphans(files, outdir) if outdir is not None else []:
         old = _read_bounded(path).decode("utf-8", "replace").splitlines(keepends=True)
-        diffs.append("".join(difflib.unified_diff(old, [], fromfile=path.as_posix(), tofile="/dev/null")))
+        diffs.append("".join(difflib.unified_diff(old, [], fromfile=shown(path), tofile="/dev/null")))
     for path, text in sorted(files.items()):
         try:
             found = existing(path, text)
         except Foreign as e:
-            diffs.append(f"{path.as_posix()}: {e} (transpile will not replace it)\n")
+            diffs.append(f"{e} (transpile will not replace it)\n")
             continue
         if found == text.encode("utf-8"):
             continue
@@ -430,6 +434,6 @@ def check(files: dict[Path, str], outdir: str | os.PathLike | None = None) -> li
         old = [] if current is None else current.splitlines(keepends=True)
         diffs.append("".join(difflib.unified_diff(
             old, text.splitlines(keepends=True),
-            fromfile=path.as_posix() if current is not None else "/dev/null",
-            tofile=path.as_posix())) or f"--- /dev/null\n+++ {path.as_posix()} (empty)\n")
+            fromfile=shown(path) if current is not None else "/dev/null",
+            tofile=shown(path))) or f"--- /dev/null\n+++ {shown(path)} (empty)\n")
     return diffs

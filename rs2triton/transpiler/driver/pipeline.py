@@ -17,12 +17,11 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from rs2triton.diagnostics import Diagnostic, TranspileError
+from rs2triton.diagnostics import Diagnostic, TranspileError, debug_text, normalize_newlines
 from rs2triton.transpiler.frontend.source import SourceMap
 
 if TYPE_CHECKING:
@@ -74,6 +73,7 @@ def lower_source(source: bytes | str, path: str = "<string>", line_comments: boo
     """
     if isinstance(source, str):  # lone surrogates survive, to be reported as invalid UTF-8
         source = source.encode("utf-8", errors="surrogatepass")
+    source = normalize_newlines(source)  # (CR LF as LF, as rustc reads a file: the same module either way)
     smap = SourceMap(path, source)
     try:
         return _lower_source(source, smap, line_comments, launchers, pyproject, features, source_name, debug)
@@ -229,9 +229,6 @@ def _launchers(kernels: list[Kernel], defs: list[ast.FunctionDef], taken: set[st
     return out
 
 
-# Characters that could end a line for Python or a reader, or reverse text, anywhere but as the
-# "\n" ending a line: the printer writes each of them as an escape, so a module holding one is a bug.
-_HIDDEN = re.compile("[\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 
 
 def _check_table_names(kernels: list[Kernel], pyproject: Path, text: str, tune: dict) -> None:
@@ -261,6 +258,7 @@ def finish(results: list[Result]) -> None:
     """
     import ast
 
+    from rs2triton.transpiler.emit.literals import hidden
     from rs2triton.transpiler.emit.verify import check_module
 
     bad: list[Diagnostic] = []  # internal errors: generated code that does not compile or read back
@@ -268,9 +266,11 @@ def finish(results: list[Result]) -> None:
         if r.text is None:
             continue
         try:
-            hidden = _HIDDEN.search(r.text)
-            if hidden is not None:
-                raise ValueError(f"the module holds U+{ord(hidden.group()):04X} outside a string escape")
+            # (a character that could end a line, reverse text or act on a terminal, anywhere but
+            # as the "\n" ending a line: the printer writes each as an escape, so one there is a bug)
+            char = hidden(r.text, newlines=False)
+            if char is not None:
+                raise ValueError(f"the module holds U+{ord(char):04X} outside a string escape")
             with collection_paused():  # (a parsed module is tens of thousands of objects, none in a cycle)
                 tree = ast.parse(r.text, r.source_path)
                 compile(tree, r.source_path, "exec", dont_inherit=True)
@@ -402,6 +402,7 @@ def find_kernels(source: bytes, path: str, features: frozenset[str] | None = Non
     from rs2triton.transpiler.frontend.items import collect
 
     features = _features(path, features)
+    source = normalize_newlines(source)
     _, smap, tree = _parse_expanded(source, SourceMap(path, source), features)
     return collect(tree.root_node, smap, features).kernels
 
@@ -476,24 +477,25 @@ def read(p: Path) -> bytes:
     rather than a read that never ends or fills the memory."""
     import stat
 
+    name = debug_text(p.as_posix())  # (in quotes and escaped, where it holds a line break: messages)
     try:
         info = os.stat(p)
         if not stat.S_ISREG(info.st_mode):
             kind = "a FIFO" if stat.S_ISFIFO(info.st_mode) else "a device" if stat.S_ISCHR(info.st_mode) or \
                 stat.S_ISBLK(info.st_mode) else "a socket" if stat.S_ISSOCK(info.st_mode) else "not a regular file"
-            raise TranspileError([Diagnostic("E0010", f"cannot read {p}: it is {kind}", str(p), 1, 1,
+            raise TranspileError([Diagnostic("E0010", f"cannot read {name}: it is {kind}", str(p), 1, 1,
                                              hint="rs2triton reads regular .rs files")])
         if info.st_size > MAX_SOURCE_BYTES:
-            raise TranspileError([Diagnostic("E0010", f"cannot read {p}: {info.st_size} bytes is more than a kernel "
+            raise TranspileError([Diagnostic("E0010", f"cannot read {name}: {info.st_size} bytes is more than a kernel "
                                              f"file holds (at most {MAX_SOURCE_BYTES})", str(p), 1, 1)])
         with open(p, "rb") as f:
             data = f.read(MAX_SOURCE_BYTES + 1)
         if len(data) > MAX_SOURCE_BYTES:  # (it grew since)
-            raise TranspileError([Diagnostic("E0010", f"cannot read {p}: more than {MAX_SOURCE_BYTES} bytes",
+            raise TranspileError([Diagnostic("E0010", f"cannot read {name}: more than {MAX_SOURCE_BYTES} bytes",
                                              str(p), 1, 1)])
         return data
     except OSError as e:
-        raise TranspileError([Diagnostic("E0010", f"cannot read {p}: {e.strerror}", str(p), 1, 1)]) from e
+        raise TranspileError([Diagnostic("E0010", f"cannot read {name}: {e.strerror}", str(p), 1, 1)]) from e
 
 
 def display_path(p: Path) -> str:

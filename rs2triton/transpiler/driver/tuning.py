@@ -161,7 +161,7 @@ def tuning_for(kernel: Kernel, pyproject: Path, text: str, raw) -> dict:
 def _error(pyproject: Path, text: str, kernel: str | None, key: str | None, message: str,
            hint: str | None = None) -> TranspileError:
     """A diagnostic at the table's header (or the key's line inside it)."""
-    lines = text.splitlines()
+    lines = text.replace("\r\n", "\n").split("\n")  # (only a line feed ends a TOML line: not U+2028)
     row, col, length = 0, 1, 1
     if kernel is not None:
         header = re.compile(rf"^\s*\[\s*tool\.rs2triton\.tune\.\"?{re.escape(kernel)}\"?\s*\]")

@@ -28,24 +28,47 @@ def fits(line: str) -> bool:
 
 
 # Characters some tool takes for the end of a line (Python's tokenizer: \n and \r; editors and
-# str.splitlines: the others): inside a comment, each is written as its escape, so no text of a
+# str.splitlines: the others). Inside a comment each is written as its escape, so no text of a
 # comment can end it and become code, or look as if it did.
 LINE_BREAKS = "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
 # And the codepoints that turn text around (a source file's path may hold them): written as
 # escapes in a comment, they cannot make code read otherwise than it runs.
 TEXT_DIRECTION = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
-_ESCAPED = str.maketrans({c: repr(c)[1:-1] if c in "\n\r" else f"\\u{ord(c):04x}"
-                          for c in LINE_BREAKS + TEXT_DIRECTION})
+# What a generated module never holds as itself (but the line feeds between its lines): every
+# control character but tab (ESC, which a terminal acts on when the module is printed, included),
+# the line and paragraph separators, and the format characters (the text-direction codepoints,
+# zero-width ones, a byte-order mark), by their Unicode category. A comment, the header and a
+# docstring write each as Python's escape (``\x1b``, ``\u2028``), strings as ``repr`` does.
+_HIDDEN_CATEGORIES = frozenset(("Cc", "Cf", "Zl", "Zp"))
+_ASCII_HIDDEN = re.compile("[\x00-\x08\x0a-\x1f\x7f]")
+_ASCII_HIDDEN_BUT_NEWLINE = re.compile("[\x00-\x08\x0b-\x1f\x7f]")
+_NON_ASCII = re.compile("[^\x00-\x7f]")
+
+
+def hidden(text: str, *, newlines: bool = True) -> str | None:
+    """A character of ``text`` a module may not hold as itself (see above), or None;
+    ``newlines=False``: a line feed is allowed (a module's text)."""
+    m = (_ASCII_HIDDEN if newlines else _ASCII_HIDDEN_BUT_NEWLINE).search(text)
+    if m is not None:
+        return m.group()
+    if not text.isascii():
+        for m in _NON_ASCII.finditer(text):
+            if unicodedata.category(m.group()) in _HIDDEN_CATEGORIES:
+                return m.group()
+    return None
 
 
 def one_line(text: str) -> str:
-    """``text`` with every line break and text-direction codepoint written as an escape
-    (``\\r``, ``\\u2028``, ``\\u202e``)."""
-    return text.translate(_ESCAPED)
+    """``text`` with every character a module may not hold as itself written as Python's escape
+    (``\r``, ``\x1b``, ``\u2028``, ``\u202e``): one line, nothing a terminal or an editor acts on."""
+    if hidden(text) is None:
+        return text
+    return "".join(repr(c)[1:-1] if c != "\t" and unicodedata.category(c) in _HIDDEN_CATEGORIES else c
+                   for c in text)
 
 
 def comment(text: str) -> str:
-    """``text`` as a ``#`` comment (no trailing blanks; line breaks escaped: see LINE_BREAKS)."""
+    """``text`` as a ``#`` comment (no trailing blanks; control characters escaped: see :func:`one_line`)."""
     return f"# {one_line(text)}".rstrip() if text else "#"
 
 

@@ -11,6 +11,7 @@ function landed in the module.
 from __future__ import annotations
 
 import ast
+import re
 from functools import lru_cache
 
 from rs2triton.transpiler.emit.literals import docstring_lines
@@ -61,7 +62,8 @@ def module_text(source: str, doc: str | None, imports: list[str], consts: list[a
     function_text = ["\n".join(p.lines) for p in printed]
     class_text = ["\n".join(p.lines) for p in classes]
     text = template().render(
-        header_prefix=HEADER_PREFIX, source=_safe_comment(source), doc=doc_text, imports=sorted(imports),
+        header_prefix=HEADER_PREFIX, source=header_name(source), header_suffix=HEADER_SUFFIX, doc=doc_text,
+        imports=sorted(imports),
         stdlib_imports=sorted(f"import {m}" for m in (host.modules - {"triton"} if host is not None else ())),
         consts=const_text, functions=function_text, classes=class_text,
         launchers=[launcher for launcher, _ in launchers], runtime_import=runtime_import(launchers, host, class_text))
@@ -118,11 +120,31 @@ def runtime_import(launchers: list, host, class_text: list[str]) -> str:
     return "\n".join(lines)
 
 
-def _safe_comment(s: str) -> str:
-    # A path is printed in a comment: no line break may end the comment early.
+HEADER_SUFFIX = ". Do not edit: edit the Rust source and regenerate."
+_HEADER_ESCAPE = re.compile(r"\\(\\|[nrt]|x[0-9a-f]{2}|u[0-9a-f]{4}|U[0-9a-f]{8})")
+
+
+def header_name(source: str) -> str:
+    """The source's name as the header writes it: a backslash doubled, and every character a
+    module may not hold as itself (a line break, ESC, a text-direction codepoint) as Python's
+    escape (literals.one_line), so that no name can end the comment or act on a terminal, and
+    :func:`header_source` reads the name back whatever it holds."""
     from rs2triton.transpiler.emit.literals import one_line
 
-    return one_line(s)
+    return one_line(source.replace("\\", "\\\\"))
+
+
+def header_source(first_line: str) -> str | None:
+    """The source a module's first line names (:func:`header_name` undone), or None where the
+    line is no rs2triton header."""
+    line = first_line.removesuffix("\n")
+    if not line.startswith(HEADER_PREFIX) or not line.endswith(HEADER_SUFFIX):
+        return None
+    name = line[len(HEADER_PREFIX):-len(HEADER_SUFFIX)]
+    if "\\" not in name:
+        return name
+    simple = {"\\": "\\", "n": "\n", "r": "\r", "t": "\t"}
+    return _HEADER_ESCAPE.sub(lambda m: simple.get(m.group(1)) or chr(int(m.group(1)[1:], 16)), name)
 
 
 def add_line_comments(fn: ast.FunctionDef, path: str) -> None:

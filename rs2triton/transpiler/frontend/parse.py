@@ -81,11 +81,8 @@ def check_utf8(source: bytes, smap: SourceMap) -> None:
     try:
         source.decode("utf-8")
     except UnicodeDecodeError as e:
-        line_start = source.rfind(b"\n", 0, e.start) + 1
-        line = source.count(b"\n", 0, e.start) + 1
-        col = len(source[line_start:e.start].decode("utf-8")) + 1
-        raise TranspileError([smap.line_diag(
-            line, col, "E0010",
+        raise TranspileError([smap.offset_diag(
+            e.start, "E0010",
             f"stream did not contain valid UTF-8 (byte 0x{source[e.start]:02x} at offset {e.start})",
             "Rust source files are UTF-8; re-save this file as UTF-8")]) from None
 
@@ -99,19 +96,14 @@ _BIDI = re.compile(rb"\xe2\x80[\xaa-\xae]|\xe2\x81[\xa6-\xa9]")
 def check_bidi(source: bytes, smap: SourceMap) -> None:
     """A codepoint that changes the visible direction of text is an error where it is, as in rustc:
     it can make code read otherwise than it runs."""
-    text = source.decode("utf-8")
-    for m in re.finditer("[\u202a-\u202e\u2066-\u2069]", text):
-        line = text.count("\n", 0, m.start()) + 1
-        col = m.start() - (text.rfind("\n", 0, m.start()) + 1) + 1
-        d = smap.line_diag(
-            line, col, "E0001", f"unicode codepoint changing visible direction of text present in source: "
-            f"U+{ord(m.group()):04X}",
+    for m in _BIDI.finditer(source):
+        char = ord(m.group().decode("utf-8"))
+        d = smap.offset_diag(
+            m.start(), "E0001", f"unicode codepoint changing visible direction of text present in source: "
+            f"U+{char:04X}",
             "these codepoints make text read otherwise than it runs; rustc refuses them (remove it, or "
-            f"write it as an escape, `\\u{{{ord(m.group()):x}}}`, in a string)")
-        if d.source_line is not None:  # shown escaped, so the line reads as it is
-            d.source_line = re.sub("[\u202a-\u202e\u2066-\u2069]", lambda c: f"\\u{{{ord(c.group()):x}}}",
-                                   d.source_line)
-        raise TranspileError([d])
+            f"write it as an escape, `\\u{{{char:x}}}`, in a string)")
+        raise TranspileError([d])  # (its line is shown with the codepoint escaped: Diagnostic.render)
 
 
 def deepest(root: Node) -> tuple[Node, int]:

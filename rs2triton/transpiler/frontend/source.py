@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Protocol
 
-from rs2triton.diagnostics import ICE_CODE, Diagnostic, TranspileError, internal_error
+from rs2triton.diagnostics import ICE_CODE, Diagnostic, Lines, TranspileError, internal_error
 
 
 class Appended(Protocol):
@@ -23,40 +23,45 @@ class SourceMap:
     def __init__(self, path: str, source: bytes, shown: str | None = None):
         self.path = path  # as the user gave it: what diagnostics say
         self.shown = shown or path  # what generated text calls the file (its header, docstrings)
-        self.source = source
-        # Rows as tree-sitter counts them: only `\n` ends a line (a lone `\r`, a form feed
-        # or U+2028 do not, whatever str.splitlines thinks).
-        self._byte_lines: list[bytes] | None = None  # made when the first diagnostic needs them
+        self.source = source  # as the parser read it: CR LFs made LFs (diagnostics.normalize_newlines)
+        # Lines as rustc and tree-sitter count them (only `\n` ends one: diagnostics.Lines),
+        # divided when the first diagnostic needs them.
+        self._index: Lines | None = None
         self._lines: list[str] | None = None
         # Items a macro of the file writes, appended past its end (frontend/macros.py: an
         # `Appended`): what lies there is reported where it came from in the file.
         self.appended: Appended | None = None
-        self._line_starts: list[int] | None = None
 
     @property
-    def byte_lines(self) -> list[bytes]:
-        if self._byte_lines is None:
-            self._byte_lines = [ln.removesuffix(b"\r") for ln in self.source.split(b"\n")]
-        return self._byte_lines
+    def index(self) -> Lines:
+        if self._index is None:
+            self._index = Lines(self.source)
+        return self._index
 
     @property
     def lines(self) -> list[str]:
+        """The text of each line (0-based)."""
         if self._lines is None:
-            self._lines = [ln.decode("utf-8", errors="replace") for ln in self.byte_lines]
+            index = self.index
+            self._lines = [index.bytes_of(row).decode("utf-8", errors="replace") for row in range(len(index))]
         return self._lines
 
     def diag(self, node, code: str, message: str, hint: str | None = None, severity: str = "error") -> Diagnostic:
         if self.appended is not None and node.start_byte >= self.appended.start:
             return self._appended_diag(self.appended, node, code, message, hint, severity)
-        row, byte_col = node.start_point
-        line_bytes = self.byte_lines[row] if row < len(self.byte_lines) else b""
-        col = len(line_bytes[:byte_col].decode("utf-8", errors="replace")) + 1
-        if node.start_point[0] == node.end_point[0]:
-            length = len(line_bytes[byte_col:node.end_point[1]].decode("utf-8", errors="replace"))
-        else:
-            length = len(line_bytes[byte_col:].decode("utf-8", errors="replace"))
-        src_line = self.lines[row] if row < len(self.lines) else ""
-        return Diagnostic(code, message, self.path, row + 1, col, max(1, length), hint, src_line, severity)
+        return self.span_diag(node.start_byte, node.end_byte, code, message, hint, severity)
+
+    def span_diag(self, start: int, end: int, code: str, message: str, hint: str | None = None,
+                  severity: str = "error", notes: tuple[str, ...] = ()) -> Diagnostic:
+        """A diagnostic at the bytes ``start:end`` of the file (marked up to its first line's end)."""
+        index = self.index
+        row = index.row(start)
+        line_start = index.starts[row]
+        line_bytes = index.bytes_of(row)
+        col = len(line_bytes[:start - line_start].decode("utf-8", errors="replace")) + 1
+        length = len(line_bytes[start - line_start:max(start, end) - line_start].decode("utf-8", errors="replace"))
+        return Diagnostic(code, message, self.path, row + 1, col, max(1, length), hint, self.lines[row], severity,
+                          notes)
 
     def _appended_diag(self, appended: Appended, node, code: str, message: str, hint: str | None,
                        severity: str) -> Diagnostic:
@@ -66,41 +71,28 @@ class SourceMap:
         start, note = place if place is not None else (appended.start, None)
         end_place = appended.place(max(node.start_byte, node.end_byte - 1))
         end = end_place[0] + 1 if end_place is not None and end_place[0] >= start else start + 1
-        row, line_start = self._row_of(start)
-        line_bytes = self.byte_lines[row]
-        col = len(line_bytes[:start - line_start].decode("utf-8", errors="replace")) + 1
-        length = len(line_bytes[start - line_start:end - line_start].decode("utf-8", errors="replace"))
-        return Diagnostic(code, message, self.path, row + 1, col, max(1, length), hint, self.lines[row], severity,
-                          (note,) if note else ())
+        return self.span_diag(start, end, code, message, hint, severity, (note,) if note else ())
 
     def _row_of(self, offset: int) -> tuple[int, int]:
         """The 0-based row of a byte of the file and the offset its line starts at."""
-        row = self.source.count(b"\n", 0, offset)
-        return row, self.source.rfind(b"\n", 0, offset) + 1
+        row = self.index.row(offset)
+        return row, self.index.starts[row]
 
     def rust_line(self, line: int) -> int:
         """The file's line (1-based) that line ``line`` of the text stands for: itself, or for
         appended text, the line its first token came from."""
         if self.appended is None:
             return line
-        if self._line_starts is None:
-            starts, at = [], 0
-            for ln in self.source.split(b"\n"):
-                starts.append(at)
-                at += len(ln) + 1
-            self._line_starts = starts
-        starts = self._line_starts
+        starts = self.index.starts
         if not 0 < line <= len(starts) or starts[line - 1] < self.appended.start:
             return line
-        row_text = self.byte_lines[line - 1]
+        row_text = self.index.bytes_of(line - 1)
         place = self.appended.place(starts[line - 1] + len(row_text) - len(row_text.lstrip()))
-        return self._row_of(place[0])[0] + 1 if place is not None else line
+        return self.index.row(place[0]) + 1 if place is not None else line
 
     def offset_diag(self, offset: int, code: str, message: str, hint: str | None = None) -> Diagnostic:
         """A diagnostic at a byte offset of the file."""
-        row, start = self._row_of(offset)
-        col = len(self.source[start:offset].decode("utf-8", "replace")) + 1
-        return self.line_diag(row + 1, col, code, message, hint)
+        return self.line_diag(*self.index.position(offset), code, message, hint)
 
     def error(self, node, code: str, message: str, hint: str | None = None) -> TranspileError:
         return TranspileError([self.diag(node, code, message, hint)])
