@@ -108,3 +108,22 @@ def test_the_launches_are_made_as_they_are_taken(windows, monkeypatch):
     x = torch.randn(20)
     assert torch.equal(op.apply(x, out_shape=(20,)), x * x)
     assert made == [0, 1, 2] and launched == [[0], [0, 1], [0, 1, 2]]
+
+
+def test_apply_refuses_on_the_interpreter_a_dtype_it_computes_wrongly_before_anything_runs():
+    relu = rs2triton.load(ROOT / "kernels_rs" / "relu.rs", interpret=True)
+    linear = rs2triton.load(ROOT / "kernels_rs" / "linear.rs", interpret=True)
+    x = torch.linspace(-3, 3, 8)
+    assert torch.equal(relu.ReluForward(BLOCK_SIZE=8).apply(x.double(), out_shape=(8,)), x.double().relu())
+    op = linear.LinearForward(BLOCK_M=16, BLOCK_N=16, BLOCK_K=16)
+    w, b = torch.randn(5, 16, dtype=torch.float64), torch.randn(5, dtype=torch.float64)
+    out = torch.full((8,), 3.0, dtype=torch.bfloat16)
+    with pytest.raises(TypeError, match=r"ReluForward.apply: input 0 \(shape \[8\]\) has dtype torch.bfloat16, and "
+                                        r"pack_args hands it to `x_ptr: T::Pointer<D>` of kernel ReluForward: Triton's "
+                                        r"CPU interpreter .* bfloat16 arithmetic is wrong"):
+        relu.ReluForward(BLOCK_SIZE=8).apply(x.bfloat16(), out=out)
+    assert torch.equal(out, torch.full((8,), 3.0, dtype=torch.bfloat16))
+    with pytest.raises(TypeError, match=r"LinearForward.apply: input 0 \(shape \[4, 16\]\) has dtype torch.float64, "
+                                        r"and pack_args hands it to `x_ptr: T::Pointer<D>` of kernel LinearForward: .*"
+                                        r"`tl.dot` of float64 tensors is wrong"):
+        op.apply(torch.randn(4, 16, dtype=torch.float64), params=[w, b], out_shape=(4, 5))

@@ -200,8 +200,27 @@ def mask_bounds_of(kernel) -> dict[str, frozenset[str]]:
     return found
 
 
+def _check_interpreter_dtypes(op, kernel, args, method: str, labels: dict[int, str]) -> None:
+    """On Triton's interpreter, no tensor of a dtype it computes wrongly for the kernel
+    (:func:`~rs2triton.runtime.values.interpreter_dtype_problem`): refused before the launch, naming
+    the op, the tensor and the kernel parameter it lands on."""
+    launcher = kernel.launcher
+    if not launcher.interpreted:
+        return
+    from rs2triton.runtime.values import interpreter_dtype_problem
+
+    for p, v in zip(launcher._params, args, strict=False):
+        dtype = getattr(v, "dtype", None) if p.pointer else None
+        problem = interpreter_dtype_problem(launcher, dtype) if dtype is not None else None
+        if problem is not None:
+            what = labels.get(id(v), f"the tensor {method} hands to `{p.name}`")
+            raise TypeError(f"{_name(op)}.apply: {what} has dtype {dtype}, and {method} hands it to `{p.rust}` of "
+                            f"kernel {launcher.name}: {problem}")
+
+
 def _launch(op, kernel, args, grid, method: str, torch_op: bool = False, labels: dict[int, str] | None = None) -> None:
     _check_visited(op, kernel, args, method)
+    _check_interpreter_dtypes(op, kernel, args, method, labels or {})
     _check_windows(op, kernel, args, method, labels or {})
     grid = tuple(int(g) for g in grid)
     if any(g == 0 for g in grid):
