@@ -21,7 +21,7 @@ import itertools
 import numbers
 import sys
 import time
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from functools import partial
 from typing import Any
 
@@ -80,7 +80,7 @@ class Launcher:
     def __init__(self, fn, name: str, *, params: dict[str, str], consts: dict[str, str] | None = None,
                  dtypes: Mapping[str, str | tuple[str, ...]] | None = None, access: dict[str, str] | None = None,
                  backward: str | None = None, names: dict[str, str] | None = None, tuning: dict | None = None,
-                 op: type | None = None, debug: bool = False, uses: list[str] | tuple[str, ...] = ()):
+                 op: type | None = None, debug: bool = False, uses: Iterable[str] = ()):
         self.fn = fn
         self.uses = frozenset(uses)
         self.debug = debug
