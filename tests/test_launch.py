@@ -115,7 +115,7 @@ BAD_ARGS = {
     "missing": (lambda a: a.pop("n"), TypeError, "Axpy: missing argument `n: i32`"),
     "unknown": (lambda a: a.update(acumulate=True), TypeError, "no parameter `acumulate` (did you mean `accumulate`?)"),
     "const at launch": (lambda a: a.update(BLOCK=64), TypeError, "`BLOCK` is a const generic; give it when building"),
-    "not a tensor": (lambda a: a.update(x_ptr=[1.0] * 100), TypeError, "`x_ptr: T::Pointer<D>` must be a torch.Tensor, got list"),
+    "not a tensor": (lambda a: a.update(x_ptr=[1.0] * 100), TypeError, "`x_ptr: T::Pointer<D>` must be a torch.Tensor (or an object with data_ptr() and a torch dtype), got list"),
     "dtypes differ": (lambda a: a.update(y_ptr=a["y_ptr"].double()), TypeError,
                       "`y_ptr` has dtype torch.float64 but `x_ptr` has torch.float32; both are `T::Pointer<D>`"),
     "dtype not accepted": (lambda a: a.update(x_ptr=a["x_ptr"].bool(), y_ptr=a["y_ptr"].bool()), TypeError,
@@ -308,18 +308,118 @@ def test_kernel_dtypes_attribute_limits_the_accepted_dtypes(tmp_path):
     assert torch.equal(y, h.relu())
 
 
-def test_bf16_on_the_interpreter_warns_that_its_numbers_cannot_be_trusted():
-    import warnings
+def _matmul_launch(mm, dtype):
+    a, b = torch.randn(20, 16, device=DEVICE).to(dtype), torch.randn(16, 24, device=DEVICE).to(dtype)
+    c = torch.full((20, 24), 7.0, device=DEVICE, dtype=dtype)
+    mm.Matmul(BLOCK_M=16, BLOCK_N=16, BLOCK_K=16)[(2, 2)](a, b, c, 20, 24, 16, *a.stride(), *b.stride(), *c.stride())
+    return a, b, c
+
+
+def test_the_interpreter_refuses_the_dtypes_it_computes_wrongly():
+    """Triton's interpreter (3.6 and 3.9) computes bf16 arithmetic wrongly in any kernel (relu returns
+    its input) and `tl.dot` of f64 tensors wrongly (1e296): a launch there is refused, naming the
+    kernel, the parameter, the dtype, why and what to do, and nothing runs; an f64 kernel without a
+    dot (relu) runs, and compiled (on a GPU) nothing is refused."""
+    from rs2triton.runtime.values import interpreter_dtype_problem
 
     relu = rs2triton.load(ROOT / "kernels_rs" / "relu.rs")
-    x = torch.linspace(-3, 3, 8, device=DEVICE).bfloat16()
-    with warnings.catch_warnings(record=True) as seen:
-        warnings.simplefilter("always")
-        relu.ReluForward(BLOCK_SIZE=8)[(1,)](x, torch.empty_like(x), 8)
-        relu.ReluForward(BLOCK_SIZE=8)[(1,)](x.float(), torch.empty_like(x.float()), 8)
-    bf16 = [w for w in seen if "bfloat16 tensors on Triton's CPU interpreter" in str(w.message)]
-    if DEVICE == "cpu":  # the interpreter: the bf16 launch warns (at the caller's line), the f32 one does not
-        assert len(bf16) == 1 and bf16[0].category is RuntimeWarning and "ReluForward" in str(bf16[0].message)
-        assert bf16[0].filename == __file__
-    else:  # compiled: nothing to warn of
-        assert not bf16
+    mm = rs2triton.load(ROOT / "kernels_rs" / "matmul.rs")
+    assert mm.Matmul.uses == {"dot"} and relu.ReluForward.uses == frozenset()  # (the transpiler's fact)
+    x = torch.linspace(-3, 3, 8, device=DEVICE)
+    y = torch.linspace(-3, 3, 8, device=DEVICE).double()
+    relu.ReluForward(BLOCK_SIZE=8)[(1,)](x.double(), y, 8)
+    assert torch.equal(y, x.double().relu())
+    if DEVICE != "cpu":  # compiled: nothing to refuse
+        assert interpreter_dtype_problem(relu.ReluForward, torch.bfloat16) is None
+        assert interpreter_dtype_problem(mm.Matmul, torch.float64) is None
+        return
+    for by_name in (False, True):
+        out = torch.full((8,), 5.0, dtype=torch.bfloat16)
+        with pytest.raises(TypeError, match=r"ReluForward: argument `x_ptr: T::Pointer<D>` has dtype torch.bfloat16: "
+                                            r"Triton's CPU interpreter \(TRITON_INTERPRET=1\) cannot run ReluForward in "
+                                            r"torch.bfloat16: its bfloat16 arithmetic is wrong .*run it on a GPU, or in "
+                                            r"another dtype here"):
+            if by_name:
+                relu.ReluForward(BLOCK_SIZE=8)[(1,)](x_ptr=x.bfloat16(), y_ptr=out, n_elements=8)
+            else:
+                relu.ReluForward(BLOCK_SIZE=8)[(1,)](x.bfloat16(), out, 8)
+        assert torch.equal(out, torch.full((8,), 5.0, dtype=torch.bfloat16))  # nothing ran
+    with pytest.raises(TypeError, match=r"Matmul: argument `a_ptr: T::Pointer<D>` has dtype torch.float64: .*its "
+                                        r"`tl.dot` of float64 tensors is wrong"):
+        _matmul_launch(mm, torch.float64)
+    a, b, c = _matmul_launch(mm, torch.float32)
+    assert torch.allclose(c, a @ b, atol=1e-4)
+    # the helper the torch backend asks before a launch: of a configured kernel or of its launcher
+    assert "tl.dot" in interpreter_dtype_problem(mm.Matmul(BLOCK_M=16, BLOCK_N=16, BLOCK_K=16), torch.float64)
+    assert interpreter_dtype_problem(mm.Matmul, torch.float32) is None
+    assert interpreter_dtype_problem(relu.ReluForward, torch.float64) is None
+    assert "bfloat16 arithmetic" in interpreter_dtype_problem(relu.ReluBackward, torch.bfloat16)
+    assert mm.Matmul.autotune([{"BLOCK_M": 16, "BLOCK_N": 16, "BLOCK_K": 16}]).uses == {"dot"}
+
+
+def test_the_fast_path_leaves_a_dtype_the_interpreter_computes_wrongly_to_the_general_path():
+    """Where a launcher on the interpreter takes the generated binder (no access checks), a bf16
+    tensor still reaches the general path's refusal."""
+    relu = rs2triton.load(ROOT / "kernels_rs" / "relu.rs")
+    launcher = relu.ReluForward.autotune([{"BLOCK_SIZE": 8}])  # (a launcher of its own: its flag is its own)
+    if not launcher.interpreted:
+        pytest.skip("compiled: nothing is refused")
+    launcher.checks_accesses = False
+    kernel = launcher(BLOCK_SIZE=8)
+    assert not kernel._general
+    f = torch.linspace(-1, 1, 8)
+    out = torch.empty_like(f)
+    kernel[(1,)](f, out, 8)  # the fast path, which f32 takes
+    assert torch.equal(out, f.relu()) and kernel._checked is not None
+    with pytest.raises(TypeError, match="has dtype torch.bfloat16: Triton's CPU interpreter"):
+        kernel[(1,)](f.bfloat16(), out.bfloat16(), 8)
+
+
+def test_the_transpiler_records_a_dot_its_kernel_reaches_through_helpers():
+    import ast
+
+    from rs2triton.transpiler.emit.launchers import kernel_uses
+
+    module = ast.parse("def k(a):\n    return h(a)\n\ndef h(a):\n    return g(a) + tl.sum(a)\n\n"
+                       "def g(a):\n    return tl.dot(a, a)\n\ndef r(a):\n    return r(a) + tl.sum(a)\n")
+    fns = {f.name: f for f in module.body}
+    assert kernel_uses(fns["k"], fns) == ["dot"] and kernel_uses(fns["g"], fns) == ["dot"]
+    assert kernel_uses(fns["k"], {}) == [] and kernel_uses(fns["r"], fns) == []  # (a recursive helper ends)
+    # written into the launcher only where there is a fact: other launchers read as before
+    text = rs2triton.transpile_source((ROOT / "kernels_rs" / "matmul.rs").read_text(), "matmul.rs").text
+    assert '    uses=["dot"],\n)' in text
+    assert "uses=" not in rs2triton.transpile_source((ROOT / "kernels_rs" / "relu.rs").read_text(), "relu.rs").text
+
+
+class _Pointer:
+    """What Triton takes for a pointer: an object with data_ptr() and a torch dtype (and here a device)."""
+
+    def __init__(self, t, device=True):
+        self.t, self.dtype = t, t.dtype
+        if device:
+            self.device = t.device
+
+    def data_ptr(self):
+        return self.t.data_ptr()
+
+
+@pytest.mark.parametrize("device", [True, False])
+def test_a_duck_typed_pointer_is_taken_as_triton_takes_it_or_refused_on_the_interpreter(device):
+    relu = rs2triton.load(ROOT / "kernels_rs" / "relu.rs")
+    x = torch.linspace(-1, 1, 8, device=DEVICE)
+    y = torch.zeros(8, device=DEVICE)
+    forward = relu.ReluForward(BLOCK_SIZE=8)
+    if not forward.launcher.interpreted:  # compiled: Triton launches on its data_ptr()
+        forward[(1,)](_Pointer(x, device), _Pointer(y, device), 8)
+        assert torch.equal(y, x.relu())
+        return
+    with pytest.raises(TypeError, match=r"ReluForward: argument `x_ptr: T::Pointer<D>` is a _Pointer \(an object with "
+                                        r"data_ptr\(\) and dtype\), which Triton's CPU interpreter cannot launch on: it "
+                                        r"copies each pointer argument's storage .*pass a torch.Tensor, or launch on a GPU"):
+        forward[(1,)](_Pointer(x, device), y, 8)
+    with pytest.raises(TypeError, match=r"argument `y_ptr: T::Pointer<D>` is a _Pointer"):
+        forward[(1,)](x_ptr=x, y_ptr=_Pointer(y, device), n_elements=8)
+    assert torch.equal(y, torch.zeros(8))  # nothing ran
+    with pytest.raises(TypeError, match=r"argument `x_ptr: T::Pointer<D>` must be a torch.Tensor \(or an object with "
+                                        r"data_ptr\(\) and a torch dtype\), got list"):
+        forward[(1,)]([1.0] * 8, y, 8)

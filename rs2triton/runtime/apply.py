@@ -172,6 +172,8 @@ def _check_windows(op, kernel, args, method: str, labels: dict[int, str]) -> Non
     if not bounds:
         return
     torch = _torch()
+    from rs2triton.rust.types import SCALARS, Class
+
     params = kernel.launcher._params
     index = {p.name: i for i, p in enumerate(params)}
     for p, v in zip(params, args, strict=False):
@@ -180,6 +182,16 @@ def _check_windows(op, kernel, args, method: str, labels: dict[int, str]) -> Non
         for n_name in sorted(bounds[p.name]):
             i = index.get(n_name)
             n = args[i] if i is not None and i < len(args) else None
+            count = SCALARS.get(params[i].elem) if i is not None else None
+            if count is not None and count.cls is Class.INT and v.numel() > count.max:
+                # (2^31 elements or more for an i32 count: Rust's `as i32` of the count wrapped, so the
+                # kernel would address a fraction of the tensor, or a negative count)
+                what = labels.get(id(v), f"the tensor {method} hands to `{p.name}`")
+                raise ValueError(f"{_name(op)}.apply: {what} holds {v.numel()} elements, more than kernel "
+                                 f"{kernel.launcher.name}'s `{params[i].rust}` can count (at most {int(count.max)}; "
+                                 f"{method} gives it {n}: the count wrapped), and the kernel addresses `{p.name}` "
+                                 f"under it (its mask `< {n_name}`): split the tensor, or use a kernel with a "
+                                 f"wider count")
             if type(n) is int and n > v.numel():
                 what = labels.get(id(v), f"the tensor {method} hands to `{p.name}`")
                 raise ValueError(f"{_name(op)}.apply: kernel {kernel.launcher.name} addresses {n} elements through "
@@ -200,13 +212,49 @@ def mask_bounds_of(kernel) -> dict[str, frozenset[str]]:
     return found
 
 
+def _check_interpreter_dtypes(op, kernel, args, method: str, labels: dict[int, str]) -> None:
+    """On Triton's interpreter, no tensor of a dtype it computes wrongly for the kernel
+    (:func:`~rs2triton.runtime.values.interpreter_dtype_problem`): refused before the launch, naming
+    the op, the tensor and the kernel parameter it lands on."""
+    launcher = kernel.launcher
+    if not launcher.interpreted:
+        return
+    from rs2triton.runtime.values import interpreter_dtype_problem
+
+    for p, v in zip(launcher._params, args, strict=False):
+        dtype = getattr(v, "dtype", None) if p.pointer else None
+        problem = interpreter_dtype_problem(launcher, dtype) if dtype is not None else None
+        if problem is not None:
+            what = labels.get(id(v), f"the tensor {method} hands to `{p.name}`")
+            raise TypeError(f"{_name(op)}.apply: {what} has dtype {dtype}, and {method} hands it to `{p.rust}` of "
+                            f"kernel {launcher.name}: {problem}")
+
+
 def _launch(op, kernel, args, grid, method: str, torch_op: bool = False, labels: dict[int, str] | None = None) -> None:
     _check_visited(op, kernel, args, method)
+    _check_interpreter_dtypes(op, kernel, args, method, labels or {})
     _check_windows(op, kernel, args, method, labels or {})
     grid = tuple(int(g) for g in grid)
     if any(g == 0 for g in grid):
-        return  # no program to run (an empty tensor)
-    (kernel.for_torch_op() if torch_op else kernel)[grid](*args)
+        return  # no program to run (an empty output: check_launch_grid refused any other)
+    from rs2triton.runtime.bounds import own_elements
+
+    with own_elements():  # (on the interpreter, no access past a view into the rest of its storage)
+        (kernel.for_torch_op() if torch_op else kernel)[grid](*args)
+
+
+def check_launch_grid(op, grid, method: str, empty: bool) -> None:
+    """The grid the op's ``method`` gave may have an axis of 0 (run no program) only where ``empty``:
+    what the launch writes holds no element. teenygrad's executor hands the grid to
+    ``cuLaunchKernel``, which refuses an axis of 0 (``CUDA_ERROR_INVALID_VALUE``:
+    ``LoadedModel::forward`` returns that error), so where the output has elements such a grid is
+    a ``ValueError``: no program would write them, and the output would be left as it was
+    allocated (uninitialised memory)."""
+    if empty or not any(int(g) == 0 for g in grid):
+        return
+    raise ValueError(f"{_name(op)}.apply: `{method}` gives the grid {list(grid)}, which runs no program, but the "
+                     "output has elements for the kernel to write: teenygrad's executor refuses such a launch "
+                     "(cuLaunchKernel: CUDA_ERROR_INVALID_VALUE); check the op's grid against the shapes")
 
 
 def _substitute(args, output, op=None):
@@ -307,6 +355,7 @@ def forward(op, inputs: tuple, params: tuple, out, output_shape: list[int], torc
         natural = int(op.forward_output_row_elems(output_shape))
         required = int(op.forward_output_row_stride(output_shape))
         launches = forward_launches(op, inputs, params, output_shape, required)
+        single = int(op.n_launches()) == 1
         first = next(launches)
         dtype = output_dtype(op, inputs, params, output_shape, [first]) if out is None else out.dtype
     given = out is not None
@@ -333,6 +382,7 @@ def forward(op, inputs: tuple, params: tuple, out, output_shape: list[int], torc
                              "but the custom op was registered as not mutating its params: register it with "
                              "register_op(..., mutates_params=True)")
         args, grid = launch
+        check_launch_grid(op, grid, "grid" if single else "grid_for_launch", buffer.numel() == 0)
         _launch(op, kernel, _substitute(args, buffer, op), grid, "pack_args", torch_op, labels)
         with host_code(op, input_shapes, output_shape):  # (each launch is made as it is taken)
             launch = next(launches, None)
@@ -381,6 +431,8 @@ def backward(op, inputs: tuple, params: tuple, output, output_shape: list[int], 
                                                         grad_inputs, grad_params)
                 grid = op.backward_grid_for_launch(i, input_shapes, output_shape)
         written |= {id(a) for a in args}
+        check_launch_grid(op, grid, "backward_grid" if n_launches == 1 else "backward_grid_for_launch",
+                          dy.numel() == 0 or all(g.numel() == 0 for g in (*grad_inputs, *grad_params)))
         _launch(op, kernel, args, grid, "pack_backward_args", torch_op, labels)
     grads = grad_inputs + grad_params
     grad_labels = [f"input {i}" for i in range(len(inputs))] + [f"parameter `{n}`" for n in param_labels(op, len(params))]
@@ -434,11 +486,41 @@ def run(op, inputs: tuple, params, out, out_shape):
     needs = [t.requires_grad for t in (*inputs, *params)]
     if not (torch.is_grad_enabled() and any(needs)):
         with torch.no_grad():
+            if out is not None and _out_is_an_argument(op, out, inputs, params):
+                # out= an input itself: the kernel writes a new buffer, as teenygrad's executor
+                # always does, and out takes it (torch's `torch.mm(a, b, out=a)`)
+                return out.copy_(forward(op, inputs, params, torch.empty_like(out), output_shape))
             return forward(op, inputs, params, out, output_shape)
     if out is not None:
         raise ValueError(f"{name}.apply: out= cannot be used where gradients are needed (an input or "
                          "parameter requires grad): leave it out and take the returned tensor")
     return _Function.apply(op, len(inputs), output_shape, *inputs, *params)
+
+
+def _out_is_an_argument(op, out, inputs: tuple, params: tuple) -> bool:
+    """Whether ``out`` is the very memory of an input or parameter (same elements, same layout);
+    an ``out`` that shares only some of its memory with one is refused, as torch refuses it: the
+    kernel would read elements it has already overwritten."""
+    from rs2triton.runtime.bounds import own_extent
+
+    if out.device.type == "meta" or out.numel() == 0:
+        return False  # (no memory to share)
+    lo, hi = own_extent(out)
+    labels = [f"input {i} (shape {list(x.shape)})" for i, x in enumerate(inputs)]
+    labels += [f"parameter `{n}`" for n in param_labels(op, len(params))]
+    same = False
+    for t, label in zip((*inputs, *params), labels, strict=True):
+        t_lo, t_hi = own_extent(t)
+        if t_lo >= t_hi or t_lo >= hi or lo >= t_hi or t.device != out.device:
+            continue
+        if (t_lo, t_hi) == (lo, hi) and t.dtype == out.dtype and tuple(t.shape) == tuple(out.shape) \
+                and t.stride() == out.stride():
+            same = True
+            continue
+        raise ValueError(f"{_name(op)}.apply: unsupported operation: some elements of {label} and the written-to "
+                         f"tensor out (shape {list(out.shape)}) refer to a single memory location; pass an out that "
+                         "shares no memory with the inputs and parameters, or clone() the input")
+    return same
 
 
 def _make_function() -> Any:

@@ -3,10 +3,11 @@
 Triton binds a ``@triton.jit`` function's arguments with a function it generates per signature;
 a launcher does the same for its checks. :func:`make_binder` writes, for one Rust signature, a
 function per grid that takes the launch's arguments (by position or by name) and launches them
-in order when every check passes -- each pointer a ``torch.Tensor`` of an accepted dtype, the
-pointers of one dtype parameter of one dtype, all on one device that can run the kernel, each
-integer an ``int`` in its Rust type's range, each float a ``float`` in range, each bool a
-``bool`` -- and otherwise hands them to the general path (``Launcher.bind``), which accepts what
+in order when every check passes -- each pointer a ``torch.Tensor`` of an accepted dtype (never
+one Triton's interpreter computes wrongly, where it runs), the pointers of one dtype parameter
+of one dtype, all on one device that can run the kernel, each integer an ``int`` in its Rust
+type's range, each float a ``float`` in range, each bool a ``bool`` -- and otherwise hands them
+to the general path (``Launcher.bind``), which accepts what
 the fast path does not (a null pointer, an int for a float, a tensor subclass) and raises the
 ``TypeError``/``ValueError`` naming the parameter for what is wrong: so the fast path changes how
 fast a launch is checked, never what it accepts. What it costs is measured by
@@ -50,7 +51,7 @@ def make_binder(launcher, fn, keywords: dict, slow, on_error) -> Any | None:
     through ``on_error(exc)`` (which returns the error to raise instead, or None). None where the
     signature has a shape the fast path leaves to the general one (a scalar typed by a dtype
     parameter)."""
-    from rs2triton.runtime.values import _torch
+    from rs2triton.runtime.values import _torch, interpreter_dtype_problem
 
     torch = _torch()
     params = launcher._params
@@ -93,13 +94,15 @@ def make_binder(launcher, fn, keywords: dict, slow, on_error) -> Any | None:
                 else:
                     dt = f"_rs_dt{i}"
                     seen_dtype[p.elem] = dt
-                    env[f"_rs_ok{i}"] = frozenset(getattr(torch, TORCH_DTYPES[r]) for r in launcher.dtypes[p.elem]
-                                                  if hasattr(torch, TORCH_DTYPES.get(r, "")))
+                    # (a dtype Triton's interpreter computes wrongly is the general path's to refuse)
+                    env[f"_rs_ok{i}"] = frozenset(
+                        dt for dt in (getattr(torch, TORCH_DTYPES.get(r, ""), None) for r in launcher.dtypes[p.elem])
+                        if dt is not None and interpreter_dtype_problem(launcher, dt) is None)
                     body.append(f"{dt} = {v}.dtype")
                     body.append(f"if {dt} not in _rs_ok{i}: return None")
             else:
                 want = getattr(torch, TORCH_DTYPES.get(p.elem, ""), None)
-                if want is None:
+                if want is None or interpreter_dtype_problem(launcher, want) is not None:
                     return None
                 env[f"_rs_want{i}"] = want
                 body.append(f"if {v}.dtype is not _rs_want{i}: return None")

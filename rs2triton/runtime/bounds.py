@@ -8,7 +8,8 @@ the storage of the tensors passed to it: an access outside all of them is a
 tensor the address is nearest to, the Rust ``file:line`` of the access, the program and the
 first offending lane, and nothing is read or written. A launch that reaches a `loop {}`
 placeholder (the generated ``_loop_forever``) is a :class:`NeverReturns` error there instead of
-a hang.
+a hang. ``RuntimeOp.apply``'s launches (within :func:`own_elements`) are held to each tensor's
+own elements instead of its storage: teenygrad's buffers are each their own allocation.
 
 The check wraps four methods of the interpreter's builder (masked load and store, atomic
 compare-and-swap and read-modify-write; every other access goes through them), once, when
@@ -27,6 +28,9 @@ from contextlib import contextmanager
 from rs2triton.runtime.errors import module_of, rust_lines
 
 _ACTIVE: contextvars.ContextVar[_Launch | None] = contextvars.ContextVar("rs2triton_bounds", default=None)
+# Within `own_elements()` (RuntimeOp.apply's launches) each tensor is held to its own elements,
+# not to the storage it is a view of: teenygrad's buffers are each their own allocation.
+_OWN: contextvars.ContextVar[bool] = contextvars.ContextVar("rs2triton_own_elements", default=False)
 _INSTALLED = False
 
 
@@ -60,7 +64,11 @@ class _Launch:
         self.line_map = lines.mapping if lines is not None else {}
         self.rust_path = lines.path if lines is not None else None
         rows = []
+        self.own = _OWN.get()
         for name, t in tensors:
+            if self.own:
+                rows.append((*own_extent(t), name, t))
+                continue
             storage = t.untyped_storage()  # type: ignore[attr-defined]
             rows.append((storage.data_ptr(), storage.data_ptr() + storage.nbytes(), name, t))
         rows.sort(key=lambda r: r[0])
@@ -102,7 +110,9 @@ class _Launch:
             f"{self.kernel}: {what}{where} reaches outside the tensor `{name}` "
             f"({shape} {str(t.dtype).removeprefix('torch.')}, {(end - start) // size} elements): "  # type: ignore[attr-defined]
             f"lane {lane}{self._program()} accesses {place}; nothing was read or written. The tensor is "
-            "smaller than the launch addresses: check the sizes and scalars passed, the grid and the mask")
+            "smaller than the launch addresses: check the sizes and scalars passed, the grid and the mask"
+            + (" (RuntimeOp.apply holds each tensor to its own elements, not the storage it is a view of: "
+               "teenygrad's buffers are each their own allocation)" if self.own else ""))
 
     def _rust_line(self) -> str:
         """Where the innermost statement of the generated file that has a Rust line is."""
@@ -173,6 +183,27 @@ def _install() -> None:
     wrap("create_atomic_cas", 0, None, "an atomic compare-and-swap")
     wrap("create_atomic_rmw", 1, 3, "an atomic read-modify-write")
     _INSTALLED = True
+
+
+def own_extent(t) -> tuple[int, int]:
+    """The addresses ``t``'s own elements span: [first byte, end) over its strides."""
+    start = t.data_ptr()
+    if t.numel() == 0:
+        return (start, start)
+    span = sum((size - 1) * abs(stride) for size, stride in zip(t.shape, t.stride(), strict=True)) + 1
+    return (start, start + span * t.element_size())
+
+
+@contextmanager
+def own_elements():
+    """Launches in the block that are checked are held to each tensor's own elements (a view's,
+    not its storage's): what ``RuntimeOp.apply`` asks, where every buffer stands for one of
+    teenygrad's, each its own allocation."""
+    token = _OWN.set(True)
+    try:
+        yield
+    finally:
+        _OWN.reset(token)
 
 
 @contextmanager

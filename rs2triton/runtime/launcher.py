@@ -21,8 +21,7 @@ import itertools
 import numbers
 import sys
 import time
-import warnings
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from functools import partial
 from typing import Any
 
@@ -72,14 +71,18 @@ class Launcher:
     const values go through Triton's autotuner. ``debug``: the kernel was transpiled with Rust's
     debug-build checks (``transpile --debug``): it is compiled with Triton's ``debug`` option (and
     without Triton's own overflow checks, which are not Rust's), the interpreter honours its
-    assertions, and a failed one is a :class:`KernelPanic`.
+    assertions, and a failed one is a :class:`KernelPanic`. ``uses``: what the kernel's code uses
+    that the runtime must know of (``"dot"``: it calls ``tl.dot``), as the transpiler found it;
+    on Triton's interpreter a dtype it computes wrongly for such a kernel is refused
+    (:func:`~rs2triton.runtime.values.interpreter_dtype_problem`).
     """
 
     def __init__(self, fn, name: str, *, params: dict[str, str], consts: dict[str, str] | None = None,
                  dtypes: Mapping[str, str | tuple[str, ...]] | None = None, access: dict[str, str] | None = None,
                  backward: str | None = None, names: dict[str, str] | None = None, tuning: dict | None = None,
-                 op: type | None = None, debug: bool = False):
+                 op: type | None = None, debug: bool = False, uses: Iterable[str] = ()):
         self.fn = fn
+        self.uses = frozenset(uses)
         self.debug = debug
         self.name = name
         self.params = dict(params)
@@ -213,7 +216,7 @@ class Launcher:
         tuning = {"configs": list(configs), "key": list(key), **autotune_options}
         return Launcher(self.fn, self.name, params=self.params, consts=self.consts, dtypes=self.dtypes,
                         access=self.access, backward=self.backward_name, names=self.names, tuning=tuning,
-                        op=self.op)
+                        op=self.op, debug=self.debug, uses=self.uses)
 
     def _set_tuning(self, tuning: dict) -> None:
         configs = [self._config_dict(c, i) for i, c in enumerate(tuning.get("configs") or [])]
@@ -337,6 +340,22 @@ class Launcher:
         self._check(values)
         return values
 
+    def _check_pointer_like(self, p: _Param, v, dt) -> None:
+        """A pointer argument that is no plain ``torch.Tensor``: a tensor subclass, or what Triton
+        takes for a pointer (an object with ``data_ptr()`` and a torch ``dtype``). Triton's
+        interpreter copies each pointer argument's storage (``untyped_storage()``), so there it
+        must be a tensor."""
+        torch = _torch()
+        if isinstance(v, torch.Tensor):
+            return
+        if not callable(getattr(v, "data_ptr", None)) or not isinstance(dt, torch.dtype):
+            raise TypeError(f"{self.name}: argument `{p.rust}` must be a torch.Tensor (or an object with data_ptr() "
+                            f"and a torch dtype), got {_type_name(v)}")
+        if self.interpreted:
+            raise TypeError(f"{self.name}: argument `{p.rust}` is a {_type_name(v)} (an object with data_ptr() and "
+                            "dtype), which Triton's CPU interpreter cannot launch on: it copies each pointer "
+                            "argument's storage (untyped_storage()); pass a torch.Tensor, or launch on a GPU")
+
     def _unknown(self, key: str) -> str:
         if key in self.consts:
             return (f"{self.name}: `{key}` is a const generic; give it when building the launcher: "
@@ -351,26 +370,29 @@ class Launcher:
         device: Any = None  # the first tensor's device, and its parameter
         first: Any = None
         bound: dict[str, tuple] = {}
-        bf16 = False  # (Triton's interpreter computes bf16 wrongly: a launch with a bf16 tensor there warns)
+        interpreted = self.interpreted  # (where a dtype the interpreter computes wrongly is refused)
         for p in self._pointers:
             v = values[p.index]
             if v is None:
                 continue  # a null pointer (Rust's `null_mut()`), which the kernel must not read
             dt = getattr(v, "dtype", None)
-            if dt is None or type(v) is not _values._TENSOR and not (hasattr(v, "data_ptr") and hasattr(v, "device")):
-                raise TypeError(f"{name}: argument `{p.rust}` must be a torch.Tensor, got "
-                                f"{_type_name(v)}")
-            if self.dense and not v.is_contiguous():
+            if type(v) is not _values._TENSOR or dt is None:
+                self._check_pointer_like(p, v, dt)
+            if self.dense and hasattr(v, "is_contiguous") and not v.is_contiguous():
                 raise ValueError(f"{name}: argument `{p.name}` is not contiguous (shape {list(v.shape)}, strides "
                                  f"{list(v.stride())}), but {name} reads it as a dense row-major buffer; pass "
                                  f"`{p.name}.contiguous()`")
+            at = getattr(v, "device", None)  # (an object with only data_ptr() and dtype has none: Triton's own)
             if device is None:
-                device, first = v.device, p
-            elif v.device != device:
-                raise ValueError(f"{name}: argument `{p.name}` is on {v.device} but `{first.name}` is on "
+                device, first = at, p
+            elif at is not None and at != device:
+                raise ValueError(f"{name}: argument `{p.name}` is on {at} but `{first.name}` is on "
                                  f"{device}; every tensor must be on one device")
             rust = rust_dtype_of(dt)
-            bf16 = bf16 or rust == "bf16"
+            if interpreted and rust in ("bf16", "f64"):
+                problem = _values.interpreter_dtype_problem(self, dt)
+                if problem is not None:
+                    raise TypeError(f"{name}: argument `{p.rust}` has dtype {dt}: {problem}")
             if p.dtype_param:
                 seen = bound.get(p.elem)
                 if seen is None:
@@ -385,8 +407,6 @@ class Launcher:
             elif rust != p.elem:
                 want = getattr(_torch(), TORCH_DTYPES.get(p.elem, ""), p.elem)
                 raise TypeError(f"{name}: argument `{p.rust}` must have dtype {want}, got {dt}")
-        if bf16 and self.interpreted:
-            _warn_bf16(name)
         if device is not None and device.type == "meta":
             raise ValueError(f"{name}: argument `{first.name}` is a meta tensor (a shape with no data), so there "
                              f"is nothing to launch {name} on; pass tensors that hold data")
@@ -563,12 +583,6 @@ class Configured:
         wrapped = type(self)(self.launcher, self.consts, self.options, self.autotuned, wrap=True)
         wrapped.type_args = dict(self.type_args)
         return wrapped
-
-
-def _warn_bf16(name: str) -> None:
-    warnings.warn(f"{name}: bfloat16 tensors on Triton's CPU interpreter: its bf16 arithmetic is wrong (Triton "
-                  "3.6 and 3.9 add two bf16 values into garbage), so the results of this launch cannot be trusted; "
-                  "run it on a GPU, or in float16/float32 here", RuntimeWarning, stacklevel=5)
 
 
 def _at_rust_line(exc: Exception, launcher: Launcher):

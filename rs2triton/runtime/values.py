@@ -47,6 +47,33 @@ def rust_dtype_of(torch_dtype) -> str | None:
     return _RUST_OF_TORCH.get(torch_dtype)
 
 
+# What Triton's CPU interpreter (TRITON_INTERPRET=1) computes wrongly, found on Triton 3.6 and 3.9
+# (docs/usage.md): each dtype, the kernel fact (Launcher(uses=...)) it needs to be wrong, or None
+# where any kernel is, and why.
+_INTERPRETER_WRONG = {
+    "bf16": (None, "its bfloat16 arithmetic is wrong (relu returns its input, `x * 2.0` gives zeros, "
+                   "`x + x` garbage)"),
+    "f64": ("dot", "its `tl.dot` of float64 tensors is wrong (garbage near 1e300 into a float32 "
+                   "accumulator)"),
+}
+
+
+def interpreter_dtype_problem(launcher, dtype) -> str | None:
+    """Why ``launcher`` (a kernel's launcher, or one of its configured kernels) cannot be trusted
+    with tensors of torch ``dtype`` on Triton's interpreter, or None: the reason where the
+    interpreter computes what the kernel does in that dtype wrongly (bfloat16 in any kernel,
+    float64 in one that uses ``tl.dot``), None where it does not, or where the launcher runs
+    compiled. Nothing is launched: the torch backend asks it to fall back before a launch."""
+    launcher = getattr(launcher, "launcher", launcher)
+    if not getattr(launcher, "interpreted", False):
+        return None
+    wrong = _INTERPRETER_WRONG.get(rust_dtype_of(dtype) or "")
+    if wrong is None or wrong[0] is not None and wrong[0] not in launcher.uses:
+        return None
+    return (f"Triton's CPU interpreter (TRITON_INTERPRET=1) cannot run {launcher.name} in {dtype}: {wrong[1]}; "
+            "run it on a GPU, or in another dtype here (float32)")
+
+
 def _type_name(value) -> str:
     return type(value).__name__
 

@@ -166,7 +166,8 @@ def _lower_source(source: bytes, smap: SourceMap, line_comments: bool, launchers
     if ctx.deferred:  # (what rustc's lints reject, now that nothing else is wrong: see ModuleContext)
         raise TranspileError(sorted(ctx.deferred, key=lambda d: (d.line, d.col)))
     with smap.guard(None, "rendering the module for"):
-        launcher_defs = _launchers(items.kernels, kernel_defs, taken, smap, pyproject, host, debug) if launchers else []
+        launcher_defs = _launchers(items.kernels, kernel_defs, taken, smap, pyproject, host, debug,
+                                   {f.name: f for f in ctx.helpers.values()}) if launchers else []
         text, line_map, exact = module_text(smap.shown, items.doc, sorted(ctx.imports), list(ctx.used_consts.values()),
                                             functions, ctx.param_comments, launcher_defs, host)
     warnings = [*_read_only_stores(items.kernels, kernel_defs, smap), *(host.warnings if host is not None else [])]
@@ -207,11 +208,13 @@ def _features(path: str, features: frozenset[str] | None) -> frozenset[str]:
 
 
 def _launchers(kernels: list[Kernel], defs: list[ast.FunctionDef], taken: set[str], smap,
-               pyproject: Path | None, host=None, debug: bool = False) -> list[tuple[str, int]]:
+               pyproject: Path | None, host=None, debug: bool = False,
+               helpers: dict | None = None) -> list[tuple[str, int]]:
     """Each kernel's launcher definition (with any tuning from ``pyproject``'s
-    ``[tool.rs2triton.tune]``) and the Rust line of its kernel."""
+    ``[tool.rs2triton.tune]``, and what it uses that the runtime must know of: ``helpers``, the
+    module's helper functions by their Python names, are followed) and the Rust line of its kernel."""
     from rs2triton.transpiler.driver.tuning import tables, tuning_for
-    from rs2triton.transpiler.emit.launchers import check_names, launcher_source
+    from rs2triton.transpiler.emit.launchers import check_names, kernel_uses, launcher_source
 
     check_names(kernels, taken, smap)
     where, text, tune = tables(pyproject)
@@ -224,7 +227,8 @@ def _launchers(kernels: list[Kernel], defs: list[ast.FunctionDef], taken: set[st
         from rs2triton.transpiler.pyast import launcher_name
 
         op = host.op_of(launcher_name(k.name)) if host is not None else None
-        out.append((launcher_source(k, d.name, [a.arg for a in d.args.args], tuning, op, debug),
+        out.append((launcher_source(k, d.name, [a.arg for a in d.args.args], tuning, op, debug,
+                                    kernel_uses(d, helpers or {})),
                     smap.rust_line(k.node.start_point[0] + 1)))
     return out
 
