@@ -481,9 +481,78 @@ def _nll_bwd_ref(args: Args) -> dict[str, torch.Tensor]:
     return {"dlp_ptr": lp.grad.to(args["dlp_ptr"].dtype)}
 
 
+_CAT_CONSTS = {"BLOCK_SIZE": 64}
+_CAT = (6, 75, 200, 50)  # n_outer, chunk, total, offset: one input's slab of a wider output
+
+
+def _cat_fwd_args(dtype: torch.dtype, gen: torch.Generator) -> Args:
+    n_outer, chunk, total, offset = _CAT
+    return {"x_ptr": _rand_input((n_outer, chunk), dtype, gen), "y_ptr": torch.zeros(n_outer, total, dtype=dtype),
+            "chunk": chunk, "total": total, "offset": offset}
+
+
+def _cat_bwd_args(dtype: torch.dtype, gen: torch.Generator) -> Args:
+    n_outer, chunk, total, offset = _CAT
+    return {"dy_ptr": _rand_input((n_outer, total), dtype, gen), "dx_ptr": torch.zeros(n_outer, chunk, dtype=dtype),
+            "chunk": chunk, "total": total, "offset": offset}
+
+
+def _cat_fwd_ref(args: Args) -> dict[str, torch.Tensor]:
+    _, chunk, _, offset = _CAT
+    y = torch.zeros_like(args["y_ptr"])  # the rest of the output stays as it was
+    y[:, offset:offset + chunk] = args["x_ptr"]
+    return {"y_ptr": y}
+
+
+def _cat_bwd_ref(args: Args) -> dict[str, torch.Tensor]:
+    _, chunk, _, offset = _CAT
+    return {"dx_ptr": args["dy_ptr"][:, offset:offset + chunk].clone()}
+
+
+_CE_CONSTS = {"BLOCK_N": 128, "BLOCK_R": 32}
+_CE = (41, 300)  # rows, classes: a row spans three column blocks
+
+
+def _ce_targets(gen: torch.Generator) -> torch.Tensor:
+    n_rows, n_cols = _CE
+    target = torch.randint(0, n_cols, (n_rows,), generator=gen)
+    target[::5] = -100
+    return target
+
+
+def _ce_fwd_args(dtype: torch.dtype, gen: torch.Generator) -> Args:
+    n_rows, n_cols = _CE
+    return {"logits_ptr": _randn((n_rows, n_cols), dtype, gen) * 3, "target_ptr": _ce_targets(gen),
+            "loss_ptr": torch.full((1,), 5.0, dtype=dtype), "n_rows": n_rows, "n_cols": n_cols,
+            "ignore_index": -100, "phase": 1}  # (phase 1 adds to the loss: it starts at 5)
+
+
+def _ce_bwd_args(dtype: torch.dtype, gen: torch.Generator) -> Args:
+    n_rows, n_cols = _CE
+    return {"logits_ptr": _randn((n_rows, n_cols), dtype, gen) * 3, "target_ptr": _ce_targets(gen),
+            "dloss_ptr": torch.tensor([0.75], dtype=dtype), "dlogits_ptr": torch.empty(n_rows, n_cols, dtype=dtype),
+            "n_rows": n_rows, "n_cols": n_cols, "ignore_index": -100}
+
+
+def _ce_fwd_ref(args: Args) -> dict[str, torch.Tensor]:
+    import torch.nn.functional as F
+
+    loss = 5.0 + F.cross_entropy(args["logits_ptr"].float(), args["target_ptr"], ignore_index=-100)
+    return {"loss_ptr": loss.reshape(1).to(args["loss_ptr"].dtype)}
+
+
+def _ce_bwd_ref(args: Args) -> dict[str, torch.Tensor]:
+    import torch.nn.functional as F
+
+    logits = args["logits_ptr"].float().requires_grad_()
+    F.cross_entropy(logits, args["target_ptr"], ignore_index=-100).backward(args["dloss_ptr"].float()[0])
+    return {"dlogits_ptr": logits.grad.to(args["dlogits_ptr"].dtype)}
+
+
 def _model_op_cases() -> list[KernelCase]:
     bmm_tol = {"atol": {torch.float32: 1e-4, torch.float16: 1e-2}, "rtol": {torch.float32: 1e-4, torch.float16: 1e-2}}
-    exact = {"atol": {torch.float32: 0.0, torch.float16: 0.0}, "rtol": {torch.float32: 0.0, torch.float16: 0.0}}
+    exact = {"atol": {torch.float32: 0.0, torch.float16: 0.0, torch.int32: 0.0},
+             "rtol": {torch.float32: 0.0, torch.float16: 0.0, torch.int32: 0.0}}
     return [
         KernelCase(id="bmm_forward", file="kernels_rs/bmm.rs", kernel="bmm_forward", consts=_BMM_CONSTS,
                    dtypes=(torch.float32, torch.float16), make_args=_bmm_args, grid=_bmm_grid,
@@ -518,6 +587,20 @@ def _model_op_cases() -> list[KernelCase]:
         KernelCase(id="nll_mean_backward", file="kernels_rs/nll.rs", kernel="nll_mean_backward", consts=_NLL_CONSTS,
                    dtypes=(torch.float32, torch.float16), make_args=_nll_bwd_args,
                    grid=lambda args: (_cdiv(_NLL[0], 32),), reference=_nll_bwd_ref, **_default_tol()),
+        KernelCase(id="cat_forward", file="kernels_rs/cat.rs", kernel="cat_forward", consts=_CAT_CONSTS,
+                   dtypes=(torch.float32, torch.float16, torch.int32), make_args=_cat_fwd_args,
+                   grid=lambda args: (_CAT[0], _cdiv(_CAT[1], 64)), reference=_cat_fwd_ref, **exact),
+        KernelCase(id="cat_backward", file="kernels_rs/cat.rs", kernel="cat_backward", consts=_CAT_CONSTS,
+                   dtypes=(torch.float32, torch.float16), make_args=_cat_bwd_args,
+                   grid=lambda args: (_CAT[0], _cdiv(_CAT[1], 64)), reference=_cat_bwd_ref, **exact),
+        KernelCase(id="cross_entropy_mean_forward", file="kernels_rs/cross_entropy.rs",
+                   kernel="cross_entropy_mean_forward", consts=_CE_CONSTS, dtypes=(torch.float32, torch.float16),
+                   make_args=_ce_fwd_args, grid=lambda args: (_CE[0],), reference=_ce_fwd_ref,
+                   # f16: 41 atomic adds, each rounded to f16 (the loss is ~10: 0.008 an ulp)
+                   atol={torch.float32: 1e-5, torch.float16: 3e-2}, rtol={torch.float32: 1e-5, torch.float16: 1e-3}),
+        KernelCase(id="cross_entropy_mean_backward", file="kernels_rs/cross_entropy.rs",
+                   kernel="cross_entropy_mean_backward", consts=_CE_CONSTS, dtypes=(torch.float32, torch.float16),
+                   make_args=_ce_bwd_args, grid=lambda args: (_CE[0],), reference=_ce_bwd_ref, **_default_tol()),
     ]
 
 

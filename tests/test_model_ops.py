@@ -1,5 +1,5 @@
 """The kernels_rs ops a model's training needs beyond teenygrad's (bmm.rs, embedding.rs, reduce.rs,
-pow.rs, nll.rs): each op's translated `impl RuntimeOp` run through `apply`, forward and backward,
+pow.rs, nll.rs, cross_entropy.rs, cat.rs): each op's translated `impl RuntimeOp` run through `apply`, forward and backward,
 against torch's own op and autograd."""
 
 import pytest
@@ -15,6 +15,8 @@ embedding = rs2triton.load(ROOT / "kernels_rs" / "embedding.rs")
 reduce = rs2triton.load(ROOT / "kernels_rs" / "reduce.rs")
 pow_ = rs2triton.load(ROOT / "kernels_rs" / "pow.rs")
 nll = rs2triton.load(ROOT / "kernels_rs" / "nll.rs")
+cross_entropy = rs2triton.load(ROOT / "kernels_rs" / "cross_entropy.rs")
+cat = rs2triton.load(ROOT / "kernels_rs" / "cat.rs")
 
 TOL = {torch.float32: {"atol": 1e-4, "rtol": 1e-4}, torch.float16: {"atol": 2e-2, "rtol": 1e-2}}
 DTYPES = [pytest.param(torch.float32, id="f32"), pytest.param(torch.float16, id="f16")]
@@ -153,3 +155,50 @@ def test_nll_with_every_row_ignored_is_nan_as_torch():
     target = torch.full((4,), -100, device=DEVICE)
     out = nll.NllMeanRuntimeOp.new(32, -100).apply(lp, target)
     assert out.isnan() and F.nll_loss(lp, target).isnan()
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("n_rows,n_cols", [(37, 11), (5, 3000), (130, 7)])
+def test_fused_cross_entropy_over_rows_of_any_length(n_rows, n_cols, dtype):
+    """Rows longer than a block (3000 classes, 256 a block), ignored rows, two forward launches."""
+    op = cross_entropy.CrossEntropyMeanRuntimeOp.new(256, 32, -100)
+    assert op.n_launches() == 2 and op.grid_for_launch(1, [(n_rows, n_cols), (n_rows,)], ()) == (n_rows, 1, 1)
+    logits = _randn(n_rows, n_cols, dtype=dtype, seed=11, scale=3.0)
+    target = torch.randint(0, n_cols, (n_rows,), generator=torch.Generator().manual_seed(12))
+    target[::4] = -100
+    target = target.to(DEVICE)
+    _check("cross_entropy", lambda t: op.apply(t, target), lambda t: F.cross_entropy(t, target), [logits], dtype)
+
+
+def test_fused_cross_entropy_starts_from_zero_whatever_the_output_held():
+    op = cross_entropy.CrossEntropyMeanRuntimeOp.new(64, 32, -100)
+    logits = torch.randn(9, 100, device=DEVICE)
+    target = torch.arange(9, device=DEVICE)
+    out = torch.full((), 123.0, device=DEVICE)
+    op.apply(logits, target, out=out)
+    assert_matches("cross_entropy", out, F.cross_entropy(logits, target), atol=1e-5, rtol=1e-5)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("dim,shapes", [
+    (-1, [(2, 3, 5), (2, 3, 7)]),             # rotate_half's cat of two halves
+    (1, [(2, 3, 5), (2, 1, 5), (2, 4, 5)]),   # three inputs along a middle dimension
+    (0, [(3, 4), (2, 4)]),
+], ids=["last", "middle", "first"])
+def test_cat_along_any_dim_and_its_gradients(dim, shapes, dtype):
+    op = cat.CatRuntimeOp.new(64, len(shapes), dim)
+    xs = [_randn(*s, dtype=dtype, seed=20 + i) for i, s in enumerate(shapes)]
+    out = op.apply(*xs)
+    assert torch.equal(out, torch.cat(xs, dim))
+    dy = torch.randn(out.shape, generator=torch.Generator().manual_seed(30)).to(dtype).to(DEVICE)
+    for got, want in zip(torch.autograd.grad(out, xs, dy), torch.autograd.grad(torch.cat(xs, dim), xs, dy),
+                         strict=True):
+        assert torch.equal(got, want)
+
+
+def test_cat_refuses_inputs_that_do_not_fit():
+    op = cat.CatRuntimeOp.new(64, 2, 1)
+    with pytest.raises(ValueError, match="cat: the inputs differ before dim"):
+        op.apply(torch.randn(2, 3, device=DEVICE), torch.randn(3, 3, device=DEVICE))
+    with pytest.raises(ValueError, match="cat: dim is out of range"):
+        cat.CatRuntimeOp.new(64, 2, 2).apply(torch.randn(2, 3, device=DEVICE), torch.randn(2, 3, device=DEVICE))
