@@ -19,7 +19,7 @@ use teeny_triton::triton::{
 /// `C[b] = A[b] @ B[b]`, accumulated in `f32` and rounded to `D` once.
 ///
 /// Grid: `[cdiv(M, BLOCK_M), cdiv(N, BLOCK_N), batch]` — program `(x, y, z)` owns the output tile
-/// at row `x * BLOCK_M`, column `y * BLOCK_N` of matrix `z`. `BLOCK_K` must be at least 16.
+/// at row `x * BLOCK_M`, column `y * BLOCK_N` of matrix `z`. Each block size must be at least 16.
 #[kernel(dtypes = [f32, f16, bf16], backward = BmmBackward)]
 pub fn bmm_forward<T: Triton, D: Num, const BLOCK_M: i32, const BLOCK_N: i32, const BLOCK_K: i32>(
     a_ptr: T::Pointer<D>,

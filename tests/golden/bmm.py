@@ -35,7 +35,7 @@ def bmm_forward(
     """`C[b] = A[b] @ B[b]`, accumulated in `f32` and rounded to `D` once.
 
     Grid: `[cdiv(M, BLOCK_M), cdiv(N, BLOCK_N), batch]` — program `(x, y, z)` owns the output tile
-    at row `x * BLOCK_M`, column `y * BLOCK_N` of matrix `z`. `BLOCK_K` must be at least 16.
+    at row `x * BLOCK_M`, column `y * BLOCK_N` of matrix `z`. Each block size must be at least 16.
     """
     D = a_ptr.dtype.element_ty
     batch = tl.program_id(2)
