@@ -549,6 +549,34 @@ def _ce_bwd_ref(args: Args) -> dict[str, torch.Tensor]:
     return {"dlogits_ptr": logits.grad.to(args["dlogits_ptr"].dtype)}
 
 
+_BIAS_CONSTS = {"BLOCK_R": 16, "BLOCK_N": 32}
+_BIAS = (37, 45)  # rows, columns
+
+
+def _bias_fwd_args(dtype: torch.dtype, gen: torch.Generator) -> Args:
+    n_rows, n_cols = _BIAS
+    return {"x_ptr": _rand_input((n_rows, n_cols), dtype, gen), "b_ptr": _rand_input((n_cols,), dtype, gen),
+            "y_ptr": torch.empty(n_rows, n_cols, dtype=dtype), "n_rows": n_rows, "n_cols": n_cols}
+
+
+def _bias_bwd_args(dtype: torch.dtype, gen: torch.Generator) -> Args:
+    n_rows, n_cols = _BIAS
+    return {"dy_ptr": _randn((n_rows, n_cols), dtype, gen), "dx_ptr": torch.empty(n_rows, n_cols, dtype=dtype),
+            "db_ptr": torch.empty(n_cols, dtype=dtype), "n_rows": n_rows, "n_cols": n_cols}
+
+
+def _bias_fwd_ref(args: Args) -> dict[str, torch.Tensor]:
+    x, b = args["x_ptr"], args["b_ptr"]
+    if not x.dtype.is_floating_point:
+        return {"y_ptr": (x.long() + b.long()).to(x.dtype)}
+    return {"y_ptr": (x.float() + b.float()).to(x.dtype)}
+
+
+def _bias_bwd_ref(args: Args) -> dict[str, torch.Tensor]:
+    dy = args["dy_ptr"]
+    return {"dx_ptr": dy.clone(), "db_ptr": dy.float().sum(0).to(dy.dtype)}
+
+
 def _model_op_cases() -> list[KernelCase]:
     bmm_tol = {"atol": {torch.float32: 1e-4, torch.float16: 1e-2}, "rtol": {torch.float32: 1e-4, torch.float16: 1e-2}}
     exact = {"atol": {torch.float32: 0.0, torch.float16: 0.0, torch.int32: 0.0},
@@ -601,6 +629,15 @@ def _model_op_cases() -> list[KernelCase]:
         KernelCase(id="cross_entropy_mean_backward", file="kernels_rs/cross_entropy.rs",
                    kernel="cross_entropy_mean_backward", consts=_CE_CONSTS, dtypes=(torch.float32, torch.float16),
                    make_args=_ce_bwd_args, grid=lambda args: (_CE[0],), reference=_ce_bwd_ref, **_default_tol()),
+        KernelCase(id="bias_add_forward", file="kernels_rs/bias.rs", kernel="bias_add_forward", consts=_BIAS_CONSTS,
+                   dtypes=(torch.float32, torch.float16, torch.int32), make_args=_bias_fwd_args,
+                   grid=lambda args: (_cdiv(_BIAS[0], 16), _cdiv(_BIAS[1], 32)), reference=_bias_fwd_ref,
+                   **_default_tol()),
+        KernelCase(id="bias_add_backward", file="kernels_rs/bias.rs", kernel="bias_add_backward", consts=_BIAS_CONSTS,
+                   dtypes=(torch.float32, torch.float16), make_args=_bias_bwd_args,
+                   grid=lambda args: (_cdiv(_BIAS[1], 32),), reference=_bias_bwd_ref,
+                   # db: 37 values added in f32, rounded to f16 once (|db| up to ~15)
+                   atol={torch.float32: 1e-5, torch.float16: 1e-2}, rtol={torch.float32: 1e-5, torch.float16: 1e-3}),
     ]
 
 

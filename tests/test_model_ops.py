@@ -1,5 +1,5 @@
 """The kernels_rs ops a model's training needs beyond teenygrad's (bmm.rs, embedding.rs, reduce.rs,
-pow.rs, nll.rs, cross_entropy.rs, cat.rs): each op's translated `impl RuntimeOp` run through `apply`, forward and backward,
+pow.rs, nll.rs, cross_entropy.rs, cat.rs, bias.rs): each op's translated `impl RuntimeOp` run through `apply`, forward and backward,
 against torch's own op and autograd."""
 
 import pytest
@@ -17,6 +17,7 @@ pow_ = rs2triton.load(ROOT / "kernels_rs" / "pow.rs")
 nll = rs2triton.load(ROOT / "kernels_rs" / "nll.rs")
 cross_entropy = rs2triton.load(ROOT / "kernels_rs" / "cross_entropy.rs")
 cat = rs2triton.load(ROOT / "kernels_rs" / "cat.rs")
+bias = rs2triton.load(ROOT / "kernels_rs" / "bias.rs")
 
 TOL = {torch.float32: {"atol": 1e-4, "rtol": 1e-4}, torch.float16: {"atol": 2e-2, "rtol": 1e-2}}
 DTYPES = [pytest.param(torch.float32, id="f32"), pytest.param(torch.float16, id="f16")]
@@ -202,3 +203,14 @@ def test_cat_refuses_inputs_that_do_not_fit():
         op.apply(torch.randn(2, 3, device=DEVICE), torch.randn(3, 3, device=DEVICE))
     with pytest.raises(ValueError, match="cat: dim is out of range"):
         cat.CatRuntimeOp.new(64, 2, 2).apply(torch.randn(2, 3, device=DEVICE), torch.randn(2, 3, device=DEVICE))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_addmm_as_a_matmul_then_a_bias_and_their_gradients(dtype):
+    """GPT-2's Conv1D, `addmm(bias, x, w)` with `w: [K, N]`: BmmForward, then BiasAddForward."""
+    mm = bmm.BmmForward(BLOCK_M=16, BLOCK_N=16, BLOCK_K=16)
+    add = bias.BiasAddForward(BLOCK_R=16, BLOCK_N=32)
+    assert add.param_names() == ("bias",) and add.param_shapes([(7, 45)], (7, 45)) == [[45]]
+    x, w, b = _randn(37, 20, dtype=dtype, seed=40), _randn(20, 45, dtype=dtype, seed=41), _randn(45, dtype=dtype, seed=42)
+    _check("addmm", lambda x, w, b: add.apply(mm.apply(x, w), params=[b]), lambda x, w, b: torch.addmm(b, x, w),
+           [x, w, b], dtype)
