@@ -638,6 +638,19 @@ def _model_op_cases() -> list[KernelCase]:
                    grid=lambda args: (_cdiv(_BIAS[1], 32),), reference=_bias_bwd_ref,
                    # db: 37 values added in f32, rounded to f16 once (|db| up to ~15)
                    atol={torch.float32: 1e-5, torch.float16: 1e-2}, rtol={torch.float32: 1e-5, torch.float16: 1e-3}),
+        KernelCase(id="sum_cols_forward", file="kernels_rs/reduce.rs", kernel="sum_cols_forward", consts=_BIAS_CONSTS,
+                   dtypes=(torch.float32, torch.float16),
+                   make_args=lambda d, g: {"x_ptr": _randn(_BIAS, d, g), "y_ptr": torch.empty(_BIAS[1], dtype=d),
+                                           "n_rows": _BIAS[0], "n_cols": _BIAS[1]},
+                   grid=lambda args: (_cdiv(_BIAS[1], 32),),
+                   reference=lambda a: {"y_ptr": a["x_ptr"].float().sum(0).to(a["y_ptr"].dtype)},
+                   atol={torch.float32: 1e-5, torch.float16: 1e-2}, rtol={torch.float32: 1e-5, torch.float16: 1e-3}),
+        KernelCase(id="sum_cols_backward", file="kernels_rs/reduce.rs", kernel="sum_cols_backward", consts=_BIAS_CONSTS,
+                   dtypes=(torch.float32, torch.float16),
+                   make_args=lambda d, g: {"dy_ptr": _randn((_BIAS[1],), d, g), "dx_ptr": torch.empty(_BIAS, dtype=d),
+                                           "n_rows": _BIAS[0], "n_cols": _BIAS[1]},
+                   grid=lambda args: (_cdiv(_BIAS[0], 16), _cdiv(_BIAS[1], 32)),
+                   reference=lambda a: {"dx_ptr": a["dy_ptr"].expand(_BIAS).clone()}, **exact),
     ]
 
 

@@ -110,6 +110,17 @@ def test_row_reductions_and_their_gradients(kind, shape, keepdim, whole, dtype):
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape,keepdim", [((3, 37, 45), False), ((37, 45), True), ((1, 5), False)])
+def test_column_sums_and_their_gradient(shape, keepdim, dtype):
+    """Every dimension but the last reduced: the gradient of a weight broadcast over rows."""
+    op = reduce.SumColsForward(BLOCK_R=16, BLOCK_N=32)
+    x = _randn(*shape, dtype=dtype, seed=50)
+    dims = tuple(range(len(shape) - 1))
+    out_shape = x.detach().sum(dims, keepdim=keepdim).shape
+    _check("sum_cols", lambda t: op.apply(t, out_shape=out_shape), lambda t: t.sum(dims, keepdim=keepdim), [x], dtype)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("exponent", [2.0, 3.0, 0.5, -1.0, 0.0, 1.0, -2.5])
 def test_pow_by_a_scalar_as_torch(exponent, dtype):
     op = pow_.PowScalarRuntimeOp.new(256, exponent)

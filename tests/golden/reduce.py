@@ -7,6 +7,9 @@ row is added up in `f32`, `BLOCK_N` columns at a time, and rounded to `D` once; 
 spreads each row's gradient (divided by `n_cols` for the mean) over the row. The two ops are
 written by one macro: the kernels' names, the op's struct and the scale of the sum as an
 expression of the row length `$n` (an `f32`; `_n` where the scale does not use it).
+
+`sum_cols_*` sum over every dimension but the last instead (the output `[n_cols]`): the
+gradient of a parameter broadcast over rows, such as a norm's weight.
 """
 
 import math
@@ -16,6 +19,49 @@ import triton.language as tl
 
 from rs2triton.runtime import ArgVisitor, Launcher, RuntimeOp, locate
 from rs2triton.runtime.host import Panic, as_i32, as_u32, as_usize, usize
+
+
+@triton.jit
+def sum_cols_forward(
+    x_ptr, y_ptr, n_rows, n_cols, BLOCK_R: tl.constexpr, BLOCK_N: tl.constexpr
+):
+    """`y[c] = sum(x[:, c])`, in `f32`: a program owns `BLOCK_N` columns and walks the rows,
+    `BLOCK_R` at a time.
+
+    Grid: `[cdiv(n_cols, BLOCK_N)]`.
+    """
+    D = x_ptr.dtype.element_ty
+    # [1, BLOCK_N]
+    cols = tl.expand_dims(tl.program_id(0) * BLOCK_N + tl.arange(0, BLOCK_N), 0)
+    rs = tl.expand_dims(tl.arange(0, BLOCK_R), 1)  # [BLOCK_R, 1]
+    zero_fill = tl.zeros([BLOCK_R, BLOCK_N], dtype=D)
+    acc = tl.zeros([BLOCK_N], dtype=tl.float32)
+    for blk in range(tl.cdiv(n_rows, BLOCK_R)):
+        rows = rs + blk * BLOCK_R
+        mask = (rows < n_rows) & (cols < n_cols)
+        x = tl.load(x_ptr + (rows * n_cols + cols), mask=mask, other=zero_fill)
+        acc += tl.sum(x.to(tl.float32), axis=0)
+    y = tl.expand_dims(acc.to(D), 0)
+    tl.store(y_ptr + cols, y, mask=cols < n_cols)
+
+
+@triton.jit
+def sum_cols_backward(
+    dy_ptr, dx_ptr, n_rows, n_cols, BLOCK_R: tl.constexpr, BLOCK_N: tl.constexpr
+):
+    """`dx[r, c] = dy[c]`.
+
+    Grid: `[cdiv(n_rows, BLOCK_R), cdiv(n_cols, BLOCK_N)]`.
+    """
+    # [BLOCK_R, 1]
+    rows = tl.expand_dims(tl.program_id(0) * BLOCK_R + tl.arange(0, BLOCK_R), 1)
+    # [1, BLOCK_N]
+    cols = tl.expand_dims(tl.program_id(1) * BLOCK_N + tl.arange(0, BLOCK_N), 0)
+    dy = tl.load(dy_ptr + cols, mask=cols < n_cols)
+    dx = tl.broadcast_to(dy, [BLOCK_R, BLOCK_N])
+    tl.store(
+        dx_ptr + (rows * n_cols + cols), dx, mask=(rows < n_rows) & (cols < n_cols)
+    )
 
 
 @triton.jit
@@ -91,12 +137,75 @@ def mean_rows_backward(dy_ptr, dx_ptr, n_cols, BLOCK_N: tl.constexpr):
 
 
 # Host logic: teenygrad's `impl RuntimeOp`s, translated (rs2triton.runtime.ops).
+class SumColsForwardOp(RuntimeOp):
+    """As teenygrad's executor runs it: one input, viewed as `[n_rows, n_cols]` with `n_cols` the
+    output's element count (every dimension but the last reduced, kept as 1s or dropped).
+
+    teenygrad's `impl RuntimeOp for SumColsForward` (kernels_rs/reduce.rs, line 192), translated."""
+
+    def n_activation_inputs(self):
+        return 1
+
+    def param_shapes(self, input_shapes, output_shape):
+        return []
+
+    def pack_args(self, inputs, params, output, output_shape, output_row_stride):
+        visitor = ArgVisitor()
+        n_cols = as_usize(math.prod(output_shape))
+        n = as_usize(math.prod(inputs[0].shape))
+        if not (n_cols > 0 and n % n_cols == 0):
+            raise Panic("the output's columns do not divide the input")
+        visitor.visit_ptr(inputs[0])
+        visitor.visit_ptr(output)
+        visitor.visit_i32(as_i32(n // n_cols))
+        visitor.visit_i32(as_i32(n_cols))
+        return visitor
+
+    def grid(self, output_shape):
+        n_cols = as_usize(math.prod(output_shape))
+        return (as_u32(usize.div_ceil(n_cols, as_usize(self.block_n))), 1, 1)
+
+    def has_backward(self):
+        return True
+
+    def pack_backward_args(
+        self,
+        inputs,
+        params,
+        output,
+        output_shape,
+        grad_output,
+        grad_output_row_stride,
+        grad_inputs,
+        grad_params,
+    ):
+        """`sum_cols_backward(dy, dx, n_rows, n_cols)`."""
+        visitor = ArgVisitor()
+        n_cols = as_usize(math.prod(output_shape))
+        n = as_usize(math.prod(inputs[0].shape))
+        visitor.visit_ptr(grad_output)
+        visitor.visit_ptr(grad_inputs[0])
+        visitor.visit_i32(as_i32(n // n_cols))
+        visitor.visit_i32(as_i32(n_cols))
+        return visitor
+
+    def backward_grid(self, input_shapes, output_shape):
+        n_cols = as_usize(math.prod(output_shape))
+        n = as_usize(math.prod(input_shapes[0]))
+        row_blocks = usize.div_ceil(n // n_cols, as_usize(self.block_r))
+        return (
+            as_u32(row_blocks),
+            as_u32(usize.div_ceil(n_cols, as_usize(self.block_n))),
+            1,
+        )
+
+
 class SumRowsForwardOp(RuntimeOp):
     """As teenygrad's executor runs it: one input, viewed as `[n_rows, n_cols]` with `n_rows`
     the output's element count (its last dimension reduced, kept as 1 or dropped, or a
     scalar output for the whole tensor).
 
-    teenygrad's `impl RuntimeOp for SumRowsForward` (kernels_rs/reduce.rs, line 134), translated."""
+    teenygrad's `impl RuntimeOp for SumRowsForward` (kernels_rs/reduce.rs, line 137), translated."""
 
     def n_activation_inputs(self):
         return 1
@@ -157,7 +266,7 @@ class MeanRowsForwardOp(RuntimeOp):
     the output's element count (its last dimension reduced, kept as 1 or dropped, or a
     scalar output for the whole tensor).
 
-    teenygrad's `impl RuntimeOp for MeanRowsForward` (kernels_rs/reduce.rs, line 135), translated."""
+    teenygrad's `impl RuntimeOp for MeanRowsForward` (kernels_rs/reduce.rs, line 138), translated."""
 
     def n_activation_inputs(self):
         return 1
@@ -214,6 +323,24 @@ class MeanRowsForwardOp(RuntimeOp):
 
 
 # Launchers (rs2triton.runtime): Name(CONST=...)[grid](args...), checked against the Rust signature.
+SumColsForward = Launcher(
+    sum_cols_forward,
+    "SumColsForward",
+    params={"x_ptr": "*D", "y_ptr": "*D", "n_rows": "i32", "n_cols": "i32"},
+    consts={"BLOCK_R": "i32", "BLOCK_N": "i32"},
+    dtypes={"D": "f32, f64, f16, bf16"},
+    backward="SumColsBackward",
+    op=SumColsForwardOp,
+)
+
+SumColsBackward = Launcher(
+    sum_cols_backward,
+    "SumColsBackward",
+    params={"dy_ptr": "*D", "dx_ptr": "*D", "n_rows": "i32", "n_cols": "i32"},
+    consts={"BLOCK_R": "i32", "BLOCK_N": "i32"},
+    dtypes={"D": "f32, f64, f16, bf16"},
+)
+
 SumRowsForward = Launcher(
     sum_rows_forward,
     "SumRowsForward",
@@ -256,5 +383,5 @@ MeanRowsBackward = Launcher(
 locate(
     globals(),
     "kernels_rs/reduce.rs",
-    "21:25*7,31,32,33,34,35,36,37,38,40,41,42;41:49*7,55,56,57,58,59,60,61;57:25*7,31,32,33,34,35,36,37,38,40,41,42;77:49*7,55,56,57,58,59,60,61;94:134;101:134*2;104:134*2;107:134*9;118:134*3;122:134*2;125:134*11;137:134*6;145:134*8;155:135;162:135*2;165:135*2;168:135*9;179:135*3;183:135*2;186:135*11;198:135*6;206:135*8;217:25*9;227:49*7;235:25*9;245:49*7",
+    "24:145*10;35:155,156,157,158,159,160,161,162,163,165,166;48:173*8;57:183;59:184,185,186,187*3;67:28*7,34,35,36,37,38,39,40,41,43,44,45;87:52*7,58,59,60,61,62,63,64;103:28*7,34,35,36,37,38,39,40,41,43,44,45;123:52*7,58,59,60,61,62,63,64;140:192;146:193,194;149:197,198;152:201*2,210,211,212*2,213,214,215,216;164:219,220,221;168:225,226;171:231*11;183:231,243,244,245,246,247,248;192:252,253,254,255,256*5;203:137;210:137*2;213:137*2;216:137*9;227:137*3;231:137*2;234:137*11;246:137*6;254:137*8;264:138;271:138*2;274:138*2;277:138*9;288:138*3;292:138*2;295:138*11;307:138*6;315:138*8;326:145*9;336:173*7;344:28*9;354:52*7;362:28*9;372:52*7",
 )
