@@ -225,3 +225,18 @@ def test_addmm_as_a_matmul_then_a_bias_and_their_gradients(dtype):
     x, w, b = _randn(37, 20, dtype=dtype, seed=40), _randn(20, 45, dtype=dtype, seed=41), _randn(45, dtype=dtype, seed=42)
     _check("addmm", lambda x, w, b: add.apply(mm.apply(x, w), params=[b]), lambda x, w, b: torch.addmm(b, x, w),
            [x, w, b], dtype)
+
+
+def test_a_loss_registered_as_a_torch_op_differentiates_to_its_logits():
+    """A scalar output (out_shape []) through register_op's autograd, as the torch backend runs a loss."""
+    op = rs2triton.register_op(cross_entropy.CrossEntropyMeanRuntimeOp.new(64, 32, -100), "rs2triton_tests::ce_mean",
+                               replace=True)
+    logits = torch.randn(5, 7, device=DEVICE, requires_grad=True)
+    target = torch.tensor([0, 6, -100, 3, 2], device=DEVICE)
+    loss = op([logits, target], [], [])
+    ref_logits = logits.detach().clone().requires_grad_()
+    ref = F.cross_entropy(ref_logits, target)
+    assert_matches("loss", loss, ref, atol=1e-6, rtol=1e-5)
+    loss.backward()
+    ref.backward()
+    assert_matches("dlogits", logits.grad, ref_logits.grad, atol=1e-6, rtol=1e-5)
