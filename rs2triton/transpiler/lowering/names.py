@@ -71,7 +71,8 @@ class Names:
     # ----------------------------------------------------------------- names
     def fresh(self, base: str) -> str:
         """A Python name not handed out before (``base``, ``base_1``...), reserved now."""
-        base = base if base not in self._reserved else base + "_"
+        while base in self._reserved:
+            base += "_"
         py = base
         i = 0
         while py in self._used:
@@ -117,8 +118,8 @@ class Names:
         if current is not None and not current.constexpr and not constexpr and current.py not in self.pinned:
             py = current.py
         else:
-            base = python_name(rust)
-            if base in self._reserved:  # (a name the generated code has: host code's `visitor`, `i32`)
+            base = python_name(rust)  # (never a dunder, never one Python mangles in a class body)
+            while base in self._reserved:  # (a name the generated code has: host code's `visitor`, `i32`)
                 base += "_"
             sibling = self._sibling.get(base)
             clash = (base in self._live[-1] or base in self._aliases.values() or base in self.pinned

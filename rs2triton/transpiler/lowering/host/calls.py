@@ -236,12 +236,12 @@ def visit(lw: HostLowerer, node: Node, method: str, args: list[Node]) -> Val:
 
 
 def self_method(lw: HostLowerer, node: Node, method: str, args: list[Node]) -> Val:
-    """``self.method(args)``: a trait method (its parameters typed by the trait) or the struct's own;
-    one that takes the visitor (``self.pack_args_for_launch(.., visitor)``) visits here what it
-    visits."""
+    """``self.method(args)``: the struct's own, or a trait method (its parameters typed by the trait;
+    an inherent method of the name comes first, as in Rust's method lookup); one that takes the
+    visitor (``self.pack_args_for_launch(.., visitor)``) visits here what it visits."""
     from rs2triton.transpiler.lowering.host.classes import TRAIT
 
-    if method in TRAIT:
+    if method in TRAIT and method not in lw.module.inherent.get(lw.struct, {}):
         return trait_call(lw, node, name("self"), method, args)
     return _struct_call(lw, name("self"), lw.struct, method, args, node)
 

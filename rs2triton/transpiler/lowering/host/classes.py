@@ -204,7 +204,7 @@ def translate(items: ModuleItems, kernels: list[Kernel], ctx: ModuleContext, fea
                         any(p.type == "self_parameter" for p in ps),
                         [p.child_by_field_name("type") for p in ps if p.type == "parameter"],
                         fn.child_by_field_name("return_type"))
-                    module.method_names.setdefault(struct, {})[_fn_name(fn)] = _kept_apart(_fn_name(fn))
+        module.method_names[struct] = class_names(list(module.inherent.get(struct, {})), CLASS_NAMES)
     for item, anchor, struct in trait_impls:
         where = anchor or item.node
         if struct in module.kernels:
@@ -271,13 +271,31 @@ CLASS_NAMES = frozenset(dir(RuntimeOp)) | {"type_args"}
 CONFIGURED_NAMES = frozenset(dir(Configured)) | frozenset(Configured.ATTRIBUTES) | CLASS_NAMES
 
 
-def _kept_apart(rust: str) -> str:
-    py = python_name(rust)
-    if rust == "new":
-        return py
-    while py in CLASS_NAMES or (py.startswith("__") and py.endswith("__")):
-        py += "_"
-    return py
+def class_names(rust: list[str], reserved: frozenset[str] | set[str], suffix: str = "_") -> dict[str, str]:
+    """Python names for Rust names that share one namespace of a class (a struct's methods, its
+    fields' attributes, its fields' keywords), apart from ``reserved`` (what the class has of its
+    own) and from each other, in one pass and for any identifier: a Rust name Python reads as it is
+    keeps its name; any other gets its :func:`python_name`, with ``suffix`` and then ``_``
+    appended while that is taken (`apply` -> `apply_`; `lambda` and `lambda_` -> `lambda__` and
+    `lambda_`). It ends: each try is longer than the last and only finitely many are taken, and
+    no try is a dunder, as no :func:`python_name` begins with ``__``."""
+    out: dict[str, str] = {}
+    taken = set(reserved)
+    for r in rust:  # first those Python reads as Rust does: nothing was wrong with them
+        if python_name(r) == r and r not in taken:
+            out[r] = r
+            taken.add(r)
+    for r in rust:
+        if r in out:
+            continue
+        py = python_name(r)
+        if py in taken:
+            py += suffix
+        while py in taken:
+            py += "_"
+        out[r] = py
+        taken.add(py)
+    return {r: out[r] for r in rust}
 
 
 def _struct_fields(node: Node, module: HostModule) -> dict[str, Ty]:
@@ -533,18 +551,11 @@ def _wrapper_op(item: HostItem, anchor: Node | None, struct: str, struct_item: H
     # attribute; its keyword stays the Rust name.
     methods = set(CLASS_NAMES) | {module.method_name(struct, m) for m in own} | {"forward_kernel", "backward_kernel",
                                                                                   "new"}
-    taken = methods | {python_name(k) for k in fields}
-    attrs_: dict[str, str] = {}
-    for k in fields:
-        if python_name(k) in methods:
-            attr = python_name(k) + "_field"
-            while attr in taken:
-                attr += "_"
-            taken.add(attr)
-            attrs_[k] = attr
+    keys = module.field_keys[struct] = class_names(list(fields), frozenset())  # (each a keyword of the class)
+    attrs_ = {keys[k]: attr for k, attr in class_names(list(fields), methods, "_field").items() if attr != keys[k]}
     if attrs_:
-        module.field_attrs[struct] = attrs_
-        body.append(_dict_assign(module, "FIELD_ATTRS", attrs_))
+        module.field_attrs[struct] = {k: attrs_[keys[k]] for k in fields if keys[k] in attrs_}
+        body.append(_dict_assign("FIELD_ATTRS", attrs_, module))
     has_forward = has_backward = False
     for fn, doc, inh_anchor in inherent_methods:
         n = _fn_name(fn)
@@ -564,7 +575,7 @@ def _wrapper_op(item: HostItem, anchor: Node | None, struct: str, struct_item: H
                                   classmethod=not has_self))
     for k, kernel in module.source_fields.get(struct, {}).items():  # (known once `new` is lowered)
         field_types[k] = f"kernel:{kernel}"
-    body.insert(1, _dict_assign(module, "FIELDS", field_types))
+    body.insert(1, _dict_assign("FIELDS", {keys[k]: t for k, t in field_types.items()}, module))
     kernel_fields = [(k, v.elem) for k, v in fields.items() if v.kind is Kind.KERNEL]
     fwd = None
     if not has_forward and kernel_fields:
@@ -626,15 +637,15 @@ def _pick(kernel_fields: list[tuple[str, str | None]], names: tuple[str, ...], e
     return None
 
 
-def _dict_assign(module: HostModule, target: str, mapping: dict[str, str]) -> ast.stmt:
+def _dict_assign(target: str, mapping: dict[str, str], module: HostModule) -> ast.stmt:
     """``target: typing.ClassVar[dict[str, str]] = {...}``: a class's table by the Rust fields'
-    Python names (a class attribute, and said to be one: a mutable one is otherwise a lint)."""
+    keywords (a class attribute, and said to be one: a mutable one is otherwise a lint)."""
     module.modules.add("typing")
     dict_str = ast.Subscript(value=name("dict"), slice=ast.Tuple(elts=[name("str"), name("str")], ctx=LOAD), ctx=LOAD)
     annotation = ast.Subscript(value=ast.Attribute(value=name("typing"), attr="ClassVar", ctx=LOAD), slice=dict_str,
                                ctx=LOAD)
     return ast.AnnAssign(target=ast.Name(id=target, ctx=ast.Store()), annotation=annotation,
-                         value=ast.Dict(keys=[ast.Constant(python_name(k)) for k in mapping],
+                         value=ast.Dict(keys=[ast.Constant(k) for k in mapping],
                                         values=[ast.Constant(v) for v in mapping.values()]), simple=1)
 
 

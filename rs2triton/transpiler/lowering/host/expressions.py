@@ -30,7 +30,7 @@ from rs2triton.transpiler.lowering.values import (
     container,
     known_value,
 )
-from rs2triton.transpiler.pyast import LOAD, STORE, call, const, name, python_name
+from rs2triton.transpiler.pyast import LOAD, STORE, call, const, name
 
 
 @expression("self", target=HOST)
@@ -173,7 +173,7 @@ def struct_literal(lw: HostLowerer, node: Node) -> Val:
         if v.ty.kind is Kind.KERNEL and fty.kind is not Kind.KERNEL:
             # a `String` field given a kernel's `source` holds that kernel (as its source stands for it)
             lw.module.source_fields.setdefault(struct, {})[field] = v.ty.elem or ""
-        keywords.append(ast.keyword(arg=python_name(field), value=v.expr))
+        keywords.append(ast.keyword(arg=lw.module.field_key(struct, field), value=v.expr))
     if lw.in_classmethod:  # `new(..., *, D=None)` hands its type parameters on
         keywords += [ast.keyword(arg=tp, value=name(tp)) for tp in lw.type_params]
     owner = name("cls") if lw.in_classmethod else call("type", [name("self")])

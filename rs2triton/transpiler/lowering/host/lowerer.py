@@ -77,6 +77,8 @@ class HostModule:
     # A wrapper struct's fields whose names its class's methods have (`backward_kernel`): struct
     # -> field -> the attribute that holds it instead
     field_attrs: dict[str, dict[str, str]] = field(default_factory=dict)
+    # A wrapper struct's fields' keywords (FIELDS), where a field's python_name is another's: struct -> field -> keyword
+    field_keys: dict[str, dict[str, str]] = field(default_factory=dict)
     # A wrapper struct's `String` fields that its `new` gives a kernel's source: struct -> field -> kernel
     source_fields: dict[str, dict[str, str]] = field(default_factory=dict)
     # struct -> inherent method -> (has self, its parameters' type nodes, its return type node)
@@ -95,6 +97,10 @@ class HostModule:
 
     def method_name(self, struct: str, method: str) -> str:
         return self.method_names.get(struct, {}).get(method) or python_name(method)
+
+    def field_key(self, struct: str, field_name: str) -> str:
+        """The keyword of ``struct``'s class that gives the Rust field ``field_name``."""
+        return self.field_keys.get(struct, {}).get(field_name) or python_name(field_name)
 
     def field_attr(self, struct: str, field_name: str) -> str:
         """The attribute of ``struct``'s class that holds the Rust field ``field_name``."""

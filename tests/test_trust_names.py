@@ -1,0 +1,187 @@
+"""Names that Python reads otherwise than Rust: every identifier is renamed in one pass that ends
+(dunders, `__x` that Python mangles in a class body, keywords, soft keywords, builtins, what the
+generated class has of its own, names that collide once renamed), raw identifiers in every
+position, control characters in the source's path, and macro expansion that scales linearly
+(issue 35)."""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import keyword
+import subprocess
+import sys
+import unicodedata
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import rs2triton
+from rs2triton.transpiler.lowering.host.classes import CLASS_NAMES
+from rs2triton.transpiler.lowering.names import Names, rust_key
+from rs2triton.transpiler.lowering.values import UNKNOWN
+from rs2triton.transpiler.pyast import PY_RESERVED, python_name
+from tests.conftest import ROOT
+
+# Rust's keywords (strict, reserved, 2018's and 2024's): such a name is written `r#name`; `self`,
+# `Self`, `super`, `crate` and `_` cannot be raw identifiers, so they are no names of a program.
+RUST_KEYWORDS = frozenset("""as break const continue else enum extern false fn for if impl in let loop match mod
+    move mut pub ref return static struct trait true type unsafe use where while async await dyn abstract become box
+    do final macro override priv typeof unsized virtual yield try gen""".split())
+NOT_RAW = frozenset({"self", "Self", "super", "crate", "_"})
+
+HOSTILE = sorted({
+    # Python's dunders, and names it mangles in a class body
+    "__init__", "__getattribute__", "__getattr__", "__setattr__", "__class__", "__dict__", "__name__", "__new__",
+    "__init_subclass__", "__slots__", "__call__", "__repr__", "__eq__", "__hash__", "__x", "__", "___", "__x_",
+    # keywords, soft keywords and builtins of Python
+    *(k for k in keyword.kwlist + keyword.softkwlist if k not in NOT_RAW),
+    "len", "int", "float", "print", "range", "min", "max", "object", "id", "str", "list", "dict", "iter", "next",
+    # what the generated class and module have of their own
+    *(n for n in CLASS_NAMES if not n.startswith("__")), "cls", "visitor", "ArgVisitor", "as_usize", "typing", "tl",
+    "triton", "math", "Unsupported", "RuntimeOp",
+    # names that are another's Python name once renamed
+    "lambda_", "lambda__", "apply_", "type_args_field", "grid_field", "_u5f__x", "_u5f__init__", "_u5f__",
+    "\U0001d431", "_u1d431_", "ｔｌ", "ﬁ", "fi", "tl_", "len_", "x_1",
+} - {"new", "None"})  # (a wrapper's `new` is its constructor, below; `None` is a pattern to rustc, no name)
+
+
+def rust(name: str) -> str:
+    return f"r#{name}" if name in RUST_KEYWORDS else name
+
+
+IDENTS = st.sampled_from(HOSTILE) | st.from_regex(r"\A_{0,3}[a-zA-Z][a-zA-Z0-9_]{0,5}_{0,3}\Z").filter(
+    lambda n: n not in RUST_KEYWORDS and n not in NOT_RAW and n not in ("new", "None"))
+
+
+def test_python_names_are_identifiers_python_reads_as_written():
+    for n in HOSTILE + ["__", "___", "_", "x", "𝐱𝐲", "_𝐱"]:
+        py = python_name(n)
+        assert py.isidentifier() and not keyword.iskeyword(py) and py not in PY_RESERVED, (n, py)
+        assert not py.startswith("__"), (n, py)  # never mangled in a class body, never a dunder
+        assert unicodedata.normalize("NFKC", py) == py, (n, py)
+
+
+@given(st.lists(IDENTS, unique_by=rust_key, max_size=12), st.sampled_from([frozenset(), CLASS_NAMES]),
+       st.sampled_from(["_", "_field"]))
+def test_class_names_are_apart_from_each_other_and_the_class_s_own(names, reserved, suffix):
+    from rs2triton.transpiler.lowering.host.classes import class_names
+
+    out = class_names(names, reserved, suffix)
+    assert list(out) == names and len(set(out.values())) == len(names)
+    for n, py in out.items():
+        assert py not in reserved and py.isidentifier() and not py.startswith("__"), (n, py)
+        assert py == n or python_name(n) != n or n in reserved or n in out.values()  # a good name is kept
+
+
+@given(st.lists(IDENTS, unique_by=rust_key, min_size=1, max_size=12))
+def test_local_names_are_apart_and_clear_of_the_reserved(names):
+    reserved = frozenset(PY_RESERVED) | {"visitor", "lambda_", "lambda__", "len__", "__x", "_u5f__x"}
+    scope = Names(reserved)
+    pys = [scope.declare(n, UNKNOWN) for n in names]
+    assert len(set(pys)) == len(pys)
+    assert all(p.isidentifier() and not keyword.iskeyword(p) and p not in reserved for p in pys), pys
+
+
+OP = """use teeny_macros::kernel;
+#[kernel]
+pub fn k<T: Triton, const B: i32>(x: T::Pointer<f32>) {{ }}
+pub struct P {{ {fields} }}
+impl P {{
+    pub fn new(a: usize) -> Self {{ Self {{ {inits} }} }}
+{methods}
+}}
+impl teeny_core::model::RuntimeOp for P {{
+    fn n_activation_inputs(&self) -> usize {{ 1 }}
+    fn param_shapes(&self, _: &[&[usize]], _: &[usize]) -> Vec<Vec<usize>> {{ vec![vec![{calls}]] }}
+    fn pack_args(&self, inputs: &[(teeny_core::model::RawPtr, &[usize])], params: &[teeny_core::model::RawPtr],
+                 output: teeny_core::model::RawPtr, output_shape: &[usize], output_row_stride: i32,
+                 visitor: &mut dyn teeny_core::device::program::ArgVisitor) {{ }}
+    fn grid(&self, output_shape: &[usize]) -> [u32; 3] {{ [1, 1, 1] }}
+}}
+"""
+
+
+def _op(names: list[str]) -> str:
+    """A wrapper struct with a field, a method, a local and a parameter of each name: method `i`
+    reads field `i`, binds local `i` and takes parameter `i + 1` (Rust keeps them all apart)."""
+    r = [rust(n) for n in names]
+    nxt = r[1:] + r[:1]
+    methods = "\n".join(f"    pub fn {m}(&self, {p}: usize) -> usize {{ let {m} = {i + 1}000; self.{m} + {m} * 10 + {p} }}"
+                        for i, (m, p) in enumerate(zip(r, nxt, strict=True)))
+    return OP.format(fields=", ".join(f"{f}: usize" for f in r), inits=", ".join(f"{f}: a + {i}" for i, f in enumerate(r)),
+                     methods=methods, calls=", ".join(f"self.{m}({100_000 * (i + 1)})" for i, m in enumerate(r)))
+
+
+def _expected(names: list[str], a: int) -> list[int]:
+    if len(names) == 1:  # (the parameter is the method's own name: the local shadows it)
+        return [a + 10_000 + 1000]
+    return [(a + i) + (i + 1) * 10_000 + 100_000 * (i + 1) for i in range(len(names))]
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(IDENTS, unique_by=rust_key, min_size=1, max_size=6))
+def test_any_names_of_fields_methods_locals_and_parameters_behave_as_in_rust(tmp_path, names):
+    """The transpiler ends, and the class does what Rust does: each method reads its own field,
+    local and parameter, whatever the names."""
+    path = tmp_path / f"op_{abs(hash(tuple(names)))}.rs"
+    path.write_text(_op(names), encoding="utf-8")
+    op = rs2triton.load(path).P
+    assert op.new(7).param_shapes([], []) == [_expected(names, 7)]
+
+
+def test_every_hostile_name_at_once(tmp_path):
+    names = [n for n in HOSTILE if not n.startswith("_u") or n == "_u1d431_"]
+    path = tmp_path / "all_names.rs"
+    path.write_text(_op(names), encoding="utf-8")
+    module = rs2triton.load(path)
+    p = module.P.new(3)
+    assert p.param_shapes([], []) == [_expected(names, 3)]
+    # the runtime's own machinery is intact: the constructor, attribute access, repr, apply
+    assert type(p).__init__ is rs2triton.runtime.ops.RuntimeOp.__init__ and callable(p.apply)
+    assert repr(p).startswith("P(") and p.n_activation_inputs() == 1
+
+
+def test_a_dunder_method_is_not_python_s_and_a_mangled_name_reads_its_field(tmp_path):
+    """`fn __init__` and `fn __getattribute__` hung the transpiler (checked in a process of its own,
+    with a time limit); `self.__x` read `_P__x`."""
+    path = tmp_path / "dunders.rs"
+    path.write_text(OP.format(
+        fields="n: usize, __x: usize", inits="n: a, __x: a + 1",
+        methods="    pub fn __init__(&self) -> usize { self.n + 1 }\n"
+                "    pub fn __getattribute__(&self) -> usize { self.__init__() + self.__x }\n"
+                "    pub fn __y(&self) -> usize { self.__x * 2 }",
+        calls="self.__getattribute__(), self.__y(), self.__x"))
+    done = subprocess.run([sys.executable, "-m", "rs2triton", "transpile", str(path), "-o", str(tmp_path / "out")],
+                          capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+    op = rs2triton.load(path).P
+    p = op.new(5)
+    assert p.param_shapes([], []) == [[6 + 6, 12, 6]]
+    assert p.n == 5  # attribute access is Python's own
+    tree = ast.parse(rs2triton.transpile_file(path).text)
+    cls = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "P")
+    defined = {n.name for n in cls.body if isinstance(n, ast.FunctionDef)}
+    assert not any(d.startswith("__") for d in defined)  # no dunder, nothing mangled
+    assert not any(n.attr.startswith("__") for n in ast.walk(cls) if isinstance(n, ast.Attribute))
+
+
+def test_module_names_with_two_underscores_are_read_from_a_class_body(tmp_path):
+    """A module const `__LIMIT` read in a method would be mangled (`_P__LIMIT`: a NameError), and
+    a const `__name__` would be the module's name."""
+    src = OP.format(fields="n: usize", inits="n: a", methods="    pub fn m(&self) -> usize { self.n + __LIMIT + __name__ }",
+                    calls="self.m()")
+    path = tmp_path / "consts.rs"
+    path.write_text(src.replace("pub struct P", "const __LIMIT: usize = 40;\nconst __name__: usize = 2;\npub struct P"))
+    module = rs2triton.load(path)
+    assert module.P.new(1).param_shapes([], []) == [[43]]
+    assert isinstance(module.__name__, str)
+
+
+def test_builtins_and_keywords_as_fields_keep_python_s_own(tmp_path):
+    names = ["len", "print", "lambda", "lambda_", "type_args", "type_args_field", "apply", "apply_"]
+    path = tmp_path / "kw.rs"
+    path.write_text(_op(names), encoding="utf-8")
+    p = rs2triton.load(path).P.new(2)
+    assert p.param_shapes([], []) == [_expected(names, 2)]
+    assert p.type_args == {} and builtins.len([1]) == 1
