@@ -185,3 +185,64 @@ def test_builtins_and_keywords_as_fields_keep_python_s_own(tmp_path):
     p = rs2triton.load(path).P.new(2)
     assert p.param_shapes([], []) == [_expected(names, 2)]
     assert p.type_args == {} and builtins.len([1]) == 1
+
+
+RAW = """use teeny_macros::kernel;
+use teeny_triton::triton::{{types::{{AddOffsets, Comparison}}, *}};
+
+const {r}K: usize = 3;
+
+fn {r}twice<T: Triton>(x: T::Tensor<f32>) -> T::Tensor<f32> {{
+    x + x
+}}
+
+#[kernel]
+pub fn {r}double<T: Triton, const {r}B: i32>(x_ptr: T::Pointer<f32>, {r}n: i32)
+where
+    T::I32Tensor: Comparison<i32, BoolTensor = T::BoolTensor>,
+{{
+    let {r}offs = T::arange(0, {r}B);
+    let x = T::load(x_ptr.add_offsets({r}offs), Some({r}offs.lt({r}n)), None, &[], None, None, None, false);
+    T::store(x_ptr.add_offsets(offs), {r}twice::<T>(x), Some(offs.lt(n)), &[], None, None);
+}}
+
+pub struct {r}Wrap {{ fwd: {r}Double, {r}n: usize, {r}m: usize }}
+
+impl {r}Wrap {{
+    pub fn {r}new({r}n: usize) -> Self {{ let {r}m = {r}n + 1; Self {{ fwd: {r}Double::new(64), {r}n, {r}m }} }}
+    pub fn {r}get(&self) -> usize {{ self.{r}n * 2 + self.{r}m + {r}K }}
+}}
+
+macro_rules! {r}op {{
+    ($t:ident) => {{
+        impl teeny_core::model::RuntimeOp for $t {{
+            fn n_activation_inputs(&self) -> usize {{ 1 }}
+            fn param_shapes(&self, _: &[&[usize]], _: &[usize]) -> Vec<Vec<usize>> {{ vec![] }}
+            fn pack_args(&self, inputs: &[(teeny_core::model::RawPtr, &[usize])], params: &[teeny_core::model::RawPtr],
+                         output: teeny_core::model::RawPtr, output_shape: &[usize], output_row_stride: i32,
+                         visitor: &mut dyn teeny_core::device::program::ArgVisitor) {{ }}
+            fn grid(&self, _: &[usize]) -> [u32; 3] {{
+                [self.{r}get() as u32 + {r}Wrap::{r}new(1).{r}get() as u32, 1, 1]
+            }}
+        }}
+    }};
+}}
+
+{r}op!({r}Wrap);
+"""
+
+
+def test_a_raw_identifier_is_the_name_it_spells_in_every_position(tmp_path):
+    """`r#twice::<T>(x)` was E0003 and `struct r#Wrap` lost its `impl RuntimeOp`: with `r#` on
+    every item, binding, field, method, path, call and macro name, the module is the one of the
+    same source without it, as rustc reads `r#x` as `x` (it compiles these forms), and the op
+    computes what Rust computes."""
+    raw = rs2triton.transpile_source(RAW.format(r="r#"), "raw.rs")
+    plain = rs2triton.transpile_source(RAW.format(r=""), "raw.rs")
+    assert raw.text == plain.text
+    assert not raw.warnings
+    path = tmp_path / "raw.rs"
+    path.write_text(RAW.format(r="r#"))
+    module = rs2triton.load(path)
+    assert module.Wrap.new(4).grid([8]) == (4 * 2 + 5 + 3 + 1 * 2 + 2 + 3, 1, 1)
+    assert "Double" in vars(module) and "twice" in vars(module)

@@ -52,7 +52,7 @@ def call_expression(lw: HostLowerer, node: Node) -> Val:
         turbofish = [t for t in named_children(targs) if t.type not in COMMENTS] if targs is not None else []
         func = part(func, "function")
     if func.type == "field_expression":
-        return method_call(lw, node, part(func, "value"), text(part(func, "field")).removeprefix("r#"), args, turbofish)
+        return method_call(lw, node, part(func, "value"), text(part(func, "field")), args, turbofish)
     if func.type == "identifier":
         b = lw.names.lookup(text(func))
         if b is not None and b.ty.kind is Kind.FN:  # a closure bound to a name

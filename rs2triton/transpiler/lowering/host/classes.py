@@ -306,7 +306,7 @@ def _struct_fields(node: Node, module: HostModule) -> dict[str, Ty]:
     for f in named_children(body):
         fname, ftype = f.child_by_field_name("name"), f.child_by_field_name("type")
         if f.type == "field_declaration" and fname is not None and ftype is not None:
-            fields[text(fname).removeprefix("r#")] = rust_type(ftype, module)
+            fields[text(fname)] = rust_type(ftype, module)
     return fields
 
 
@@ -456,7 +456,7 @@ def _param_name(p: Node) -> str:
 
 def _fn_name(fn: Node) -> str:
     n = fn.child_by_field_name("name")
-    return text(n).removeprefix("r#") if n is not None else "?"
+    return text(n) if n is not None else "?"
 
 
 def _class(name_: str, base: str, doc: str | None, body: list[ast.stmt], line: int) -> ast.ClassDef:

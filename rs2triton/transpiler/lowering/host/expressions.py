@@ -157,10 +157,10 @@ def struct_literal(lw: HostLowerer, node: Node) -> Val:
         if init.type in COMMENTS:
             continue
         if init.type == "shorthand_field_initializer":
-            field = text(init).removeprefix("r#")
+            field = text(init)
             value_node = init.named_children[0] if init.named_children else init
         elif init.type == "field_initializer":
-            field, value_node = text(part(init, "field")).removeprefix("r#"), part(init, "value")
+            field, value_node = text(part(init, "field")), part(init, "value")
         else:
             raise lw.err(init, "E0002", "`..` in a struct expression", "give every field")
         fty = fields.get(field)
