@@ -246,3 +246,22 @@ def test_a_raw_identifier_is_the_name_it_spells_in_every_position(tmp_path):
     module = rs2triton.load(path)
     assert module.Wrap.new(4).grid([8]) == (4 * 2 + 5 + 3 + 1 * 2 + 2 + 3, 1, 1)
     assert "Double" in vars(module) and "twice" in vars(module)
+
+
+def test_a_macro_arm_matches_a_raw_identifier_as_written(tmp_path):
+    """rustc's macro_rules tells `r#foo` from a literal `foo` (rustc: `m!(r#foo)` takes the
+    `(r#foo)` arm; `n!(foo)` does not take `n`'s `(r#foo)` arm), though both are the name `foo`."""
+    src = _op(["a"]).replace("pub struct P", """macro_rules! pick {
+    (foo) => { const A: usize = 1; };
+    (r#foo) => { const A: usize = 20; };
+}
+macro_rules! pick2 {
+    (r#foo) => { const B: usize = 300; };
+    ($x:ident) => { const B: usize = 4000; };
+}
+pick!(r#foo);
+pick2!(foo);
+pub struct P""").replace("self.a(100000)", "A + B")
+    path = tmp_path / "raw_arms.rs"
+    path.write_text(src)
+    assert rs2triton.load(path).P.new(0).param_shapes([], []) == [[4020]]

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from tree_sitter import Node, Tree
 
 from rs2triton.diagnostics import Diagnostic
-from rs2triton.transpiler.frontend.parse import first_error, named_children, parser, text
+from rs2triton.transpiler.frontend.parse import first_error, named_children, parser, text, written
 from rs2triton.transpiler.frontend.source import SourceMap
 
 _ONE_TOKEN = {"ident", "lifetime", "literal", "tt", "block", "vis"}
@@ -203,8 +203,8 @@ class _Matcher:
                 if inner is None or inner != len(_tokens(tokens[pos])):
                     return None
                 pos += 1
-            else:  # a literal token
-                if pos >= len(tokens) or text(tokens[pos]) != text(p):
+            else:  # a literal token (`r#foo` is not `foo` to macro_rules: rawness counts)
+                if pos >= len(tokens) or written(tokens[pos]) != written(p):
                     return None
                 pos += 1
         return pos
