@@ -13,6 +13,7 @@ import subprocess
 import sys
 import unicodedata
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -265,3 +266,48 @@ pub struct P""").replace("self.a(100000)", "A + B")
     path = tmp_path / "raw_arms.rs"
     path.write_text(src)
     assert rs2triton.load(path).P.new(0).param_shapes([], []) == [[4020]]
+
+
+PATH_CHARS = ["\t", "\x0b", "\x0c", "\x1b", "\x7f", "\u2028", "\x85", "\u202e", "\r", "\n"]
+
+
+@pytest.mark.parametrize("char", PATH_CHARS, ids=[f"U+{ord(c):04X}" for c in PATH_CHARS])
+def test_a_control_character_in_the_source_folder_is_text(tmp_path, monkeypatch, char):
+    """A tab in the source's folder was E0999 (the class docstring that names the source read back
+    with the tab expanded at another column): every generated module is written, its header and
+    docstrings name the source as text, and its code is the code of the same file elsewhere."""
+    from click.testing import CliRunner
+
+    from rs2triton.cli import main
+
+    source = (ROOT / "kernels_rs" / "vector_add.rs").read_text()
+    monkeypatch.chdir(tmp_path)
+    for folder in (f"src{char}dir", "plain"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "vector_add.rs").write_text(source)
+        done = CliRunner().invoke(main, ["transpile", folder, "-o", f"out_{folder == 'plain'}"])
+        assert done.exit_code == 0, done.output
+    escaped = char.encode("unicode_escape").decode("ascii")
+    odd = (tmp_path / "out_False" / "vector_add.py").read_text()
+    plain = (tmp_path / "out_True" / "vector_add.py").read_text()
+
+    def code(text: str) -> str:  # the module, the strings naming the source aside
+        tree = ast.parse(text)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                node.value = node.value.replace(f"src{char}dir", "plain").replace(f"src{escaped}dir", "plain")
+        return ast.dump(tree)
+
+    assert code(odd) == code(plain)
+    assert odd.count("\n") == plain.count("\n")  # (no line of the path became a line of the module)
+    cls = next(n for n in ast.parse(odd).body if isinstance(n, ast.ClassDef) and n.name == "VectorAddOp")
+    assert f"(src{escaped}dir/vector_add.rs, line " in ast.get_docstring(cls, clean=False)  # (as text, on one line)
+
+
+def test_a_tab_in_a_doc_comment_reads_back_as_lowered(tmp_path):
+    """The check every module passes compared docstrings with their tabs expanded, at columns the
+    printer's indentation moves: a tab on a struct's second doc line was E0999."""
+    src = _op(["a"]).replace("pub struct P", "/// A wrapper whose doc has a long first line\n/// and a\ttab.\npub struct P")
+    path = tmp_path / "tab_doc.rs"
+    path.write_text(src)
+    assert "and a\ttab." in rs2triton.load(path).P.__doc__

@@ -403,7 +403,7 @@ def _lower_method_once(fn: Node, doc: str | None, lw: HostLowerer, py_name: str,
                                         "the method raises NotImplementedError; the kernel's launcher still works",
                                         d.source_line, "warning"))
         value = call("Unsupported", [ast.Constant(op_name), ast.Constant(py_name),
-                                                ast.Constant(f"not translated from Rust ({what}; {smap.shown}:{line})")])
+                                                ast.Constant(f"not translated from Rust ({what}; {source_name(smap)}:{line})")])
         return ast.Assign(targets=[ast.Name(py_name, STORE)], value=value, lineno=line)
     stmts = body
     if lw.visitor is not None:
@@ -470,9 +470,19 @@ def _assign(target: str, value: ast.expr) -> ast.stmt:
     return ast.Assign(targets=[ast.Name(target, STORE)], value=value)
 
 
+def source_name(smap: SourceMap) -> str:
+    """The source's path as generated text names it: on one line, each character that is no
+    printable text (a tab, a line break, a control, U+2028, a direction mark) written as Python
+    escapes it (`src\\tdir/k.rs`): nothing of it breaks the docstring's lines or hides in them."""
+    shown = smap.shown
+    if shown.isprintable():
+        return shown
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in shown)
+
+
 def _impl_doc(item: HostItem, struct: str, smap: SourceMap, anchor: Node | None) -> str:
     line = (anchor or item.node).start_point[0] + 1
-    head = f"teenygrad's `impl RuntimeOp for {struct}` ({smap.shown}, line {line}), translated."
+    head = f"teenygrad's `impl RuntimeOp for {struct}` ({source_name(smap)}, line {line}), translated."
     return f"{item.doc}\n\n{head}" if item.doc else head
 
 
