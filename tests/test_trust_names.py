@@ -311,3 +311,38 @@ def test_a_tab_in_a_doc_comment_reads_back_as_lowered(tmp_path):
     path = tmp_path / "tab_doc.rs"
     path.write_text(src)
     assert "and a\ttab." in rs2triton.load(path).P.__doc__
+
+
+def _lines_run(source: str) -> int:
+    """The Python lines the transpiler runs for ``source`` (expansions not cached): a count of
+    work that does not depend on the machine's speed."""
+    from rs2triton.transpiler.driver.pipeline import transpile_source
+    from rs2triton.transpiler.frontend import macros
+
+    count = 0
+
+    def line(frame, event, arg):
+        nonlocal count
+        count += 1
+        return line
+
+    transpile_source(source, "scale.rs")  # (imports and first-use caches, uncounted)
+    macros._EXPANSIONS.clear()
+    before = sys.gettrace()  # (a coverage tool's, if one runs: given back after)
+    sys.settrace(lambda frame, event, arg: line)
+    try:
+        transpile_source(source, "scale.rs")
+    finally:
+        sys.settrace(before)
+    return count
+
+
+@pytest.mark.parametrize(("kind", "n"), [("const", 300), ("kernel", 50)])
+def test_macro_expansion_grows_linearly_with_the_invocations(kind, n):
+    """Four times the invocations is about four times the work (it was 11.8 times for `const`
+    items: each expansion looked through the whole file for its macros; 5.1 times for kernels:
+    each lowered line looked through every appended region). Timings: benchmarks/bench_macros.py."""
+    from benchmarks.bench_macros import macro_source
+
+    ratio = _lines_run(macro_source(kind, 4 * n)) / _lines_run(macro_source(kind, n))
+    assert ratio < 4.3, ratio

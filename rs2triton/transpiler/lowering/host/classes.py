@@ -28,7 +28,7 @@ from rs2triton.runtime.launcher import Configured
 from rs2triton.runtime.ops import TRAIT_RUST, RuntimeOp
 from rs2triton.rust.cfg import CfgError, evaluate
 from rs2triton.transpiler.frontend.items import HostItem, Kernel, ModuleItems, collect, doc_of
-from rs2triton.transpiler.frontend.macros import MacroError, MacroSyntaxError, expand
+from rs2triton.transpiler.frontend.macros import MacroError, MacroSyntaxError, expand, file_macros, root_of
 from rs2triton.transpiler.frontend.parse import named_children, parser, text
 from rs2triton.transpiler.frontend.source import SourceMap
 from rs2triton.transpiler.lowering import rustc
@@ -109,13 +109,16 @@ class _Items:
             if _cfg_ok(s.attrs, features, smap, warnings):
                 self.structs[name_] = (s, None)
         self.impls = [(i, None) for i in items.impls if _cfg_ok(i.attrs, features, smap, warnings)]
+        macros: dict[str, Node] | None = None  # (the file's, nested ones too: found once)
         for inv in items.invocations:
             macro = text(inv.node.child_by_field_name("macro") or inv.node).split("::")[-1]
             definition = items.macros.get(macro)
             if definition is None or not _cfg_ok(inv.attrs, features, smap, warnings):
                 continue
             try:
-                expansion = expand(definition, inv.node, root_source)
+                if macros is None:
+                    macros = file_macros(root_of(definition))
+                expansion = expand(definition, inv.node, root_source, macros=macros)
             except MacroSyntaxError as e:  # rustc rejects the program: where the bad token came from
                 hint = "the macro writes this; check the macro body and the invocation"
                 d = smap.diag(inv.node, "E0001", str(e), hint) if e.offset is None \

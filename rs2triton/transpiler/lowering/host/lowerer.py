@@ -31,7 +31,7 @@ from rs2triton.rust.types import INT_TYPES, SCALARS
 from rs2triton.transpiler.frontend.parse import named_children, text
 from rs2triton.transpiler.lowering.context import ModuleContext
 from rs2triton.transpiler.lowering.lowerer import Lowerer
-from rs2triton.transpiler.lowering.names import Names
+from rs2triton.transpiler.lowering.names import Names, Reserved
 from rs2triton.transpiler.lowering.registry import BUILDERS, HOST, STATEMENTS, Target
 from rs2triton.transpiler.lowering.values import (
     NONE_TY,
@@ -183,7 +183,7 @@ class HostLowerer(Lowerer):
         self.in_classmethod = classmethod
         self.methods = methods  # the struct's own methods (`self.helper(..)`)
         self.anchor = anchor  # the macro invocation that wrote this method, if one did
-        self.names = Names(RESERVED | module.taken)
+        self.names = Names(Reserved(RESERVED, module.taken))
         self.visitor: str | None = None  # the Rust name of a `pack_*` method's visitor parameter
         self.returns: Ty = UNKNOWN
         self.sink: Sink = discard
