@@ -346,3 +346,38 @@ def test_macro_expansion_grows_linearly_with_the_invocations(kind, n):
 
     ratio = _lines_run(macro_source(kind, 4 * n)) / _lines_run(macro_source(kind, n))
     assert ratio < 4.3, ratio
+
+
+def test_a_raw_keyword_inside_a_macro_s_arguments_stays_a_name(tmp_path):
+    """`vec![self.r#await(1)]`: the arguments of `vec!`, `format!`, `assert!` are parsed again from
+    their text, which must keep the `r#` (`self.await` would be an await expression); rustc's
+    `stringify!(r#match)` is `r#match`."""
+    src = OP.format(fields="n: usize", inits="n: a",
+                    methods="    pub fn r#await(&self, k: usize) -> usize { self.n + k }\n"
+                            "    pub fn r#match(&self) -> usize { assert!(self.r#await(0) < 100, \"{}\", stringify!(r#match)); "
+                            "self.r#await(2) }",
+                    calls="self.r#await(1), self.r#match()")
+    path = tmp_path / "raw_in_macros.rs"
+    path.write_text(src)
+    module = rs2triton.load(path)
+    assert module.P.new(5).param_shapes([], []) == [[6, 7]]
+    with pytest.raises(rs2triton.runtime.host.Panic, match=r": r#match$"):
+        module.P.new(200).param_shapes([], [])
+
+
+def test_methods_named_as_what_the_class_body_reads_keep_it_working(tmp_path):
+    """A method `classmethod` before `new`, or `Unsupported` beside a method left untranslated,
+    stood for the decorator and the placeholder the class body uses after its methods."""
+    src = OP.format(fields="n: usize", inits="n: a", methods="", calls="self.classmethod(), self.Unsupported()")
+    src = src.replace("    pub fn new(a: usize)", "    pub fn classmethod(&self) -> usize { self.n + 1 }\n"
+                      "    pub fn Unsupported(&self) -> usize { self.n + 2 }\n    pub fn new(a: usize)")
+    src = src.replace("fn n_activation_inputs(&self) -> usize { 1 }",
+                      "fn n_activation_inputs(&self) -> usize { other_crate::count(3) }")  # (not translated)
+    path = tmp_path / "class_body_names.rs"
+    path.write_text(src)
+    module = rs2triton.load(path)
+    assert "Unsupported(" in rs2triton.transpile_file(path).text
+    p = module.P.new(5)
+    assert p.param_shapes([], []) == [[6, 7]]
+    with pytest.raises(NotImplementedError):
+        p.n_activation_inputs()

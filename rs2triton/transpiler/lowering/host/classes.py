@@ -268,7 +268,9 @@ def _check_consts(module: HostModule, smap: SourceMap) -> None:
 
 # What a generated op class has of its own (the runtime's machinery, the class tables, what
 # `__init__` sets): an inherent method or a field of one of these names is held under another.
-CLASS_NAMES = frozenset(dir(RuntimeOp)) | {"type_args"}
+# The class body reads `classmethod` (a `new`'s decorator) and `Unsupported` (a method not
+# translated) after the methods are defined: a method of either name would stand for them.
+CLASS_NAMES = frozenset(dir(RuntimeOp)) | {"type_args", "classmethod", "Unsupported"}
 # What a configured kernel has of its own besides: a const generic whose lowercased name is one
 # of these (`const LAUNCHER: i32`) is read from the kernel's `consts`.
 CONFIGURED_NAMES = frozenset(dir(Configured)) | frozenset(Configured.ATTRIBUTES) | CLASS_NAMES

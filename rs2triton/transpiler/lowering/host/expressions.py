@@ -13,7 +13,7 @@ from tree_sitter import Node
 from rs2triton.rust.semantics import ConstError
 from rs2triton.rust.std import FLOAT_METHODS, INT_METHODS
 from rs2triton.rust.types import FLOAT_TYPES, INT_TYPES
-from rs2triton.transpiler.frontend.parse import named_children, parser, part, text
+from rs2triton.transpiler.frontend.parse import named_children, parser, part, text, written
 from rs2triton.transpiler.lowering import rustc
 from rs2triton.transpiler.lowering.expressions import rust_string
 from rs2triton.transpiler.lowering.host.lowerer import HostLowerer, assign_to
@@ -392,7 +392,7 @@ def macro_args(lw: HostLowerer, node: Node) -> list[Node]:
     tree = next((c for c in node.children if c.type == "token_tree"), None)
     if tree is None:
         return []
-    inner = text(tree)[1:-1]
+    inner = written(tree)[1:-1]  # (as written: `r#await` stays a name when parsed again)
     if not inner.strip():
         return []
     call_node = reparse(lw, inner, "__f({})", node)
@@ -409,7 +409,7 @@ def const_string(lw: HostLowerer, node: Node) -> str | None:
         macro = text(node.child_by_field_name("macro") or node).split("::")[-1]
         tree = next((c for c in node.children if c.type == "token_tree"), None)
         if macro == "stringify" and tree is not None:
-            return " ".join(text(tree)[1:-1].split())
+            return " ".join(written(tree)[1:-1].split())
         if macro == "concat":
             with lw.anchored(node):
                 parts = [const_string(lw, a) for a in macro_args(lw, node)]
@@ -483,7 +483,7 @@ def macro_value(lw: HostLowerer, node: Node) -> Val:
     macro = text(node.child_by_field_name("macro") or node).split("::")[-1]
     if macro == "vec":
         tree = next((c for c in node.children if c.type == "token_tree"), None)
-        inner = text(tree)[1:-1] if tree is not None else ""
+        inner = written(tree)[1:-1] if tree is not None else ""
         if not inner.strip():
             return Val(ast.List(elts=[], ctx=LOAD), container(Kind.SEQ, UNKNOWN))
         with lw.anchored(node):
