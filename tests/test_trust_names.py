@@ -381,3 +381,30 @@ def test_methods_named_as_what_the_class_body_reads_keep_it_working(tmp_path):
     assert p.param_shapes([], []) == [[6, 7]]
     with pytest.raises(NotImplementedError):
         p.n_activation_inputs()
+
+
+TILED = """use teeny_triton::triton::*;
+
+#[tiled_kernel]
+pub fn t<T: Triton, D: Float, const BLOCK_SIZE: i32>({a}: In<Tile<T, D>>, {b}: Out<Tile<T, D>>, n_elements: i32) {{
+    T::store({b}.tensor, {a}.tensor, {b}.mask, &[], None, None);
+}}
+"""
+
+
+def test_a_tiled_kernel_s_prelude_names_raw_parameters_as_written():
+    """`#[tiled_kernel]` writes `let r#in = Tile {..}` for a parameter `r#in` (it wrote `let in`,
+    which is no Rust: the kernel came out of tree-sitter's error recovery)."""
+    from rs2triton.transpiler.frontend.parse import parser
+    from rs2triton.transpiler.frontend.source import SourceMap
+    from rs2triton.transpiler.frontend.tiled import expand
+
+    src = TILED.format(a="r#in", b="r#type").encode()
+    expanded = expand(src, parser().parse(src), SourceMap("t.rs", src))
+    assert expanded is not None and not parser().parse(expanded).root_node.has_error
+    assert b"let r#in = Tile" in expanded
+    def kernel(source: str) -> str:  # (the launcher names the Rust parameters: `in` or `in_`)
+        text = rs2triton.transpile_source(source, "t.rs").text
+        return text[text.index("@triton.jit"):text.index("# Launchers")]
+
+    assert kernel(src.decode()) == kernel(TILED.format(a="in_", b="type"))
