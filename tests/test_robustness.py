@@ -465,7 +465,7 @@ def test_a_let_reading_the_counter_before_its_loop_keeps_the_while():
 
 
 @pytest.mark.parametrize("fn, jit, launcher", [("None", "None_", "NoneKernel"), ("none", "none", "NoneKernel"),
-                                                ("r#True", "True_", "TrueKernel"), ("__", "__", "Kernel"),
+                                                ("r#True", "True_", "TrueKernel"), ("__", "_u5f__", "Kernel"),
                                                 ("r#match", "match", "Match")])
 def test_kernels_named_like_python_keywords_get_valid_jit_and_launcher_names(fn, jit, launcher):
     text = transpile_source(f"#[kernel]\npub fn {fn}<T: Triton>(x: i32) {{}}\n").text

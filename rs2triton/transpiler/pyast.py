@@ -66,12 +66,20 @@ def python_name(rust: str) -> str:
     Python folds identifiers by NFKC (`𝐱` is `x` to it, `ﬁ` is `fi`, fullwidth `ｔｌ` is `tl`),
     rustc does not: a name NFKC would change has each non-ASCII character written as
     `_u<hex>_` (`𝐱` -> `_u1d431_`), so names distinct in Rust stay distinct in Python.
+
+    A name that begins with two underscores has its first one written so (`__x` -> `_u5f__x`,
+    `__init__` -> `_u5f__init__`): Python mangles such a name inside a class body (`self.__x` reads
+    `_P__x`) and a `__dunder__` is Python's own (a method `__init__` would be the constructor, a
+    module `__getattr__` the module's attribute hook). The result never begins with `__`, so no
+    step of a renaming that appends `_` to it can leave it a dunder.
     """
     base = rust.removeprefix("r#")
     if not base.isascii():
         base = unicodedata.normalize("NFC", base)  # (rustc's own normalization of identifiers)
     if not base.isascii() and unicodedata.normalize("NFKC", base) != base:
         base = "".join(c if c.isascii() else f"_u{ord(c):x}_" for c in base)
+    if base.startswith("__"):
+        base = "_u5f_" + base[1:]
     return base + "_" if base in PY_RESERVED else base
 
 

@@ -96,8 +96,18 @@ def _docstrings(body):
     if not body or not isinstance(body[0], ast.Expr) or not isinstance(body[0].value, ast.Constant) \
             or not isinstance(body[0].value.value, str):
         return body
-    first = ast.Expr(value=ast.Constant(inspect.cleandoc(body[0].value.value)))
+    first = ast.Expr(value=ast.Constant(_cleandoc(body[0].value.value)))
     return [first, *body[1:]]
+
+
+def _cleandoc(doc: str) -> str:
+    """``inspect.cleandoc`` with a tab kept as text: it would expand one to the next multiple of 8
+    columns, which the printer's indentation moves (a tab in a docstring, from a doc comment or a
+    source path, read back otherwise than lowered: an internal error)."""
+    if "\t" not in doc:
+        return inspect.cleandoc(doc)
+    stand_in = next(chr(c) for c in range(0xE000, 0xF900) if chr(c) not in doc)  # (private use: no whitespace)
+    return inspect.cleandoc(doc.replace("\t", stand_in)).replace(stand_in, "\t")
 
 
 def check_module(tree: ast.Module, lowered: list[ast.stmt]) -> str | None:

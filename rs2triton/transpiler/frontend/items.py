@@ -262,11 +262,11 @@ def collect(root: Node, smap: SourceMap, features: frozenset[str] | None = None)
                     doc = "\n".join(line for line in lines if line is not None).strip("\n") or None
                     kernels.append(_signature(child, doc, kernel_attr[1], smap))
                 else:
-                    functions.setdefault(name.removeprefix("r#"), child)
+                    functions.setdefault(name, child)
             elif child.type == "const_item":  # (`r#N` and `N` are one name to rustc)
-                consts[text(part(child, "name")).removeprefix("r#")] = child
+                consts[text(part(child, "name"))] = child
             elif child.type == "struct_item":
-                structs[text(part(child, "name")).removeprefix("r#")] = HostItem(child, pending_attrs, doc_of(pending_doc))
+                structs[text(part(child, "name"))] = HostItem(child, pending_attrs, doc_of(pending_doc))
             elif child.type == "impl_item":
                 impls.append(HostItem(child, pending_attrs, doc_of(pending_doc)))
             elif child.type == "macro_definition":

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from tree_sitter import Node, Tree
 
 from rs2triton.diagnostics import Diagnostic
-from rs2triton.transpiler.frontend.parse import first_error, named_children, parser, text
+from rs2triton.transpiler.frontend.parse import first_error, named_children, parser, text, written
 from rs2triton.transpiler.frontend.source import SourceMap
 
 _ONE_TOKEN = {"ident", "lifetime", "literal", "tt", "block", "vis"}
@@ -203,8 +203,8 @@ class _Matcher:
                 if inner is None or inner != len(_tokens(tokens[pos])):
                     return None
                 pos += 1
-            else:  # a literal token
-                if pos >= len(tokens) or text(tokens[pos]) != text(p):
+            else:  # a literal token (`r#foo` is not `foo` to macro_rules: rawness counts)
+                if pos >= len(tokens) or written(tokens[pos]) != written(p):
                     return None
                 pos += 1
         return pos
@@ -340,25 +340,29 @@ _EXPANSIONS: dict[tuple[bytes, bytes, int, int], Expansion] = {}
 
 
 def expand(definition: Node, invocation: Node, file_source: bytes, within: Text | None = None,
-           depth: int = 0) -> Expansion:
+           depth: int = 0, macros: dict[str, Node] | None = None) -> Expansion:
     """Expand one item-level invocation of the ``macro_rules!`` ``definition`` (both nodes of the
     file whose bytes are ``file_source``; ``within``: the expansion the invocation is in, if it is
     in one): the first rule that matches, transcribed and parsed, with the file's macros it
     invokes as items expanded in turn. An invocation of the file is expanded once a process,
-    however many stages ask (the expansion is a function of the two texts and where they are)."""
+    however many stages ask (the expansion is a function of the two texts and where they are).
+    ``macros``: the file's (:func:`file_macros`), which a caller expanding many invocations finds
+    once: found again for each, they made expansion quadratic in the file's size."""
+    if macros is None:
+        macros = file_macros(root_of(definition))
     if within is not None or depth:
-        return _expand(definition, invocation, file_source, within, depth)
+        return _expand(definition, invocation, file_source, macros, within, depth)
     key = (definition.text or b"", invocation.text or b"", definition.start_byte, invocation.start_byte)
     found = _EXPANSIONS.get(key)
     if found is None:
         if len(_EXPANSIONS) > 256:
             _EXPANSIONS.clear()
-        found = _EXPANSIONS[key] = _expand(definition, invocation, file_source, within, depth)
+        found = _EXPANSIONS[key] = _expand(definition, invocation, file_source, macros, within, depth)
     return found
 
 
-def _expand(definition: Node, invocation: Node, file_source: bytes, within: Text | None = None,
-            depth: int = 0) -> Expansion:
+def _expand(definition: Node, invocation: Node, file_source: bytes, macros: dict[str, Node],
+            within: Text | None = None, depth: int = 0) -> Expansion:
     name = text(definition.child_by_field_name("name") or definition)
     args = next((c for c in invocation.children if c.type == "token_tree"), None)
     if args is None:
@@ -370,7 +374,7 @@ def _expand(definition: Node, invocation: Node, file_source: bytes, within: Text
         end = m.match(_tokens(rule.matcher), tokens, 0, bindings)
         if end is not None and end == len(tokens):
             children = rule.transcriber.children
-            body, tree = _expand_nested(_render(children[1:-1], file_source, bindings, name), definition,
+            body, tree = _expand_nested(_render(children[1:-1], file_source, bindings, name), macros,
                                         file_source, name, depth)
             if tree.root_node.has_error:
                 bad = first_error(tree.root_node)
@@ -382,11 +386,11 @@ def _expand(definition: Node, invocation: Node, file_source: bytes, within: Text
     raise MacroError(f"no rule of `{name}!` matches this invocation")
 
 
-def _expand_nested(body: Text, definition: Node, file_source: bytes, name: str, depth: int) -> tuple[Text, Tree]:
-    """``body``, the transcription of ``name!``, with the file's macros it invokes as items
-    expanded, and that text parsed."""
+def _expand_nested(body: Text, macros: dict[str, Node], file_source: bytes, name: str,
+                   depth: int) -> tuple[Text, Tree]:
+    """``body``, the transcription of ``name!``, with the file's macros (``macros``) it invokes as
+    items expanded, and that text parsed."""
     tree = parser().parse(body.data)
-    macros = file_macros(_root(definition))
     found = [(inv, span) for inv, span, _ in item_invocations(tree.root_node)
              if _macro_name(inv) in macros] if macros else []
     if not found:
@@ -395,14 +399,15 @@ def _expand_nested(body: Text, definition: Node, file_source: bytes, name: str, 
         raise MacroError(f"recursion limit reached while expanding `{_macro_name(found[0][0])}!` (from `{name}!`)")
     parts, at = [], 0
     for inv, (start, end) in found:
-        inner = expand(macros[_macro_name(inv)], inv, file_source, body, depth + 1)
+        inner = expand(macros[_macro_name(inv)], inv, file_source, body, depth + 1, macros)
         parts += [body.slice(at, start), Text(inner.source, inner.origins)]
         at = end
     expanded = Text.join([*parts, body.slice(at, len(body.data))])
     return expanded, parser().parse(expanded.data)
 
 
-def _root(node: Node) -> Node:
+def root_of(node: Node) -> Node:
+    """The root of ``node``'s tree."""
     while node.parent is not None:
         node = node.parent
     return node
@@ -514,7 +519,7 @@ def append_macro_kernels(source: bytes, tree: Tree, smap: SourceMap, features: f
         if features is not None and not cfg_holds(attrs, features):
             continue
         try:
-            expansion = expand(definition, inv, source)
+            expansion = expand(definition, inv, source, macros=macros)
         except MacroError:
             continue  # (the host side reports it, at the invocation)
         spans, kernel = _written_items(expansion.tree)
@@ -558,8 +563,16 @@ def _edited(text_: Text, found: list[tuple[int, int, bytes]]) -> Text:
 
 
 def _shifted(regions: list[tuple[int, int, str]], found: list[tuple[int, int, bytes]]):
+    """``regions`` where the edits ``found`` (disjoint) move them: by what the edits that end at or
+    before each place added (a running sum, bisected: linear in the edits and regions)."""
+    edits = sorted(found)
+    ends = [end for _start, end, _new in edits]
+    added = [0]
+    for start, end, new in edits:
+        added.append(added[-1] + len(new) - (end - start))
+
     def moved(p: int) -> int:
-        return p + sum(len(new) - (end - start) for start, end, new in found if end <= p)
+        return p + added[bisect.bisect_right(ends, p)]
     return [(moved(a), moved(b), note) for a, b, note in regions]
 
 
@@ -570,14 +583,17 @@ class Appended:
 
     start: int
     text: Text
-    regions: list[tuple[int, int, str]]
+    regions: list[tuple[int, int, str]]  # (disjoint, in order)
 
     def place(self, offset: int) -> tuple[int, str | None] | None:
-        """The file offset an appended byte came from, and the note naming its invocation."""
+        """The file offset an appended byte came from, and the note naming its invocation (found by
+        bisection: a scan of the regions for each line made a file's lowering quadratic in the
+        number of kernels its macros write)."""
         origin = self.text.origin(offset)
         if origin is None:
             return None
-        note = next((n for a, b, n in self.regions if a <= offset < b), None)
+        i = bisect.bisect_right(self.regions, (offset, float("inf"), "")) - 1
+        note = self.regions[i][2] if i >= 0 and self.regions[i][0] <= offset < self.regions[i][1] else None
         return origin, note
 
 

@@ -17,9 +17,42 @@ def parser() -> Parser:
     return Parser(Language(tree_sitter_rust.language()))
 
 
-def text(node: Node) -> str:
+def written(node: Node) -> str:
+    """The Rust of ``node`` as written, `r#` and all (for what tells a raw identifier from a
+    keyword: `let r#match` binds a name, `let match` is rustc's error)."""
     raw = node.text
     return raw.decode("utf-8") if raw is not None else ""
+
+
+_IDENTIFIERS = frozenset({"identifier", "type_identifier", "field_identifier", "shorthand_field_identifier"})
+
+
+def text(node: Node) -> str:
+    """The Rust of ``node`` as rustc reads its names: a raw identifier is the name it spells
+    (`r#twice::<T>(x)` is `twice::<T>(x)`, `struct r#Wrap` is `Wrap`, `self.r#n` is `self.n`),
+    for every item kind, path and call form; strings, raw strings and comments are as written.
+    Every name the transpiler reads goes through here, so `r#` is handled once."""
+    raw = node.text
+    if raw is None:
+        return ""
+    if b"r#" not in raw:
+        return raw.decode("utf-8")
+    if node.type in _IDENTIFIERS:
+        return raw.decode("utf-8").removeprefix("r#")
+    out: list[bytes] = []
+    at = node.start_byte
+    stack = [node]
+    while stack:  # (the leaves in source order: a raw identifier is one leaf)
+        n = stack.pop()
+        if n.type in _IDENTIFIERS:
+            if (n.text or b"").startswith(b"r#"):
+                out.append(raw[at - node.start_byte:n.start_byte - node.start_byte])
+                at = n.start_byte + 2
+            continue
+        if b"r#" in (n.text or b""):
+            stack.extend(reversed(n.children))
+    out.append(raw[at - node.start_byte:])
+    return b"".join(out).decode("utf-8")
 
 
 def part(node: Node, field: str) -> Node:
@@ -229,7 +262,7 @@ def _keyword_after_let(root: Node, bad: Node, smap: SourceMap):
         if node.child_count == 0 and not node.is_missing:
             if node.start_point[0] > bad.start_point[0]:
                 return None
-            word = text(node)
+            word = written(node)
             if previous is not None and previous.type == "let" and word in _KEYWORDS and node.type in ("identifier", word):
                 return smap.diag(node, "E0001", f"expected identifier, found keyword `{word}`",
                                  f"write `r#{word}`, or choose another name")

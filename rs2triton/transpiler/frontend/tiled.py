@@ -25,7 +25,7 @@ from __future__ import annotations
 from tree_sitter import Node, Tree
 
 from rs2triton.diagnostics import TranspileError
-from rs2triton.transpiler.frontend.parse import named_children, text
+from rs2triton.transpiler.frontend.parse import named_children, text, written
 from rs2triton.transpiler.frontend.source import SourceMap
 
 MARKERS = ("In", "Out", "InOut")
@@ -156,9 +156,9 @@ def edits(tree: Tree, smap: SourceMap, start: int = 0,
             if pattern.type != "identifier":
                 raise smap.error(pattern, "E0007", "a `Tile` parameter is a plain name")
             if marker == "In":
-                ins.append((text(pattern), triton, dtype))
+                ins.append((written(pattern), triton, dtype))  # (into Rust text: `r#in` as written)
             elif marker == "Out":
-                outs.append((text(pattern), triton, dtype))
+                outs.append((written(pattern), triton, dtype))
         if not ins and not outs:
             continue
         if "BLOCK_SIZE" not in consts:

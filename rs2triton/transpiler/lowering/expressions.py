@@ -169,7 +169,7 @@ def identifier(lw: Lowerer, node: Node) -> Val:
         if lw.tile_moves and id(b) in lw.tile_moves:
             rustc.tile_use(lw, b, node)  # (a Tile, a host Vec: not after it was moved)
         return Val(name(b.py), b.ty, block_ptr=lw.block_ptrs.get(b.py), tile=lw.tiles.get(b.py), known=b.known)
-    return lw.build.free_name(lw, ident.removeprefix("r#"), node)
+    return lw.build.free_name(lw, ident, node)
 
 
 @expression("scoped_identifier")

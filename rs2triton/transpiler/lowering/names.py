@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import ast
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Container, Iterator, Set
 from contextlib import contextmanager
 from dataclasses import dataclass
 
@@ -53,14 +53,28 @@ def _same_known(a: Ty, b: Ty) -> bool:
     return a == b and a.elem is not None and a.kind in (Kind.SCALAR, Kind.TENSOR, Kind.PTRS, Kind.CONST)
 
 
+class Reserved:
+    """The names of several sets, looked up where they are: a function's :class:`Names` takes the
+    names its module has without copying them (a copy per method made a file's host lowering
+    quadratic in the number of its ops)."""
+
+    __slots__ = ("sets",)
+
+    def __init__(self, *sets: Set[str]) -> None:
+        self.sets = sets
+
+    def __contains__(self, name: object) -> bool:
+        return any(name in s for s in self.sets)
+
+
 class Names:
     """Rust scopes, live Python names and reserved Python names of one function."""
 
-    def __init__(self, reserved: frozenset[str] | set[str] = PY_RESERVED) -> None:
+    def __init__(self, reserved: Container[str] = PY_RESERVED) -> None:
         self._scopes: list[dict[str, Binding]] = [{}]
         self._live: list[set[str]] = [set()]
-        self._reserved = reserved
-        self._used: set[str] = set(reserved)
+        self._reserved = reserved  # (never handed out)
+        self._used: set[str] = set()  # the names handed out
         self._aliases: dict[str, str] = {}  # dtype parameter -> Python alias
         self._sibling: dict[str, Ty] = {}  # Python names the then-branch bound -> their types
         # Python names a Tile's fields still read (`Tile { tensor: x, .. }` keeps `x`): never
@@ -71,10 +85,11 @@ class Names:
     # ----------------------------------------------------------------- names
     def fresh(self, base: str) -> str:
         """A Python name not handed out before (``base``, ``base_1``...), reserved now."""
-        base = base if base not in self._reserved else base + "_"
+        while base in self._reserved:
+            base += "_"
         py = base
         i = 0
-        while py in self._used:
+        while py in self._used or py in self._reserved:
             i += 1
             py = f"{base}_{i}"
         self._used.add(py)
@@ -117,8 +132,8 @@ class Names:
         if current is not None and not current.constexpr and not constexpr and current.py not in self.pinned:
             py = current.py
         else:
-            base = python_name(rust)
-            if base in self._reserved:  # (a name the generated code has: host code's `visitor`, `i32`)
+            base = python_name(rust)  # (never a dunder, never one Python mangles in a class body)
+            while base in self._reserved:  # (a name the generated code has: host code's `visitor`, `i32`)
                 base += "_"
             sibling = self._sibling.get(base)
             clash = (base in self._live[-1] or base in self._aliases.values() or base in self.pinned

@@ -305,7 +305,7 @@ class HostBuilder:
                      "the file's constants")
 
     def field_value(self, lw: HostLowerer, base: Val, field_node: Node, node: Node) -> Val:
-        field = text(field_node).removeprefix("r#")
+        field = text(field_node)
         kind = base.ty.kind
         if kind is Kind.INPUT and field in ("0", "1"):
             if field == "0":

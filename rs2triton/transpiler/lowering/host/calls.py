@@ -52,7 +52,7 @@ def call_expression(lw: HostLowerer, node: Node) -> Val:
         turbofish = [t for t in named_children(targs) if t.type not in COMMENTS] if targs is not None else []
         func = part(func, "function")
     if func.type == "field_expression":
-        return method_call(lw, node, part(func, "value"), text(part(func, "field")).removeprefix("r#"), args, turbofish)
+        return method_call(lw, node, part(func, "value"), text(part(func, "field")), args, turbofish)
     if func.type == "identifier":
         b = lw.names.lookup(text(func))
         if b is not None and b.ty.kind is Kind.FN:  # a closure bound to a name
@@ -236,12 +236,12 @@ def visit(lw: HostLowerer, node: Node, method: str, args: list[Node]) -> Val:
 
 
 def self_method(lw: HostLowerer, node: Node, method: str, args: list[Node]) -> Val:
-    """``self.method(args)``: a trait method (its parameters typed by the trait) or the struct's own;
-    one that takes the visitor (``self.pack_args_for_launch(.., visitor)``) visits here what it
-    visits."""
+    """``self.method(args)``: the struct's own, or a trait method (its parameters typed by the trait;
+    an inherent method of the name comes first, as in Rust's method lookup); one that takes the
+    visitor (``self.pack_args_for_launch(.., visitor)``) visits here what it visits."""
     from rs2triton.transpiler.lowering.host.classes import TRAIT
 
-    if method in TRAIT:
+    if method in TRAIT and method not in lw.module.inherent.get(lw.struct, {}):
         return trait_call(lw, node, name("self"), method, args)
     return _struct_call(lw, name("self"), lw.struct, method, args, node)
 

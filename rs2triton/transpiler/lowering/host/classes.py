@@ -28,7 +28,7 @@ from rs2triton.runtime.launcher import Configured
 from rs2triton.runtime.ops import TRAIT_RUST, RuntimeOp
 from rs2triton.rust.cfg import CfgError, evaluate
 from rs2triton.transpiler.frontend.items import HostItem, Kernel, ModuleItems, collect, doc_of
-from rs2triton.transpiler.frontend.macros import MacroError, MacroSyntaxError, expand
+from rs2triton.transpiler.frontend.macros import MacroError, MacroSyntaxError, expand, file_macros, root_of
 from rs2triton.transpiler.frontend.parse import named_children, parser, text
 from rs2triton.transpiler.frontend.source import SourceMap
 from rs2triton.transpiler.lowering import rustc
@@ -109,13 +109,16 @@ class _Items:
             if _cfg_ok(s.attrs, features, smap, warnings):
                 self.structs[name_] = (s, None)
         self.impls = [(i, None) for i in items.impls if _cfg_ok(i.attrs, features, smap, warnings)]
+        macros: dict[str, Node] | None = None  # (the file's, nested ones too: found once)
         for inv in items.invocations:
             macro = text(inv.node.child_by_field_name("macro") or inv.node).split("::")[-1]
             definition = items.macros.get(macro)
             if definition is None or not _cfg_ok(inv.attrs, features, smap, warnings):
                 continue
             try:
-                expansion = expand(definition, inv.node, root_source)
+                if macros is None:
+                    macros = file_macros(root_of(definition))
+                expansion = expand(definition, inv.node, root_source, macros=macros)
             except MacroSyntaxError as e:  # rustc rejects the program: where the bad token came from
                 hint = "the macro writes this; check the macro body and the invocation"
                 d = smap.diag(inv.node, "E0001", str(e), hint) if e.offset is None \
@@ -204,7 +207,7 @@ def translate(items: ModuleItems, kernels: list[Kernel], ctx: ModuleContext, fea
                         any(p.type == "self_parameter" for p in ps),
                         [p.child_by_field_name("type") for p in ps if p.type == "parameter"],
                         fn.child_by_field_name("return_type"))
-                    module.method_names.setdefault(struct, {})[_fn_name(fn)] = _kept_apart(_fn_name(fn))
+        module.method_names[struct] = class_names(list(module.inherent.get(struct, {})), CLASS_NAMES)
     for item, anchor, struct in trait_impls:
         where = anchor or item.node
         if struct in module.kernels:
@@ -265,19 +268,39 @@ def _check_consts(module: HostModule, smap: SourceMap) -> None:
 
 # What a generated op class has of its own (the runtime's machinery, the class tables, what
 # `__init__` sets): an inherent method or a field of one of these names is held under another.
-CLASS_NAMES = frozenset(dir(RuntimeOp)) | {"type_args"}
+# The class body reads `classmethod` (a `new`'s decorator) and `Unsupported` (a method not
+# translated) after the methods are defined: a method of either name would stand for them.
+CLASS_NAMES = frozenset(dir(RuntimeOp)) | {"type_args", "classmethod", "Unsupported"}
 # What a configured kernel has of its own besides: a const generic whose lowercased name is one
 # of these (`const LAUNCHER: i32`) is read from the kernel's `consts`.
 CONFIGURED_NAMES = frozenset(dir(Configured)) | frozenset(Configured.ATTRIBUTES) | CLASS_NAMES
 
 
-def _kept_apart(rust: str) -> str:
-    py = python_name(rust)
-    if rust == "new":
-        return py
-    while py in CLASS_NAMES or (py.startswith("__") and py.endswith("__")):
-        py += "_"
-    return py
+def class_names(rust: list[str], reserved: frozenset[str] | set[str], suffix: str = "_") -> dict[str, str]:
+    """Python names for Rust names that share one namespace of a class (a struct's methods, its
+    fields' attributes, its fields' keywords), apart from ``reserved`` (what the class has of its
+    own) and from each other, in one pass and for any identifier: a Rust name Python reads as it is
+    keeps its name; any other gets its :func:`python_name`, with ``suffix`` and then ``_``
+    appended while that is taken (`apply` -> `apply_`; `lambda` and `lambda_` -> `lambda__` and
+    `lambda_`). It ends: each try is longer than the last and only finitely many are taken, and
+    no try is a dunder, as no :func:`python_name` begins with ``__``."""
+    out: dict[str, str] = {}
+    taken = set(reserved)
+    for r in rust:  # first those Python reads as Rust does: nothing was wrong with them
+        if python_name(r) == r and r not in taken:
+            out[r] = r
+            taken.add(r)
+    for r in rust:
+        if r in out:
+            continue
+        py = python_name(r)
+        if py in taken:
+            py += suffix
+        while py in taken:
+            py += "_"
+        out[r] = py
+        taken.add(py)
+    return {r: out[r] for r in rust}
 
 
 def _struct_fields(node: Node, module: HostModule) -> dict[str, Ty]:
@@ -288,7 +311,7 @@ def _struct_fields(node: Node, module: HostModule) -> dict[str, Ty]:
     for f in named_children(body):
         fname, ftype = f.child_by_field_name("name"), f.child_by_field_name("type")
         if f.type == "field_declaration" and fname is not None and ftype is not None:
-            fields[text(fname).removeprefix("r#")] = rust_type(ftype, module)
+            fields[text(fname)] = rust_type(ftype, module)
     return fields
 
 
@@ -385,7 +408,7 @@ def _lower_method_once(fn: Node, doc: str | None, lw: HostLowerer, py_name: str,
                                         "the method raises NotImplementedError; the kernel's launcher still works",
                                         d.source_line, "warning"))
         value = call("Unsupported", [ast.Constant(op_name), ast.Constant(py_name),
-                                                ast.Constant(f"not translated from Rust ({what}; {smap.shown}:{line})")])
+                                                ast.Constant(f"not translated from Rust ({what}; {source_name(smap)}:{line})")])
         return ast.Assign(targets=[ast.Name(py_name, STORE)], value=value, lineno=line)
     stmts = body
     if lw.visitor is not None:
@@ -438,7 +461,7 @@ def _param_name(p: Node) -> str:
 
 def _fn_name(fn: Node) -> str:
     n = fn.child_by_field_name("name")
-    return text(n).removeprefix("r#") if n is not None else "?"
+    return text(n) if n is not None else "?"
 
 
 def _class(name_: str, base: str, doc: str | None, body: list[ast.stmt], line: int) -> ast.ClassDef:
@@ -452,9 +475,19 @@ def _assign(target: str, value: ast.expr) -> ast.stmt:
     return ast.Assign(targets=[ast.Name(target, STORE)], value=value)
 
 
+def source_name(smap: SourceMap) -> str:
+    """The source's path as generated text names it: on one line, each character that is no
+    printable text (a tab, a line break, a control, U+2028, a direction mark) written as Python
+    escapes it (`src\\tdir/k.rs`): nothing of it breaks the docstring's lines or hides in them."""
+    shown = smap.shown
+    if shown.isprintable():
+        return shown
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in shown)
+
+
 def _impl_doc(item: HostItem, struct: str, smap: SourceMap, anchor: Node | None) -> str:
     line = (anchor or item.node).start_point[0] + 1
-    head = f"teenygrad's `impl RuntimeOp for {struct}` ({smap.shown}, line {line}), translated."
+    head = f"teenygrad's `impl RuntimeOp for {struct}` ({source_name(smap)}, line {line}), translated."
     return f"{item.doc}\n\n{head}" if item.doc else head
 
 
@@ -533,18 +566,11 @@ def _wrapper_op(item: HostItem, anchor: Node | None, struct: str, struct_item: H
     # attribute; its keyword stays the Rust name.
     methods = set(CLASS_NAMES) | {module.method_name(struct, m) for m in own} | {"forward_kernel", "backward_kernel",
                                                                                   "new"}
-    taken = methods | {python_name(k) for k in fields}
-    attrs_: dict[str, str] = {}
-    for k in fields:
-        if python_name(k) in methods:
-            attr = python_name(k) + "_field"
-            while attr in taken:
-                attr += "_"
-            taken.add(attr)
-            attrs_[k] = attr
+    keys = module.field_keys[struct] = class_names(list(fields), frozenset())  # (each a keyword of the class)
+    attrs_ = {keys[k]: attr for k, attr in class_names(list(fields), methods, "_field").items() if attr != keys[k]}
     if attrs_:
-        module.field_attrs[struct] = attrs_
-        body.append(_dict_assign(module, "FIELD_ATTRS", attrs_))
+        module.field_attrs[struct] = {k: attrs_[keys[k]] for k in fields if keys[k] in attrs_}
+        body.append(_dict_assign("FIELD_ATTRS", attrs_, module))
     has_forward = has_backward = False
     for fn, doc, inh_anchor in inherent_methods:
         n = _fn_name(fn)
@@ -564,7 +590,7 @@ def _wrapper_op(item: HostItem, anchor: Node | None, struct: str, struct_item: H
                                   classmethod=not has_self))
     for k, kernel in module.source_fields.get(struct, {}).items():  # (known once `new` is lowered)
         field_types[k] = f"kernel:{kernel}"
-    body.insert(1, _dict_assign(module, "FIELDS", field_types))
+    body.insert(1, _dict_assign("FIELDS", {keys[k]: t for k, t in field_types.items()}, module))
     kernel_fields = [(k, v.elem) for k, v in fields.items() if v.kind is Kind.KERNEL]
     fwd = None
     if not has_forward and kernel_fields:
@@ -626,15 +652,15 @@ def _pick(kernel_fields: list[tuple[str, str | None]], names: tuple[str, ...], e
     return None
 
 
-def _dict_assign(module: HostModule, target: str, mapping: dict[str, str]) -> ast.stmt:
+def _dict_assign(target: str, mapping: dict[str, str], module: HostModule) -> ast.stmt:
     """``target: typing.ClassVar[dict[str, str]] = {...}``: a class's table by the Rust fields'
-    Python names (a class attribute, and said to be one: a mutable one is otherwise a lint)."""
+    keywords (a class attribute, and said to be one: a mutable one is otherwise a lint)."""
     module.modules.add("typing")
     dict_str = ast.Subscript(value=name("dict"), slice=ast.Tuple(elts=[name("str"), name("str")], ctx=LOAD), ctx=LOAD)
     annotation = ast.Subscript(value=ast.Attribute(value=name("typing"), attr="ClassVar", ctx=LOAD), slice=dict_str,
                                ctx=LOAD)
     return ast.AnnAssign(target=ast.Name(id=target, ctx=ast.Store()), annotation=annotation,
-                         value=ast.Dict(keys=[ast.Constant(python_name(k)) for k in mapping],
+                         value=ast.Dict(keys=[ast.Constant(k) for k in mapping],
                                         values=[ast.Constant(v) for v in mapping.values()]), simple=1)
 
 

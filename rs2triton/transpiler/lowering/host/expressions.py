@@ -13,7 +13,7 @@ from tree_sitter import Node
 from rs2triton.rust.semantics import ConstError
 from rs2triton.rust.std import FLOAT_METHODS, INT_METHODS
 from rs2triton.rust.types import FLOAT_TYPES, INT_TYPES
-from rs2triton.transpiler.frontend.parse import named_children, parser, part, text
+from rs2triton.transpiler.frontend.parse import named_children, parser, part, text, written
 from rs2triton.transpiler.lowering import rustc
 from rs2triton.transpiler.lowering.expressions import rust_string
 from rs2triton.transpiler.lowering.host.lowerer import HostLowerer, assign_to
@@ -30,7 +30,7 @@ from rs2triton.transpiler.lowering.values import (
     container,
     known_value,
 )
-from rs2triton.transpiler.pyast import LOAD, STORE, call, const, name, python_name
+from rs2triton.transpiler.pyast import LOAD, STORE, call, const, name
 
 
 @expression("self", target=HOST)
@@ -157,10 +157,10 @@ def struct_literal(lw: HostLowerer, node: Node) -> Val:
         if init.type in COMMENTS:
             continue
         if init.type == "shorthand_field_initializer":
-            field = text(init).removeprefix("r#")
+            field = text(init)
             value_node = init.named_children[0] if init.named_children else init
         elif init.type == "field_initializer":
-            field, value_node = text(part(init, "field")).removeprefix("r#"), part(init, "value")
+            field, value_node = text(part(init, "field")), part(init, "value")
         else:
             raise lw.err(init, "E0002", "`..` in a struct expression", "give every field")
         fty = fields.get(field)
@@ -173,7 +173,7 @@ def struct_literal(lw: HostLowerer, node: Node) -> Val:
         if v.ty.kind is Kind.KERNEL and fty.kind is not Kind.KERNEL:
             # a `String` field given a kernel's `source` holds that kernel (as its source stands for it)
             lw.module.source_fields.setdefault(struct, {})[field] = v.ty.elem or ""
-        keywords.append(ast.keyword(arg=python_name(field), value=v.expr))
+        keywords.append(ast.keyword(arg=lw.module.field_key(struct, field), value=v.expr))
     if lw.in_classmethod:  # `new(..., *, D=None)` hands its type parameters on
         keywords += [ast.keyword(arg=tp, value=name(tp)) for tp in lw.type_params]
     owner = name("cls") if lw.in_classmethod else call("type", [name("self")])
@@ -392,7 +392,7 @@ def macro_args(lw: HostLowerer, node: Node) -> list[Node]:
     tree = next((c for c in node.children if c.type == "token_tree"), None)
     if tree is None:
         return []
-    inner = text(tree)[1:-1]
+    inner = written(tree)[1:-1]  # (as written: `r#await` stays a name when parsed again)
     if not inner.strip():
         return []
     call_node = reparse(lw, inner, "__f({})", node)
@@ -409,7 +409,7 @@ def const_string(lw: HostLowerer, node: Node) -> str | None:
         macro = text(node.child_by_field_name("macro") or node).split("::")[-1]
         tree = next((c for c in node.children if c.type == "token_tree"), None)
         if macro == "stringify" and tree is not None:
-            return " ".join(text(tree)[1:-1].split())
+            return " ".join(written(tree)[1:-1].split())
         if macro == "concat":
             with lw.anchored(node):
                 parts = [const_string(lw, a) for a in macro_args(lw, node)]
@@ -483,7 +483,7 @@ def macro_value(lw: HostLowerer, node: Node) -> Val:
     macro = text(node.child_by_field_name("macro") or node).split("::")[-1]
     if macro == "vec":
         tree = next((c for c in node.children if c.type == "token_tree"), None)
-        inner = text(tree)[1:-1] if tree is not None else ""
+        inner = written(tree)[1:-1] if tree is not None else ""
         if not inner.strip():
             return Val(ast.List(elts=[], ctx=LOAD), container(Kind.SEQ, UNKNOWN))
         with lw.anchored(node):

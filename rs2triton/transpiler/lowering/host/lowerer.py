@@ -31,7 +31,7 @@ from rs2triton.rust.types import INT_TYPES, SCALARS
 from rs2triton.transpiler.frontend.parse import named_children, text
 from rs2triton.transpiler.lowering.context import ModuleContext
 from rs2triton.transpiler.lowering.lowerer import Lowerer
-from rs2triton.transpiler.lowering.names import Names
+from rs2triton.transpiler.lowering.names import Names, Reserved
 from rs2triton.transpiler.lowering.registry import BUILDERS, HOST, STATEMENTS, Target
 from rs2triton.transpiler.lowering.values import (
     NONE_TY,
@@ -77,6 +77,8 @@ class HostModule:
     # A wrapper struct's fields whose names its class's methods have (`backward_kernel`): struct
     # -> field -> the attribute that holds it instead
     field_attrs: dict[str, dict[str, str]] = field(default_factory=dict)
+    # A wrapper struct's fields' keywords (FIELDS), where a field's python_name is another's: struct -> field -> keyword
+    field_keys: dict[str, dict[str, str]] = field(default_factory=dict)
     # A wrapper struct's `String` fields that its `new` gives a kernel's source: struct -> field -> kernel
     source_fields: dict[str, dict[str, str]] = field(default_factory=dict)
     # struct -> inherent method -> (has self, its parameters' type nodes, its return type node)
@@ -95,6 +97,10 @@ class HostModule:
 
     def method_name(self, struct: str, method: str) -> str:
         return self.method_names.get(struct, {}).get(method) or python_name(method)
+
+    def field_key(self, struct: str, field_name: str) -> str:
+        """The keyword of ``struct``'s class that gives the Rust field ``field_name``."""
+        return self.field_keys.get(struct, {}).get(field_name) or python_name(field_name)
 
     def field_attr(self, struct: str, field_name: str) -> str:
         """The attribute of ``struct``'s class that holds the Rust field ``field_name``."""
@@ -177,7 +183,7 @@ class HostLowerer(Lowerer):
         self.in_classmethod = classmethod
         self.methods = methods  # the struct's own methods (`self.helper(..)`)
         self.anchor = anchor  # the macro invocation that wrote this method, if one did
-        self.names = Names(RESERVED | module.taken)
+        self.names = Names(Reserved(RESERVED, module.taken))
         self.visitor: str | None = None  # the Rust name of a `pack_*` method's visitor parameter
         self.returns: Ty = UNKNOWN
         self.sink: Sink = discard

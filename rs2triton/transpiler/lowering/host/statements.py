@@ -13,7 +13,7 @@ import ast
 from tree_sitter import Node
 
 from rs2triton.rust.types import FLOAT_TYPES, INT_TYPES
-from rs2triton.transpiler.frontend.parse import named_children, part, text
+from rs2triton.transpiler.frontend.parse import named_children, part, text, written
 from rs2triton.transpiler.lowering import rustc
 from rs2triton.transpiler.lowering.host.expressions import condition, format_message, macro_args, shown
 from rs2triton.transpiler.lowering.host.lowerer import HostLowerer, assign_to, discard, names_in, returning
@@ -193,7 +193,7 @@ become box do final macro override priv typeof unsized virtual yield try""".spli
 
 def check_identifier(lw: HostLowerer, node: Node) -> None:
     """A keyword is no name (`let fn = 1;`), nor are `r#self`, `r#Self`, `r#super`, `r#crate`."""
-    name_ = text(node)
+    name_ = written(node)
     if name_ in RUST_KEYWORDS:
         raise lw.err(node, "E0001", f"expected identifier, found keyword `{name_}`", f"write `r#{name_}`")
     if name_ in ("r#self", "r#Self", "r#super", "r#crate"):
