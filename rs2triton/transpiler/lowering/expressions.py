@@ -21,9 +21,9 @@ from rs2triton.rust.types import (
 )
 from rs2triton.transpiler.dsl.ops import ENUMS
 from rs2triton.transpiler.frontend.parse import named_children, part, text
-from rs2triton.transpiler.lowering import rustc
+from rs2triton.transpiler.lowering import rustc, typeck
 from rs2triton.transpiler.lowering.kernel.control import if_value, simple_if
-from rs2triton.transpiler.lowering.lowerer import Lowerer
+from rs2triton.transpiler.lowering.lowerer import Lowerer, unparen
 from rs2triton.transpiler.lowering.operators import binop, cast_value, min_max, unary
 from rs2triton.transpiler.lowering.registry import KERNEL, expression
 from rs2triton.transpiler.lowering.values import NONE_TY, UNKNOWN, Kind, TileParts, Ty, Val, join_kind
@@ -224,17 +224,31 @@ def binary_expression(lw: Lowerer, node: Node) -> Val:
     op = text(part(node, "operator"))
     right = lw.branch_value(part(node, "right"), f"the right of `{op}`") if op in ("&&", "||") \
         else lw.expr(part(node, "right"))
-    lw.build.check_operands(lw, op, left, right, node)
+    typeck.check_operands(lw, op, left, right, node)
     return binop(lw, op, left, right, node)
 
 
 @expression("type_cast_expression")
 def type_cast(lw: Lowerer, node: Node) -> Val:
     target = text(part(node, "type"))
+    value = unparen(part(node, "value"))
+    if target in INT_BITS and not INT_BITS[target][1] and _negated_literal(value):
+        # `-1 as u32`: the cast types the unsuffixed literal, which is then negated
+        raise lw.rejects(value, "E0600", f"cannot apply unary operator `-` to type `{target}`",
+                         f"unsigned values cannot be negated; `{target}::MAX` is the maximum value")
     v = lw.expr(part(node, "value"))
     if target not in SCALARS:
         return lw.build.cast_to_type(lw, v, part(node, "type"), node)
     return cast_value(lw, v, target, node)
+
+
+def _negated_literal(node: Node) -> bool:
+    """Whether ``node`` is `-1` or `-(1)`: an unsuffixed integer literal, negated."""
+    if node.type != "unary_expression" or text(node.children[0]) != "-":
+        return False
+    operand = unparen(named_children(node)[0])
+    parsed = semantics.parse_int_literal(text(operand)) if operand.type == "integer_literal" else None
+    return parsed is not None and parsed[1] is None
 
 
 # ------------------------------------------------------------------------ compound values

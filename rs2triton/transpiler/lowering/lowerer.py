@@ -58,6 +58,9 @@ UNSUPPORTED_HINTS = {
     "yield_expression": "kernels cannot yield",
 }
 COMMENTS = ("line_comment", "block_comment")
+TYPE_CODE = "E0014"  # Rust's type and name rules reject this (rustc's code in the message)
+BORROW_CODE = "E0015"  # Rust's borrow checker rejects this
+_BORROW_RULES = frozenset({"E0381", "E0382", "E0384", "E0499", "E0502", "E0505"})
 
 
 def _unsupported(lw: Lowerer, node: Node) -> Val:
@@ -72,7 +75,6 @@ class Builder(Protocol):
     is the target's own lowerer.)"""
 
     def bool_kind(self, kind: Kind) -> Kind: ...
-    def check_operands(self, lw: Any, op: str, left: Val, right: Val, node: Node) -> None: ...
     def pointer_arith(self, lw: Any, op: str, left: Val, right: Val, node: Node) -> Val: ...
     def arith(self, lw: Any, op: str, left: Val, right: Val, ty: Ty, node: Node) -> Val: ...
     def negate(self, lw: Any, v: Val, node: Node) -> Val: ...
@@ -190,6 +192,9 @@ class Lowerer:
         # the names rustc's constant propagation does not follow here (rustc.known_to_rustc;
         # None until a check asks)
         self.untracked: set[str] | None = None
+        # Python names of the `let`s without a type bound to an unsuffixed literal's value (`let
+        # eps = 1e-5;`): an `{integer}` or `{float}` whose type Rust infers from the uses (typeck)
+        self.weak_lets: set[str] = set()
 
     # ------------------------------------------------------------------ dispatch
 
@@ -227,6 +232,40 @@ class Lowerer:
 
     def err(self, node: Node, code: str, msg: str, hint: str | None = None) -> TranspileError:
         return self.smap.error(node, code, msg, hint)
+
+    def rejects(self, node: Node, rustc_code: str, msg: str, hint: str | None = None) -> TranspileError:
+        """What rustc rejects (its ``rustc_code``): E0015 for the borrow checker's rules, E0014 for
+        its type and name rules (:mod:`.rustc`), the message naming rustc's code."""
+        code = BORROW_CODE if rustc_code in _BORROW_RULES else TYPE_CODE
+        return self.err(node, code, f"{msg} (rustc's {rustc_code})", hint)
+
+    # ------------------------------------------------------------------ Rust's inference of `let` types
+    # (typeck asks; the host target follows an integer or float `let`'s type from its uses and
+    # overrides these: host/lowerer.py)
+
+    def inferred_int(self, v: Val) -> bool:
+        """Whether ``v`` is an integer whose type Rust still infers from its uses."""
+        return False
+
+    def int_let_type(self, v: Val) -> str | None:
+        return None
+
+    def int_let_met(self, v: Val, elem: str | None, node: Node) -> None:
+        return None
+
+    def float_let_is(self, v: Val, elem: str | None) -> None:
+        return None
+
+    def float_let_met(self, v: Val, other: Val | None = None) -> None:
+        return None
+
+    def weak_let(self, v: Val) -> bool:
+        """Whether ``v`` reads only `let`s bound to unsuffixed literals' values (``weak_lets``):
+        its type is still Rust's `{integer}` or `{float}`."""
+        if not self.weak_lets:
+            return False
+        names = names_in(v.expr)
+        return bool(names) and all(n in self.weak_lets for n in names)
 
     def rust_rules(self, node: Node) -> _RustRules:
         """What rustc rejects at compile time (see semantics.ConstError) is an E0012 at ``node``."""
@@ -455,6 +494,11 @@ def _always_reached(call_node: Node, stmt: Node) -> bool:
             return False
         node = parent
     return node is not None
+
+
+def names_in(e: ast.expr) -> list[str]:
+    """The Python names ``e`` reads (to find the `let`s whose type Rust still infers in it)."""
+    return [n.id for n in ast.walk(e) if isinstance(n, ast.Name)]
 
 
 def unparen(node: Node) -> Node:

@@ -28,12 +28,9 @@ from rs2triton.rust.semantics import ConstError
 from rs2triton.transpiler.dsl.ops import GENERIC_PARAMS, METHODS, NOTHING, OPS, TUPLE
 from rs2triton.transpiler.frontend.items import check_generic_arity
 from rs2triton.transpiler.frontend.parse import named_children, part, text
-from rs2triton.transpiler.lowering.lowerer import Lowerer, unparen
+from rs2triton.transpiler.lowering.lowerer import BORROW_CODE, TYPE_CODE, Lowerer, unparen
 from rs2triton.transpiler.lowering.names import Binding, rust_key
 from rs2triton.transpiler.lowering.values import Kind, Known, Val, known_value
-
-TYPE_CODE = "E0014"  # Rust's type and name rules reject this
-BORROW_CODE = "E0015"  # Rust's borrow checker rejects this
 
 
 def _plural(n: int, word: str) -> str:

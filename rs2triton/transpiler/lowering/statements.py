@@ -11,7 +11,7 @@ from tree_sitter import Node
 from rs2triton.rust.types import SCALARS
 from rs2triton.transpiler.frontend.items import check_generic_arity
 from rs2triton.transpiler.frontend.parse import named_children, part, text
-from rs2triton.transpiler.lowering import rustc
+from rs2triton.transpiler.lowering import rustc, typeck
 from rs2triton.transpiler.lowering.kernel.control import if_statement, if_value, simple_if
 from rs2triton.transpiler.lowering.lowerer import COMMENTS, UNSUPPORTED_HINTS, Lowerer
 from rs2triton.transpiler.lowering.names import Binding
@@ -137,6 +137,8 @@ def bind_new(lw: Lowerer, rust: str, value: Node, annotated: str | None, node: N
         rustc.moved(lw, value)  # `let u = t;` moves `t`
         bind_tile(lw, rust, v, node)
         return
+    typeck.check_expected(lw, annotated, v, value)  # (`let s: i64 = n;` with `n: i32`)
+    weak = annotated is None and (v.weak or lw.weak_let(v))  # (`let eps = 1e-5;`: a `{float}` still)
     ty = v.ty
     if annotated and ty.compile_time and annotated in SCALARS:
         ty = Ty(Kind.CONST, annotated)
@@ -146,6 +148,7 @@ def bind_new(lw: Lowerer, rust: str, value: Node, annotated: str | None, node: N
         py = lw.names.declare(rust, ty, constexpr=True)
         lw.emit(ast.AnnAssign(target=ast.Name(id=py, ctx=ast.Store()), annotation=attr_path("tl.constexpr"),
                               value=v.expr, simple=1), node)
+        _weak_let(lw, py, weak)
         rustc.bound_known(lw, rust, v, const_item=node.type == "const_item", typed=annotated is not None)
         return
     if mutable:
@@ -156,10 +159,19 @@ def bind_new(lw: Lowerer, rust: str, value: Node, annotated: str | None, node: N
             # nothing computed from it may be treated as compile-time.
             ty = Ty(Kind.SCALAR, ty.elem)
     py = lw.names.declare(rust, ty)
+    _weak_let(lw, py, weak)
     if mutable:
         lw.names.mutable.add(py)
     lw.assign(py, v.expr, node)
     rustc.bound_known(lw, rust, v, const_item=False, typed=annotated is not None)
+
+
+def _weak_let(lw: Lowerer, py: str, weak: bool) -> None:
+    """``py`` is bound by a `let` of an unsuffixed literal's value (or not: a name may be bound again)."""
+    if weak:
+        lw.weak_lets.add(py)
+    else:
+        lw.weak_lets.discard(py)
 
 
 @statement("return_expression", target=KERNEL)
@@ -211,8 +223,10 @@ def compound_assignment(lw: Lowerer, node: Node) -> None:
     b = _target(lw, left)
     rustc.check_assign(lw, b, left, node)
     rhs = lw.narrow(lw.expr(right), right)
+    current = Val(name(b.py), b.ty)
+    typeck.check_operands(lw, op_text, current, rhs, node)  # (`x += b` takes a `b` of `x`'s type, as `x + b` does)
     # `x op= y` is `x = x op y`, with every rule of `op` (truncation, fmod...).
-    e = binop(lw, op_text, Val(name(b.py), b.ty), rhs, node).expr
+    e = binop(lw, op_text, current, rhs, node).expr
     if isinstance(e, ast.BinOp) and isinstance(e.left, ast.Name) and e.left.id == b.py and e.right is rhs.expr:
         lw.emit(ast.AugAssign(target=ast.Name(id=b.py, ctx=ast.Store()), op=e.op, value=e.right), node)
     else:

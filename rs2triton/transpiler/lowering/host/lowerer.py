@@ -30,7 +30,7 @@ from rs2triton.rust.semantics import check_int_literal
 from rs2triton.rust.types import INT_TYPES, SCALARS
 from rs2triton.transpiler.frontend.parse import named_children, text
 from rs2triton.transpiler.lowering.context import ModuleContext
-from rs2triton.transpiler.lowering.lowerer import Lowerer
+from rs2triton.transpiler.lowering.lowerer import Lowerer, names_in
 from rs2triton.transpiler.lowering.names import Names
 from rs2triton.transpiler.lowering.registry import BUILDERS, HOST, STATEMENTS, Target
 from rs2triton.transpiler.lowering.values import (
@@ -142,11 +142,6 @@ def assign_to(py: str, declared: Ty | None, bound: list[Ty], infer: bool = False
         lw.emit(ast.Assign(targets=[ast.Name(py, ast.Store())], value=v.expr), node)
 
     return assign
-
-
-def names_in(e: ast.expr) -> list[str]:
-    """The Python names ``e`` reads (to find the `let`s whose type Rust still infers in it)."""
-    return [n.id for n in ast.walk(e) if isinstance(n, ast.Name)]
 
 
 class Retype(TranspileError):
@@ -281,14 +276,6 @@ class HostLowerer(Lowerer):
         if node is not None:
             stmt.lineno = (self.anchor or node).start_point[0] + 1
         self.bodies[-1].append(stmt)
-
-    def rejects(self, node: Node, rustc_code: str, msg: str, hint: str | None = None) -> TranspileError:
-        """What rustc rejects (its ``rustc_code``): E0015 for the borrow checker's rules, E0014 for
-        its type and name rules, as for kernels (:mod:`..rustc`)."""
-        from rs2triton.transpiler.lowering.rustc import BORROW_CODE, TYPE_CODE
-
-        code = BORROW_CODE if rustc_code in ("E0381", "E0382", "E0384", "E0499", "E0502", "E0505") else TYPE_CODE
-        return self.err(node, code, f"{msg} (rustc's {rustc_code})", hint)
 
     @contextmanager
     def anchored(self, node: Node) -> Iterator[None]:

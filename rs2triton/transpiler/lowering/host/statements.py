@@ -14,7 +14,7 @@ from tree_sitter import Node
 
 from rs2triton.rust.types import FLOAT_TYPES, INT_TYPES
 from rs2triton.transpiler.frontend.parse import named_children, part, text
-from rs2triton.transpiler.lowering import rustc
+from rs2triton.transpiler.lowering import rustc, typeck
 from rs2triton.transpiler.lowering.host.expressions import condition, format_message, macro_args, shown
 from rs2triton.transpiler.lowering.host.lowerer import HostLowerer, assign_to, discard, names_in, returning
 from rs2triton.transpiler.lowering.lowerer import COMMENTS
@@ -344,7 +344,7 @@ def compound_assignment(lw: HostLowerer, node: Node) -> None:
     target, current = _assign_target(lw, left, node)
     lw.hint(right, current.ty)
     rhs = lw.expr(right)
-    lw.build.check_operands(lw, op, current, rhs, node)  # (`x += b` takes a `b` of `x`'s type, as `x + b` does)
+    typeck.check_operands(lw, op, current, rhs, node)  # (`x += b` takes a `b` of `x`'s type, as `x + b` does)
     v = lw.settle(binop(lw, op, current, rhs, node), current.ty, node)
     e = v.expr
     if isinstance(e, ast.BinOp) and e.left is current.expr and e.right is rhs.expr and \

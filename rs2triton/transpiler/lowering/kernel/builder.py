@@ -54,9 +54,6 @@ class KernelBuilder:
     def bool_kind(self, kind: Kind) -> Kind:
         return kind
 
-    def check_operands(self, lw: Lowerer, op: str, left: Val, right: Val, node: Node) -> None:
-        return None  # (the DSL's operators are its traits': teeny-triton states them, rustc checks them)
-
     def pointer_arith(self, lw: Lowerer, op: str, left: Val, right: Val, node: Node) -> Val:
         if literal_value(right.expr) == 0:
             return Val(left.expr, Ty(left.ty.kind, left.ty.elem))

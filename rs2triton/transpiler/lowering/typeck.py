@@ -1,0 +1,185 @@
+"""Rust's operand type rules, for both targets: what rustc's type check rejects in ``a op b``,
+``a op= b`` and a value where a type is expected (``let s: i64 = n``), in rustc's words, code and
+place. Kernels and host code are one language: the same statement gets the same verdict in a
+``#[kernel]`` and in an ``impl`` (tests/test_typeck.py holds both to rustc).
+
+Rust converts no operand: ``i32 + i64`` is E0308 at the right operand, ``f32 + 1`` E0277 at the
+operator, ``n > 1.5`` E0308 at the right operand, ``true + 1`` and ``f32 & b`` E0369 (the left type
+has no such operator at all), ``n && b`` E0308 at the operand that is no ``bool``. An unsuffixed
+literal (``Val.weak``) takes the other operand's type where its class (integer, float) allows.
+
+The DSL's tensors have the operators the trait states (teeny-triton's ``Triton``:
+``I32Tensor: Add<i32> + Sub<i32> + Mul<i32> + Div<i32>``, ``Tensor<D>: Add<Tensor<D>>`` ...): an
+integer tensor's ``+ - * /`` takes an ``i32``, so a float there (``offsets + 1.5``) is E0308 at it.
+Other tensor operands are left to the bounds a kernel's ``where`` clause may add.
+
+The host target also follows Rust's inference of a ``let``'s type from its uses (``let n = 0;``
+then ``b | n``): the lowerer's ``inferred_int``, ``int_let_met``, ``float_let_is`` hooks (no-ops
+for kernels, whose untyped `let`s are literals' types)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from tree_sitter import Node
+
+from rs2triton.rust.types import FLOAT_TYPES, INT_TYPES, SCALARS
+from rs2triton.transpiler.lowering.values import Kind, Val
+
+if TYPE_CHECKING:
+    from rs2triton.transpiler.lowering.lowerer import Lowerer
+
+# values of Rust's own number types and bool (not a kernel's loop index: Triton's `range` types it i32,
+# where Rust infers it from the bounds and the uses)
+_PRIMITIVE = frozenset({Kind.SCALAR, Kind.CONST})
+_ARITH = frozenset({"+", "-", "*", "/", "%"})
+_BITS = frozenset({"&", "|", "^"})
+_SHIFTS = frozenset({"<<", ">>"})
+COMPARISONS = frozenset({"<", "<=", ">", ">=", "==", "!="})
+_TENSOR_OPS = frozenset({"+", "-", "*", "/"})  # the integer tensor's `Add<i32>` .. `Div<i32>`
+
+
+def e0277(op: str, a: str, b: str) -> str:
+    """rustc's E0277 (and E0369) words for ``a op b`` without an implementation."""
+    words = {"+": f"cannot add `{b}` to `{a}`", "-": f"cannot subtract `{b}` from `{a}`",
+             "*": f"cannot multiply `{a}` by `{b}`", "/": f"cannot divide `{a}` by `{b}`",
+             "%": f"cannot calculate the remainder of `{a}` divided by `{b}`"}
+    return words.get(op, f"no implementation for `{a} {op} {b}`")
+
+
+def _class(elem: str | None) -> str | None:
+    if elem in INT_TYPES:
+        return "int"
+    if elem in FLOAT_TYPES:
+        return "float"
+    return "bool" if elem == "bool" else None
+
+
+def _scalar(lw: Lowerer, v: Val) -> str | None:
+    """``v``'s Rust scalar type where lowering knows it (``{integer}``/``{float}``: an unsuffixed
+    literal or a `let` of one, whose type is still inferred), else None."""
+    if v.ty.kind not in _PRIMITIVE or v.ty.elem not in SCALARS:
+        return None
+    if v.weak or lw.weak_let(v):
+        return {"int": "{integer}", "float": "{float}"}.get(_class(v.ty.elem) or "")
+    return v.ty.elem
+
+
+def _weak(t: str) -> bool:
+    return t in ("{integer}", "{float}")
+
+
+def _class_of(t: str) -> str | None:
+    return {"{integer}": "int", "{float}": "float"}.get(t) or _class(t)
+
+
+def _found(t: str) -> str:
+    """How rustc's E0308 names a found type: `i64`, or "integer" / "floating-point number"."""
+    return {"{integer}": "integer", "{float}": "floating-point number"}.get(t, f"`{t}`")
+
+
+def check_operands(lw: Lowerer, op: str, left: Val, right: Val, node: Node) -> None:
+    """What rustc's type rules reject in ``left op right`` (``node``: a binary expression or a
+    compound assignment, whose fields name the operands and the operator)."""
+    left_node, right_node = node.child_by_field_name("left") or node, node.child_by_field_name("right") or node
+    operator = node.child_by_field_name("operator") or node
+    if op in ("&&", "||"):
+        for v, at in ((left, left_node), (right, right_node)):
+            if v.ty.elem not in ("bool", None) and v.ty.kind in (Kind.SCALAR, Kind.CONST):
+                t = _scalar(lw, v) or v.ty.elem
+                raise lw.rejects(at, "E0308", f"mismatched types: expected `bool`, found {_found(t)}",
+                                 f"`{op}` takes two `bool`s; compare the value (`x != 0`)")
+        return
+    if left.ty.kind is Kind.TENSOR and left.ty.elem in INT_TYPES and op in _TENSOR_OPS:
+        r = _scalar(lw, right)
+        if r is not None and _class_of(r) == "float":
+            raise lw.rejects(right_node, "E0308", f"mismatched types: expected `{left.ty.elem}`, found {_found(r)}",
+                             f"an integer tensor's `{op}` takes an `{left.ty.elem}`; convert the tensor "
+                             f"with `{lw.T}::cast` first")
+        return
+    a, b = _scalar(lw, left), _scalar(lw, right)
+    if a is None or b is None:
+        _inferred(lw, op, left, right, a, b, node)
+        return
+    ca, cb = _class_of(a), _class_of(b)
+    hint = "Rust converts no operand: cast one with `as`"
+    if op in COMPARISONS:
+        if a == b or (ca == cb and (_weak(a) or _weak(b))):
+            return
+        if _weak(a) and _weak(b):
+            raise lw.rejects(operator, "E0277", f"can't compare `{a}` with `{b}`", hint)
+        lw.float_let_is(right, a)  # (`b < z` where `let z = 0.1;`: z is an f32)
+        lw.float_let_is(left, b)
+        expected = {"{integer}": "integer", "{float}": "float"}.get(a, f"`{a}`")
+        raise lw.rejects(right_node, "E0308", f"mismatched types: expected {expected}, found {_found(b)}", hint)
+    if ca == "float" and (op in _BITS or op in _SHIFTS) or ca == "bool" and (op in _ARITH or op in _SHIFTS):
+        raise lw.rejects(operator, "E0369", e0277(op, a, b), f"`{a}` has no `{op}`")
+    if op in _SHIFTS:
+        if cb != "int":
+            raise lw.rejects(operator, "E0277", e0277(op, a, b), "a shift's amount is an integer")
+        return
+    if a == b or (ca == cb and (_weak(a) or _weak(b))):
+        if a == "f64" and b == "f64":
+            lw.float_let_met(left, right)
+            lw.float_let_met(right, left)
+        return
+    if ca != cb or _weak(a) or _weak(b):
+        if op == "+" and _weak(a) and _weak(b):
+            raise lw.rejects(operator, "E0277", f"cannot add a{'n integer' if cb == 'int' else ' float'} to "
+                             f"a{'n integer' if ca == 'int' else ' float'}", hint)
+        raise lw.rejects(operator, "E0277", e0277(op, a, b), hint)
+    lw.float_let_is(right, a)  # (`b * x` where `let x = 0.1;`: x is an f32, as Rust infers it)
+    lw.float_let_is(left, b)
+    raise lw.rejects(right_node, "E0308", f"mismatched types: expected `{a}`, found `{b}`", hint)
+
+
+def _inferred(lw: Lowerer, op: str, left: Val, right: Val, a: str | None, b: str | None, node: Node) -> None:
+    """``left op right`` where an operand's type is not known yet: an integer `let` whose type Rust
+    infers from its uses (host code), which takes the other operand's."""
+    left_node, right_node = node.child_by_field_name("left") or node, node.child_by_field_name("right") or node
+    operator = node.child_by_field_name("operator") or node
+    ea, eb = left.ty.elem, right.ty.elem
+    if (ea in FLOAT_TYPES and lw.inferred_int(right)) or (eb in FLOAT_TYPES and lw.inferred_int(left)):
+        raise lw.rejects(operator, "E0277", e0277(op, a or "{integer}", b or "{integer}"),
+                         "an integer `let` is no float: cast it with `as`")
+    if op in _SHIFTS:  # (a shift's amount has a type of its own)
+        return
+    ta, tb = (ea if ea in SCALARS else None) or lw.int_let_type(left), \
+        (eb if eb in SCALARS else None) or lw.int_let_type(right)
+    if ta in INT_TYPES and tb in INT_TYPES and ta != tb and not (left.weak or right.weak):
+        raise lw.rejects(right_node, "E0308", f"mismatched types: expected `{ta}`, found `{tb}`",
+                         "Rust converts no operand: cast one with `as`")
+    lw.int_let_met(right, None if left.weak or ea not in SCALARS else ea, right_node)  # (`b | n`: `n` is `b`'s type)
+    lw.int_let_met(left, None if right.weak or eb not in SCALARS else eb, left_node)
+
+
+def check_expected(lw: Lowerer, want: str | None, v: Val, node: Node, hint: str | None = None) -> None:
+    """``v`` where the context expects a value of the scalar type ``want`` (a `let` annotation, an
+    assignment): rustc's E0308 for a value of another type (an unsuffixed literal of another class
+    too: ``let f: f32 = 1``)."""
+    if want not in SCALARS:
+        return
+    t = _scalar(lw, v)
+    if t is None or t == want or _weak(t) and _class_of(t) == _class(want):
+        return
+    if not _weak(t):
+        lw.float_let_is(v, want)
+    if hint is None and _weak(t) and t == "{integer}" and want in FLOAT_TYPES:
+        hint = "write a float literal (`1.0`)"
+    raise lw.rejects(node, "E0308", f"mismatched types: expected `{want}`, found {_found(t)}",
+                     hint if hint is not None else f"convert it with `as {want}`")
+
+
+def check_method_operand(lw: Lowerer, method: str, receiver: Val, arg: Val, node: Node) -> None:
+    """The argument of ``receiver.add_offsets(arg)`` or of a comparison method (``offs.lt(arg)``):
+    the trait takes integer offsets (``AddOffsets<i32, 1, I32Tensor>``), and an integer tensor is
+    compared with an ``i32`` (``Comparison<i32>``): a float there is rustc's E0308 at it."""
+    if method != "add_offsets" and not (receiver.ty.kind is Kind.TENSOR and receiver.ty.elem in INT_TYPES):
+        return
+    t = _scalar(lw, arg) or (arg.ty.elem if arg.ty.kind is Kind.TENSOR else None)
+    if t is None or _class_of(t) != "float":
+        return
+    expected = f"{lw.T}::I32Tensor" if method == "add_offsets" else receiver.ty.elem
+    raise lw.rejects(node, "E0308", f"mismatched types: expected `{expected}`, found {_found(t)}",
+                     "offsets are integers: convert with `as i32` or `T::cast`" if method == "add_offsets"
+                     else f"an integer tensor is compared with an `{receiver.ty.elem}`")

@@ -1,0 +1,141 @@
+"""Rust's operand type rules are one check for both targets (rs2triton/transpiler/lowering/typeck.py):
+the same statement gets the same verdict in a `#[kernel]` and in host code (an `impl`), at rustc's
+place and with rustc's code. Where `rustc` is installed, each statement's plain-Rust analogue (the
+kernel's with tests/test_rustc_rejections.MOCK for the DSL) is compiled and rustc must report the
+same code at the same line and column, or nothing for the accepted ones."""
+
+import json
+import re
+import shutil
+import subprocess
+
+import pytest
+
+from rs2triton import TranspileError, transpile_source
+from tests.conftest import ROOT
+from tests.test_rustc_rejections import FIRST, HEAD, MOCK
+
+LINE = FIRST - 1  # the statement's line in the kernel (HEAD less its `let x`)
+
+PARAMS = "x_ptr: T::Pointer<D>, n: i32, m: i64, x: f32"
+HOST_HEAD = json.loads((ROOT / "tests/data/host_oracle.json").read_text(encoding="utf-8"))["rejected_head"]
+HOST_PARAMS = "n: i32, m: i64, x: f32"
+
+# statement -> (rustc's code, the column rustc names, counted from the statement's first character (1))
+REJECTED = {
+    "let r = n + m;": ("E0308", 13),  # i32 + i64: at the right operand
+    "let r = x + 1;": ("E0277", 11),  # f32 + {integer}: at the operator
+    "let s: i64 = n;": ("E0308", 14),
+    "let r = n > 1.5;": ("E0308", 13),
+    "let r = n << 2.0;": ("E0277", 11),
+    "let r = n && true;": ("E0308", 9),  # at the operand that is no bool
+    "let r = x % n;": ("E0277", 11),
+    "let r = true + 1;": ("E0369", 14),  # bool has no `+`
+    "let r = -1 as u32;": ("E0600", 9),  # the cast types the literal, then negated
+    "let r = x & 1;": ("E0369", 11),
+    "let r = m * n;": ("E0308", 13),
+    "let r = x + 1.5f64;": ("E0308", 13),
+    "let r = 1 - 1.5;": ("E0277", 11),
+    "let r = x == 1;": ("E0308", 14),
+    "let e = 0.5; let r = n + e;": ("E0277", 24),  # `e` is a `{float}` still
+    "let mut a = n; a += m;": ("E0308", 21),
+}
+ACCEPTED = [
+    "let r = n + 1;", "let r = x * 2.0;", "let r = n << 2;", "let r = n > 1;", "let r = m << n;",
+    "let e = 1e-5; let r = x + e;", "let a = 0; let r = a + m;", "let r = (n as i64) + m;", "let r = -1 as i32;",
+    "let r = n >= 0 && x > 0.0;", "let mut a = 0; a += m;", "let s: i64 = 7;", "let r = 1 + 2 * n;",
+]
+# The DSL's tensors (kernels only): the trait's operators (`I32Tensor: Add<i32>`, `AddOffsets<..,
+# I32Tensor>`, `Comparison<i32>`)
+KERNEL_REJECTED = {
+    "let r = offs + 1.5;": ("E0308", 16),
+    "let r = x_ptr.add_offsets(1.5);": ("E0308", 27),
+    "let r = offs.lt(1.5);": ("E0308", 17),
+}
+KERNEL_ACCEPTED = ["let r = offs + 1;", "let r = offs.lt(n);", "let r = x_ptr.add_offsets(offs);",
+                   "let r = offs + n * 2;"]
+
+
+def _kernel(stmt: str) -> str:
+    return HEAD.replace("PARAMS", PARAMS).replace("    let x = T::zeros::<D>(&[B]);\n", "") + f"    {stmt}\n}}\n"
+
+
+def _host(stmt: str) -> str:
+    return HOST_HEAD + f"impl Probe {{\n    pub fn r({HOST_PARAMS}) {{\n        {stmt}\n    }}\n}}\n"
+
+
+def _verdict(src: str, path: str) -> tuple[str, int, int] | None:
+    """(rustc's code, line, col) of rs2triton's first error, or None when it transpiles."""
+    try:
+        transpile_source(src, path)
+    except TranspileError as e:
+        d = e.diagnostics[0]
+        m = re.search(r"\(rustc's (E\d{4})\)", d.message)
+        assert m and d.code == "E0014" and d.hint, d.render()
+        return m.group(1), d.line, d.col
+    return None
+
+
+def _rustc(src: str, tmp_path) -> list[tuple[str, int, int]]:
+    path = tmp_path / "analogue.rs"
+    path.write_text(src)
+    proc = subprocess.run(["rustc", "--crate-type", "lib", "--edition", "2021", "--emit=metadata", "-A", "warnings",
+                           "-o", str(tmp_path / "analogue.rmeta"), str(path)], capture_output=True, text=True,
+                          timeout=120)
+    return [(m.group(1), int(m.group(2)), int(m.group(3)))
+            for m in re.finditer(r"^error\[(E\d{4})\][^\n]*\n\s*--> [^\n]*?:(\d+):(\d+)", proc.stderr, re.M)] \
+        + ([("?", 0, 0)] if proc.returncode and "error[" not in proc.stderr else [])
+
+
+def _kernel_analogue(stmt: str) -> str:
+    return _kernel(stmt).replace("use teeny_triton::triton::*;", "use dsl::*;").replace("#[kernel]", "") + MOCK
+
+
+def _host_analogue(stmt: str) -> str:
+    return f"pub fn r({HOST_PARAMS}) {{\n    {stmt}\n}}\n"
+
+
+@pytest.mark.parametrize("stmt", list(REJECTED))
+def test_the_same_verdict_in_a_kernel_and_in_host_code(stmt, tmp_path):
+    code, col = REJECTED[stmt]
+    in_kernel = _verdict(_kernel(stmt), "kernels/k.rs")
+    in_host = _verdict(_host(stmt), "kernels/h.rs")
+    host_line = HOST_HEAD.count("\n") + 3
+    assert in_kernel == (code, LINE, 4 + col), in_kernel
+    assert in_host == (code, host_line, 8 + col), in_host
+    if shutil.which("rustc"):
+        assert _rustc(_kernel_analogue(stmt), tmp_path)[:1] == [(code, LINE, 4 + col)]
+        assert _rustc(_host_analogue(stmt), tmp_path)[:1] == [(code, 2, 4 + col)]
+
+
+@pytest.mark.parametrize("stmt", ACCEPTED)
+def test_accepted_in_both_as_rustc_accepts_it(stmt, tmp_path):
+    assert _verdict(_kernel(stmt), "kernels/k.rs") is None
+    assert _verdict(_host(stmt), "kernels/h.rs") is None
+    if shutil.which("rustc"):
+        assert _rustc(_kernel_analogue(stmt), tmp_path) == []
+        assert _rustc(_host_analogue(stmt), tmp_path) == []
+
+
+@pytest.mark.parametrize("stmt", list(KERNEL_REJECTED) + KERNEL_ACCEPTED)
+def test_tensor_operands_as_the_trait_states_them(stmt, tmp_path):
+    want = (KERNEL_REJECTED[stmt][0], LINE, 4 + KERNEL_REJECTED[stmt][1]) if stmt in KERNEL_REJECTED else None
+    assert _verdict(_kernel(stmt), "kernels/k.rs") == want
+    if shutil.which("rustc"):
+        assert _rustc(_kernel_analogue(stmt), tmp_path) == ([want] if want else [])
+
+
+@pytest.mark.parametrize("src, line", [("#[kernel]\n", 1), ("use teeny_triton::triton::*;\n\n#[kernel]\n// end\n", 3),
+                                       ("pub fn f() {}\n#[kernel]\n#[inline]\n", 3)])
+def test_an_attribute_with_no_item_after_it(src, line, tmp_path):
+    """A file that ends in `#[kernel]` (nothing after it) is rustc's syntax error at the attribute."""
+    with pytest.raises(TranspileError) as info:
+        transpile_source(src, "kernels/k.rs")
+    d = info.value.diagnostics[0]
+    assert (d.code, d.line, d.col, d.message) == ("E0001", line, 1, "expected item after attributes"), d.render()
+    if shutil.which("rustc"):
+        path = tmp_path / "a.rs"
+        path.write_text(src.replace("use teeny_triton::triton::*;", ""))
+        proc = subprocess.run(["rustc", "--crate-type", "lib", "--emit=metadata", "-o", str(tmp_path / "a.rmeta"),
+                               str(path)], capture_output=True, text=True, timeout=120)
+        assert f"error: expected item after attributes\n --> {path}:{line}:1" in proc.stderr, proc.stderr
