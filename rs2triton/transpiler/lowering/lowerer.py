@@ -27,7 +27,6 @@ from rs2triton.rust.types import FLOAT_TYPES, INT_TYPES, TRITON_DTYPES, bound
 from rs2triton.transpiler.frontend.items import cfg_holds
 from rs2triton.transpiler.frontend.parse import named_children, text
 from rs2triton.transpiler.lowering.context import ModuleContext
-from rs2triton.transpiler.lowering.kernel.loops import CountedLoop, counted_loops
 from rs2triton.transpiler.lowering.names import Names
 from rs2triton.transpiler.lowering.registry import BUILDERS, EXPRESSIONS, KERNEL, STATEMENTS, Target
 from rs2triton.transpiler.lowering.values import BlockPtr, Kind, TileParts, Ty, Val
@@ -75,6 +74,7 @@ class Builder(Protocol):
     is the target's own lowerer.)"""
 
     def bool_kind(self, kind: Kind) -> Kind: ...
+    def block_entered(self, lw: Any, block: Node, children: list[Node]) -> None: ...
     def pointer_arith(self, lw: Any, op: str, left: Val, right: Val, node: Node) -> Val: ...
     def arith(self, lw: Any, op: str, left: Val, right: Val, ty: Ty, node: Node) -> Val: ...
     def negate(self, lw: Any, v: Val, node: Node) -> Val: ...
@@ -187,7 +187,7 @@ class Lowerer:
         self.tile_moves: dict[int, tuple[Any, ...]] = {}
         # Counted `while` loops lowered as `for` (see loops.py): by `while` node id, and
         # the statements they absorb (the counter's `let`, the step) by node id.
-        self.counted: dict[int, CountedLoop] = {}
+        self.counted: dict[int, Any] = {}  # (kernel.loops.CountedLoop: the kernel target's)
         self.absorbed: set[int] = set()
         # the names rustc's constant propagation does not follow here (rustc.known_to_rustc;
         # None until a check asks)
@@ -376,10 +376,7 @@ class Lowerer:
         block unless not ``scoped``); returns the Python names it bound with their types."""
         with self.names.scope() if scoped else nullcontext(), self.into(body):
             children = list(block.named_children)
-            if self.smap.source.find(b"while", block.start_byte, block.end_byte) >= 0:  # (most blocks: none)
-                for loop_id, info in counted_loops(children).items():
-                    self.counted[loop_id] = info
-                    self.absorbed |= {info.let.id, info.step_stmt.id}
+            self.build.block_entered(self, block, children)
             self.stmts(children, block)
             defined = self.names.bindings()
         if all(type(s) is Comment for s in body):

@@ -67,6 +67,9 @@ class HostBuilder:
     def bool_kind(self, kind: Kind) -> Kind:
         return Kind.CONST if kind is Kind.CONST else Kind.SCALAR
 
+    def block_entered(self, lw: HostLowerer, block: Node, children: list[Node]) -> None:
+        return None  # (host loops are Python's own: host/loops.py)
+
     # ------------------------------------------------------------------ operators
     def pointer_arith(self, lw: HostLowerer, op: str, left: Val, right: Val, node: Node) -> Val:
         raise lw.err(node, "E0002", f"`{op}` on a pointer", "offset a pointer with `.add(n)`")

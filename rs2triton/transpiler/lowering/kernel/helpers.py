@@ -20,8 +20,8 @@ from rs2triton.transpiler.lowering import rustc
 from rs2triton.transpiler.lowering.context import ModuleContext
 from rs2triton.transpiler.lowering.expressions import identifier
 from rs2triton.transpiler.lowering.kernel.function import docstring
+from rs2triton.transpiler.lowering.kernel.statements import annotation_elem
 from rs2triton.transpiler.lowering.lowerer import COMMENTS, Lowerer
-from rs2triton.transpiler.lowering.statements import annotation_elem
 from rs2triton.transpiler.lowering.values import Kind, TileParts, Ty, Val
 from rs2triton.transpiler.pyast import LOAD, attr_path, call, name, python_name, without_positions
 
