@@ -39,11 +39,14 @@ REJECTED = {
     "let r = x == 1;": ("E0308", 14),
     "let e = 0.5; let r = n + e;": ("E0277", 24),  # `e` is a `{float}` still
     "let mut a = n; a += m;": ("E0308", 21),
+    "let mut a: i64 = -1; a = 0.1;": ("E0308", 26),  # an assignment takes the binding's type
+    "let mut a = 7u8; a += -1;": ("E0277", 23),  # the literal is a u8 through `AddAssign<u8>`: `u8: Neg`
+    "let mut b: u8 = -1;": ("E0600", 17),  # the literal is a u8 by the annotation
 }
 ACCEPTED = [
     "let r = n + 1;", "let r = x * 2.0;", "let r = n << 2;", "let r = n > 1;", "let r = m << n;",
     "let e = 1e-5; let r = x + e;", "let a = 0; let r = a + m;", "let r = (n as i64) + m;", "let r = -1 as i32;",
-    "let r = n >= 0 && x > 0.0;", "let mut a = 0; a += m;", "let s: i64 = 7;", "let r = 1 + 2 * n;",
+    "let r = n >= 0 && x > 0.0;", "let mut a = 0; a += m;", "let mut a = 0; a = m;", "let mut a = 7u8; a <<= 1;", "let s: i64 = 7;", "let r = 1 + 2 * n;",
 ]
 # The DSL's tensors (kernels only): the trait's operators (`I32Tensor: Add<i32>`, `AddOffsets<..,
 # I32Tensor>`, `Comparison<i32>`)

@@ -232,7 +232,7 @@ def binary_expression(lw: Lowerer, node: Node) -> Val:
 def type_cast(lw: Lowerer, node: Node) -> Val:
     target = text(part(node, "type"))
     value = unparen(part(node, "value"))
-    if target in INT_BITS and not INT_BITS[target][1] and _negated_literal(value):
+    if target in INT_BITS and not INT_BITS[target][1] and typeck.negated_literal(value):
         # `-1 as u32`: the cast types the unsuffixed literal, which is then negated
         raise lw.rejects(value, "E0600", f"cannot apply unary operator `-` to type `{target}`",
                          f"unsigned values cannot be negated; `{target}::MAX` is the maximum value")
@@ -240,15 +240,6 @@ def type_cast(lw: Lowerer, node: Node) -> Val:
     if target not in SCALARS:
         return lw.build.cast_to_type(lw, v, part(node, "type"), node)
     return cast_value(lw, v, target, node)
-
-
-def _negated_literal(node: Node) -> bool:
-    """Whether ``node`` is `-1` or `-(1)`: an unsuffixed integer literal, negated."""
-    if node.type != "unary_expression" or text(node.children[0]) != "-":
-        return False
-    operand = unparen(named_children(node)[0])
-    parsed = semantics.parse_int_literal(text(operand)) if operand.type == "integer_literal" else None
-    return parsed is not None and parsed[1] is None
 
 
 # ------------------------------------------------------------------------ compound values

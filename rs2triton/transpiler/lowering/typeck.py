@@ -23,7 +23,10 @@ from typing import TYPE_CHECKING
 
 from tree_sitter import Node
 
+from rs2triton.rust import semantics
 from rs2triton.rust.types import FLOAT_TYPES, INT_TYPES, SCALARS
+from rs2triton.transpiler.frontend.parse import named_children, text
+from rs2triton.transpiler.lowering.lowerer import unparen
 from rs2triton.transpiler.lowering.values import Kind, Val
 
 if TYPE_CHECKING:
@@ -183,3 +186,22 @@ def check_method_operand(lw: Lowerer, method: str, receiver: Val, arg: Val, node
     raise lw.rejects(node, "E0308", f"mismatched types: expected `{expected}`, found {_found(t)}",
                      "offsets are integers: convert with `as i32` or `T::cast`" if method == "add_offsets"
                      else f"an integer tensor is compared with an `{receiver.ty.elem}`")
+
+
+def negated_literal(node: Node) -> bool:
+    """Whether ``node`` is `-1` or `-(1)`: an unsuffixed integer literal, negated."""
+    if node.type != "unary_expression" or text(node.children[0]) != "-":
+        return False
+    operand = unparen(named_children(node)[0])
+    parsed = semantics.parse_int_literal(text(operand)) if operand.type == "integer_literal" else None
+    return parsed is not None and parsed[1] is None
+
+
+def check_compound_operand(lw: Lowerer, op: str, elem: str | None, right: Node) -> None:
+    """``x op= -1`` with ``x`` unsigned: the literal's type is inferred through the operator's trait
+    (``AddAssign<u8>``), so rustc says the trait bound ``u8: Neg`` is not satisfied (E0277) where
+    ``let y: u8 = -1`` is its E0600."""
+    if op in ("<<", ">>") or elem not in INT_TYPES or SCALARS[elem].signed or not negated_literal(unparen(right)):
+        return
+    raise lw.rejects(unparen(right), "E0277", f"the trait bound `{elem}: Neg` is not satisfied",
+                     "unsigned values cannot be negated; subtract instead (`x -= 1`)")

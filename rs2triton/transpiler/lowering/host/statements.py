@@ -342,6 +342,7 @@ def compound_assignment(lw: HostLowerer, node: Node) -> None:
     left, right = part(node, "left"), part(node, "right")
     op = text(part(node, "operator")).removesuffix("=")
     target, current = _assign_target(lw, left, node)
+    typeck.check_compound_operand(lw, op, current.ty.elem, right)
     lw.hint(right, current.ty)
     rhs = lw.expr(right)
     typeck.check_operands(lw, op, current, rhs, node)  # (`x += b` takes a `b` of `x`'s type, as `x + b` does)

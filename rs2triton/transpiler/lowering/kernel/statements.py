@@ -10,7 +10,7 @@ import re
 
 from tree_sitter import Node
 
-from rs2triton.rust.types import SCALARS
+from rs2triton.rust.types import INT_TYPES, SCALARS
 from rs2triton.transpiler.frontend.items import check_generic_arity
 from rs2triton.transpiler.frontend.parse import named_children, part, text
 from rs2triton.transpiler.lowering import rustc, typeck
@@ -205,6 +205,8 @@ def assignment(lw: Lowerer, node: Node) -> None:
         lw.emit(stmt, node)
         return
     v = lw.narrow(lw.expr(right), right)
+    if _typed_scalar(lw, b):  # (`x = 0.1;` with `let mut x: i64`; `let mut a = 0;` takes what it is given)
+        typeck.check_expected(lw, b.ty.elem, v, right)
     if v.block_ptr is not None or b.py in lw.block_ptrs:
         if v.block_ptr is None or b.py not in lw.block_ptrs:
             raise lw.err(node, "E0002", "a block pointer can only be assigned to a block pointer")
@@ -219,7 +221,18 @@ def compound_assignment(lw: Lowerer, node: Node) -> None:
     op_text = text(part(node, "operator"))[:-1]
     b = _target(lw, left)
     rustc.check_assign(lw, b, left, node)
-    rhs = lw.narrow(lw.expr(right), right)
+    if _typed_scalar(lw, b):
+        typeck.check_compound_operand(lw, op_text, b.ty.elem, right)
+    if op_text not in ("<<", ">>") and _typed_scalar(lw, b) and b.ty.elem in INT_TYPES:
+        # `x += -1` with `x: u8`: the literal is a u8 (rustc's E0600 for its `-`), as in `let y: u8 = -1;`
+        saved = lw.expected_elem, lw.let_target
+        lw.expected_elem, lw.let_target = b.ty.elem, (right, text(left))
+        try:
+            rhs = lw.narrow(lw.expr(right), right)
+        finally:
+            lw.expected_elem, lw.let_target = saved
+    else:
+        rhs = lw.narrow(lw.expr(right), right)
     current = Val(name(b.py), b.ty)
     typeck.check_operands(lw, op_text, current, rhs, node)  # (`x += b` takes a `b` of `x`'s type, as `x + b` does)
     # `x op= y` is `x = x op y`, with every rule of `op` (truncation, fmod...).
@@ -228,6 +241,11 @@ def compound_assignment(lw: Lowerer, node: Node) -> None:
         lw.emit(ast.AugAssign(target=ast.Name(id=b.py, ctx=ast.Store()), op=e.op, value=e.right), node)
     else:
         lw.assign(b.py, e, node)
+
+
+def _typed_scalar(lw: Lowerer, b: Binding) -> bool:
+    """Whether ``b`` is a scalar whose Rust type is settled (not a `let` of an unsuffixed literal)."""
+    return b.ty.kind in (Kind.SCALAR, Kind.CONST) and b.ty.elem in SCALARS and b.py not in lw.weak_lets
 
 
 @statement("if_expression", target=KERNEL)
