@@ -42,6 +42,12 @@ REJECTED = {
     "let mut a: i64 = -1; a = 0.1;": ("E0308", 26),  # an assignment takes the binding's type
     "let mut a = 7u8; a += -1;": ("E0277", 23),  # the literal is a u8 through `AddAssign<u8>`: `u8: Neg`
     "let mut b: u8 = -1;": ("E0600", 17),  # the literal is a u8 by the annotation
+    "let s: i64 = (n);": ("E0308", 14),  # at the parentheses
+    "let mut a = 7u8; a = -1;": ("E0600", 22),  # the literal is `a`'s type
+    "let mut a: u32 = 0; let r = n & a;": ("E0308", 33),
+    "let mut a = 0.1; a = n;": ("E0308", 22),  # a float `let` takes no integer
+    "let a = 3; let mut c = a as i32; c = x;": ("E0308", 38),
+    "let y = 2u8; let a = 3; let r = y & a | n;": ("E0308", 41),  # `y & a` is a u8
 }
 ACCEPTED = [
     "let r = n + 1;", "let r = x * 2.0;", "let r = n << 2;", "let r = n > 1;", "let r = m << n;",

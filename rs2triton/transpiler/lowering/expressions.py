@@ -225,7 +225,7 @@ def binary_expression(lw: Lowerer, node: Node) -> Val:
     right = lw.branch_value(part(node, "right"), f"the right of `{op}`") if op in ("&&", "||") \
         else lw.expr(part(node, "right"))
     typeck.check_operands(lw, op, left, right, node)
-    return binop(lw, op, left, right, node)
+    return typeck.typed(lw, op, left, right, binop(lw, op, left, right, node))
 
 
 @expression("type_cast_expression")
@@ -239,7 +239,7 @@ def type_cast(lw: Lowerer, node: Node) -> Val:
     v = lw.expr(part(node, "value"))
     if target not in SCALARS:
         return lw.build.cast_to_type(lw, v, part(node, "type"), node)
-    return cast_value(lw, v, target, node)
+    return typeck.cast(lw, cast_value(lw, v, target, node), target)
 
 
 # ------------------------------------------------------------------------ compound values

@@ -192,9 +192,10 @@ class Lowerer:
         # the names rustc's constant propagation does not follow here (rustc.known_to_rustc;
         # None until a check asks)
         self.untracked: set[str] | None = None
-        # Python names of the `let`s without a type bound to an unsuffixed literal's value (`let
-        # eps = 1e-5;`): an `{integer}` or `{float}` whose type Rust infers from the uses (typeck)
-        self.weak_lets: set[str] = set()
+        # the Rust types of `let`s whose lowered type is not Rust's (typeck): one without a type
+        # bound to an unsuffixed literal's value (`let eps = 1e-5;`) is `{integer}` or `{float}`
+        # until a use gives it a type (`x & eps` with `x: u8`), as Rust infers it; Python name -> type
+        self.let_types: dict[str, str] = {}
 
     # ------------------------------------------------------------------ dispatch
 
@@ -258,14 +259,6 @@ class Lowerer:
 
     def float_let_met(self, v: Val, other: Val | None = None) -> None:
         return None
-
-    def weak_let(self, v: Val) -> bool:
-        """Whether ``v`` reads only `let`s bound to unsuffixed literals' values (``weak_lets``):
-        its type is still Rust's `{integer}` or `{float}`."""
-        if not self.weak_lets:
-            return False
-        names = names_in(v.expr)
-        return bool(names) and all(n in self.weak_lets for n in names)
 
     def rust_rules(self, node: Node) -> _RustRules:
         """What rustc rejects at compile time (see semantics.ConstError) is an E0012 at ``node``."""

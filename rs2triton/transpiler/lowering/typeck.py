@@ -19,6 +19,8 @@ for kernels, whose untyped `let`s are literals' types)."""
 
 from __future__ import annotations
 
+import ast
+import dataclasses
 from typing import TYPE_CHECKING
 
 from tree_sitter import Node
@@ -26,7 +28,7 @@ from tree_sitter import Node
 from rs2triton.rust import semantics
 from rs2triton.rust.types import FLOAT_TYPES, INT_TYPES, SCALARS
 from rs2triton.transpiler.frontend.parse import named_children, text
-from rs2triton.transpiler.lowering.lowerer import unparen
+from rs2triton.transpiler.lowering.lowerer import names_in, unparen
 from rs2triton.transpiler.lowering.values import Kind, Val
 
 if TYPE_CHECKING:
@@ -60,16 +62,56 @@ def _class(elem: str | None) -> str | None:
 
 def _scalar(lw: Lowerer, v: Val) -> str | None:
     """``v``'s Rust scalar type where lowering knows it (``{integer}``/``{float}``: an unsuffixed
-    literal or a `let` of one, whose type is still inferred), else None."""
+    literal or a `let` of one no use has typed yet, whose type Rust still infers), else None."""
     if v.ty.kind not in _PRIMITIVE or v.ty.elem not in SCALARS:
         return None
-    if v.weak or lw.weak_let(v):
-        return {"int": "{integer}", "float": "{float}"}.get(_class(v.ty.elem) or "")
+    if v.rust is not None:
+        return v.rust
+    if v.weak:
+        return _WEAK.get(_class(v.ty.elem) or "")
+    if lw.let_types:
+        if isinstance(v.expr, ast.Name) and v.expr.id in lw.let_types:
+            return lw.let_types[v.expr.id]
+        names = names_in(v.expr)  # (`-eps`, `(eps)`: what the `let`s in it are, if all are one)
+        types = {lw.let_types.get(n) for n in names}
+        if names and len(types) == 1 and None not in types:
+            return types.pop()
     return v.ty.elem
+
+
+rust_type = _scalar
+
+
+def _met(lw: Lowerer, v: Val, t: str | None) -> None:
+    """``v`` met the concrete type ``t`` where Rust needs one type: the `let`s of unsuffixed literals
+    in it (not typed by a use yet) take ``t``, as Rust's inference does at their first such use."""
+    if t is None or _weak(t) or not lw.let_types:
+        return
+    for n in names_in(v.expr):
+        had = lw.let_types.get(n)
+        if had is not None and _weak(had) and _class_of(had) == _class(t):
+            lw.let_types[n] = t
+
+
+def typed(lw: Lowerer, op: str, left: Val, right: Val, out: Val) -> Val:
+    """``out``, the value of ``left op right``, with its Rust type where that is not its lowered
+    one (``u8 & {integer}`` is a ``u8``; Triton's promotion may say ``i32``)."""
+    if op in COMPARISONS or op in ("&&", "||"):
+        return out
+    a, b = _scalar(lw, left), _scalar(lw, right)
+    if a is None or b is None:
+        return out
+    t = a if op in _SHIFTS or not _weak(a) or _weak(b) else b
+    if t == out.ty.elem and not _weak(t) or _scalar(lw, out) == t:
+        return out
+    return dataclasses.replace(out, rust=t)
 
 
 def _weak(t: str) -> bool:
     return t in ("{integer}", "{float}")
+
+
+_WEAK = {"int": "{integer}", "float": "{float}"}
 
 
 def _class_of(t: str) -> str | None:
@@ -108,6 +150,8 @@ def check_operands(lw: Lowerer, op: str, left: Val, right: Val, node: Node) -> N
     hint = "Rust converts no operand: cast one with `as`"
     if op in COMPARISONS:
         if a == b or (ca == cb and (_weak(a) or _weak(b))):
+            _met(lw, left, b)
+            _met(lw, right, a)
             return
         if _weak(a) and _weak(b):
             raise lw.rejects(operator, "E0277", f"can't compare `{a}` with `{b}`", hint)
@@ -122,6 +166,8 @@ def check_operands(lw: Lowerer, op: str, left: Val, right: Val, node: Node) -> N
             raise lw.rejects(operator, "E0277", e0277(op, a, b), "a shift's amount is an integer")
         return
     if a == b or (ca == cb and (_weak(a) or _weak(b))):
+        _met(lw, left, b)
+        _met(lw, right, a)
         if a == "f64" and b == "f64":
             lw.float_let_met(left, right)
             lw.float_let_met(right, left)
@@ -164,6 +210,7 @@ def check_expected(lw: Lowerer, want: str | None, v: Val, node: Node, hint: str 
         return
     t = _scalar(lw, v)
     if t is None or t == want or _weak(t) and _class_of(t) == _class(want):
+        _met(lw, v, want)
         return
     if not _weak(t):
         lw.float_let_is(v, want)
@@ -205,3 +252,24 @@ def check_compound_operand(lw: Lowerer, op: str, elem: str | None, right: Node) 
         return
     raise lw.rejects(unparen(right), "E0277", f"the trait bound `{elem}: Neg` is not satisfied",
                      "unsigned values cannot be negated; subtract instead (`x -= 1`)")
+
+
+def check_assigned(lw: Lowerer, want: str | None, v: Val, node: Node) -> None:
+    """``x = v`` where ``x`` is of the Rust type ``want`` (``{integer}``/``{float}``: a `let` of an
+    unsuffixed literal no use typed yet, which takes any type of its class): rustc's E0308 for
+    another."""
+    if want in ("{integer}", "{float}"):
+        t = _scalar(lw, v)
+        if t is not None and _class_of(t) != _class_of(want):
+            raise lw.rejects(node, "E0308", f"mismatched types: expected {_found(want)}, "
+                             f"found {_found(t)}", "Rust converts no value: cast it with `as`")
+        return
+    check_expected(lw, want, v, node)
+
+
+def cast(lw: Lowerer, v: Val, target: str) -> Val:
+    """``x as target``'s value, of the Rust type ``target`` whatever lowering kept (a cast to the
+    lowered type gives back the same value: ``n as i32`` of a `let n = 3;`)."""
+    if target not in SCALARS or v.ty.kind not in _PRIMITIVE or _scalar(lw, v) == target:
+        return v
+    return dataclasses.replace(v, rust=target)

@@ -17,9 +17,9 @@ from rs2triton.transpiler.frontend.parse import named_children, part, text
 from rs2triton.transpiler.lowering import rustc, typeck
 from rs2triton.transpiler.lowering.host.expressions import condition, format_message, macro_args, shown
 from rs2triton.transpiler.lowering.host.lowerer import HostLowerer, assign_to, discard, names_in, returning
-from rs2triton.transpiler.lowering.lowerer import COMMENTS
+from rs2triton.transpiler.lowering.lowerer import COMMENTS, unparen
 from rs2triton.transpiler.lowering.operators import binop
-from rs2triton.transpiler.lowering.registry import HOST, statement
+from rs2triton.transpiler.lowering.registry import HOST, STATEMENTS, statement
 from rs2triton.transpiler.lowering.values import BOOL, NONE_TY, PTR, SHAPE, UNKNOWN, Kind, Ty, Val
 from rs2triton.transpiler.pyast import LOAD, STORE, call, const, literal_value, name
 
@@ -94,7 +94,13 @@ def expression_statement(lw: HostLowerer, node: Node) -> None:
 
 @statement("parenthesized_expression", target=HOST)
 def parenthesized(lw: HostLowerer, node: Node) -> None:
-    lw.value_into(named_children(node)[0], lw.sink)
+    inner = named_children(node)[0]
+    if STATEMENTS[HOST].get(unparen(inner).type) is None:
+        # a plain value: where it goes, it is the parenthesized expression (`let y: f64 = (x);`:
+        # rustc's E0308 at the parentheses)
+        lw.sink(lw, lw.expr(inner), node)
+        return
+    lw.value_into(inner, lw.sink)
 
 
 @statement("function_item", "struct_item", "impl_item", "macro_definition", "enum_item", "trait_item",

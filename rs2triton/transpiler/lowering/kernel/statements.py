@@ -135,7 +135,8 @@ def bind_new(lw: Lowerer, rust: str, value: Node, annotated: str | None, node: N
         bind_tile(lw, rust, v, node)
         return
     typeck.check_expected(lw, annotated, v, value)  # (`let s: i64 = n;` with `n: i32`)
-    weak = annotated is None and (v.weak or lw.weak_let(v))  # (`let eps = 1e-5;`: a `{float}` still)
+    # (`let eps = 1e-5;`: a `{float}` until a use types it; `let z = x & y;`: the Rust type of `x & y`)
+    rust_ty = typeck.rust_type(lw, v) if annotated is None else annotated if annotated in SCALARS else None
     ty = v.ty
     if annotated and ty.compile_time and annotated in SCALARS:
         ty = Ty(Kind.CONST, annotated)
@@ -145,7 +146,7 @@ def bind_new(lw: Lowerer, rust: str, value: Node, annotated: str | None, node: N
         py = lw.names.declare(rust, ty, constexpr=True)
         lw.emit(ast.AnnAssign(target=ast.Name(id=py, ctx=ast.Store()), annotation=attr_path("tl.constexpr"),
                               value=v.expr, simple=1), node)
-        _weak_let(lw, py, weak)
+        _let_type(lw, py, rust_ty, ty)
         rustc.bound_known(lw, rust, v, const_item=node.type == "const_item", typed=annotated is not None)
         return
     if mutable:
@@ -156,19 +157,20 @@ def bind_new(lw: Lowerer, rust: str, value: Node, annotated: str | None, node: N
             # nothing computed from it may be treated as compile-time.
             ty = Ty(Kind.SCALAR, ty.elem)
     py = lw.names.declare(rust, ty)
-    _weak_let(lw, py, weak)
+    _let_type(lw, py, rust_ty, ty)
     if mutable:
         lw.names.mutable.add(py)
     lw.assign(py, v.expr, node)
     rustc.bound_known(lw, rust, v, const_item=False, typed=annotated is not None)
 
 
-def _weak_let(lw: Lowerer, py: str, weak: bool) -> None:
-    """``py`` is bound by a `let` of an unsuffixed literal's value (or not: a name may be bound again)."""
-    if weak:
-        lw.weak_lets.add(py)
+def _let_type(lw: Lowerer, py: str, rust: str | None, ty: Ty) -> None:
+    """``py`` is bound to a value of the Rust type ``rust``: kept (``Lowerer.let_types``) where it
+    is not its lowered type (an unsuffixed literal's `{integer}`, `u8 & {integer}` lowered as i32)."""
+    if rust is not None and rust != ty.elem or rust in ("{integer}", "{float}"):
+        lw.let_types[py] = rust
     else:
-        lw.weak_lets.discard(py)
+        lw.let_types.pop(py, None)
 
 
 @statement("return_expression", target=KERNEL)
@@ -204,9 +206,13 @@ def assignment(lw: Lowerer, node: Node) -> None:
         stmt, _ = if_value(lw, right, b.py)
         lw.emit(stmt, node)
         return
-    v = lw.narrow(lw.expr(right), right)
-    if _typed_scalar(lw, b):  # (`x = 0.1;` with `let mut x: i64`; `let mut a = 0;` takes what it is given)
-        typeck.check_expected(lw, b.ty.elem, v, right)
+    settled = _settled(lw, b)
+    v = lw.narrow(_typed_by(lw, settled, right, left), right)
+    # (`x = 0.1;` with `let mut x: i64`; `let mut a = 0;` takes an integer of any type, once)
+    typeck.check_assigned(lw, lw.let_types.get(b.py, settled), v, right)
+    assigned = typeck.rust_type(lw, v)
+    if b.py in lw.let_types and assigned is not None and assigned in SCALARS:
+        lw.let_types[b.py] = assigned  # (`a = m;`: `a` is `m`'s type from the `let` on)
     if v.block_ptr is not None or b.py in lw.block_ptrs:
         if v.block_ptr is None or b.py not in lw.block_ptrs:
             raise lw.err(node, "E0002", "a block pointer can only be assigned to a block pointer")
@@ -221,18 +227,9 @@ def compound_assignment(lw: Lowerer, node: Node) -> None:
     op_text = text(part(node, "operator"))[:-1]
     b = _target(lw, left)
     rustc.check_assign(lw, b, left, node)
-    if _typed_scalar(lw, b):
-        typeck.check_compound_operand(lw, op_text, b.ty.elem, right)
-    if op_text not in ("<<", ">>") and _typed_scalar(lw, b) and b.ty.elem in INT_TYPES:
-        # `x += -1` with `x: u8`: the literal is a u8 (rustc's E0600 for its `-`), as in `let y: u8 = -1;`
-        saved = lw.expected_elem, lw.let_target
-        lw.expected_elem, lw.let_target = b.ty.elem, (right, text(left))
-        try:
-            rhs = lw.narrow(lw.expr(right), right)
-        finally:
-            lw.expected_elem, lw.let_target = saved
-    else:
-        rhs = lw.narrow(lw.expr(right), right)
+    settled = _settled(lw, b)
+    typeck.check_compound_operand(lw, op_text, settled, right)
+    rhs = lw.narrow(_typed_by(lw, settled if op_text not in ("<<", ">>") else None, right, left), right)
     current = Val(name(b.py), b.ty)
     typeck.check_operands(lw, op_text, current, rhs, node)  # (`x += b` takes a `b` of `x`'s type, as `x + b` does)
     # `x op= y` is `x = x op y`, with every rule of `op` (truncation, fmod...).
@@ -243,9 +240,24 @@ def compound_assignment(lw: Lowerer, node: Node) -> None:
         lw.assign(b.py, e, node)
 
 
-def _typed_scalar(lw: Lowerer, b: Binding) -> bool:
-    """Whether ``b`` is a scalar whose Rust type is settled (not a `let` of an unsuffixed literal)."""
-    return b.ty.kind in (Kind.SCALAR, Kind.CONST) and b.ty.elem in SCALARS and b.py not in lw.weak_lets
+def _typed_by(lw: Lowerer, settled: str | None, right: Node, left: Node) -> Val:
+    """``right`` lowered where it is assigned to a binding of the integer type ``settled``: an
+    unsuffixed literal in it is one of that type (`x = -1;` and `x += -1` with `x: u8`; out of its
+    range, rustc's lint), as in a `let` with that annotation."""
+    if settled not in INT_TYPES:
+        return lw.expr(right)
+    saved = lw.expected_elem, lw.let_target
+    lw.expected_elem, lw.let_target = settled, (right, text(left))
+    try:
+        return lw.expr(right)
+    finally:
+        lw.expected_elem, lw.let_target = saved
+
+
+def _settled(lw: Lowerer, b: Binding) -> str | None:
+    """``b``'s Rust scalar type where it is settled (not a `let` of an unsuffixed literal no use typed)."""
+    t = lw.let_types.get(b.py, b.ty.elem)
+    return t if b.ty.kind in (Kind.SCALAR, Kind.CONST) and t in SCALARS and b.ty.elem in SCALARS else None
 
 
 @statement("if_expression", target=KERNEL)
