@@ -148,3 +148,27 @@ def test_an_attribute_with_no_item_after_it(src, line, tmp_path):
         proc = subprocess.run(["rustc", "--crate-type", "lib", "--emit=metadata", "-o", str(tmp_path / "a.rmeta"),
                                str(path)], capture_output=True, text=True, timeout=120)
         assert f"error: expected item after attributes\n --> {path}:{line}:1" in proc.stderr, proc.stderr
+
+
+@pytest.mark.parametrize("annotation, head, args, scalar", [
+    ("i64", "i64", [], "i64"),
+    ("T::Tensor<f32>", "T::Tensor", ["f32"], None),
+    ("InPtr< T::Pointer<D> >", "InPtr", ["T::Pointer<D>"], None),
+    ("&'a [usize]", "&", ["[usize]"], None),
+    ("[u8; 4]", "[]", ["u8"], None),
+    ("(RawPtr, &[usize])", "()", ["RawPtr", "&[usize]"], None),
+    ("Tile<T, D>", "Tile", ["T", "D"], None),
+])
+def test_a_type_is_read_once_for_every_reader(annotation, head, args, scalar):
+    """frontend/types.read_type: the one reading of a type as written, which a kernel parameter, a
+    kernel `let`'s annotation, a helper's parameter, a condition's DSL type and host code's values
+    all interpret (issue 34: they were read four ways)."""
+    from rs2triton.transpiler.frontend.parse import parser
+    from rs2triton.transpiler.frontend.types import read_type
+
+    tree = parser().parse(f"fn f(x: {annotation}) {{}}".encode())
+    ty = tree.root_node.named_children[0].child_by_field_name("parameters").named_children[0] \
+        .child_by_field_name("type")
+    t = read_type(ty)
+    assert (t.head, [a.source for a in t.args], t.scalar) == (head, args, scalar)
+    assert t.source == annotation.replace(" ", "")

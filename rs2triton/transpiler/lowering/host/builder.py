@@ -30,6 +30,7 @@ from rs2triton.rust import semantics
 from rs2triton.rust.std import RUST_FLOAT_CONSTS, RUST_INT_CONSTS
 from rs2triton.rust.types import FLOAT_TYPES, INT_TYPES, SCALARS
 from rs2triton.transpiler.frontend.parse import text
+from rs2triton.transpiler.frontend.types import read_type
 from rs2triton.transpiler.lowering import rustc, typeck
 from rs2triton.transpiler.lowering.host.lowerer import HostLowerer
 from rs2triton.transpiler.lowering.operators import ARITHMETIC
@@ -308,7 +309,7 @@ def host_const(lw: HostLowerer, ident: str, node: Node) -> Val:
     if ident in lw.ctx.used_consts:  # the kernel's tl.constexpr
         item = lw.ctx.consts.get(ident)
         ty_node = item.child_by_field_name("type") if item is not None else None
-        elem = text(ty_node) if ty_node is not None and text(ty_node) in SCALARS else None
+        elem = read_type(ty_node).scalar if ty_node is not None else None
         return Val(ast.Attribute(value=name(py), attr="value", ctx=LOAD), Ty(Kind.CONST, elem),
                    known=lw.ctx.known_consts.get(ident))
     item = module.consts[ident]

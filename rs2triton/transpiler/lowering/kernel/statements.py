@@ -13,6 +13,7 @@ from tree_sitter import Node
 from rs2triton.rust.types import INT_TYPES, SCALARS
 from rs2triton.transpiler.frontend.items import check_generic_arity
 from rs2triton.transpiler.frontend.parse import named_children, part, text
+from rs2triton.transpiler.frontend.types import read_type
 from rs2triton.transpiler.lowering import rustc, typeck
 from rs2triton.transpiler.lowering.kernel.control import if_statement, if_value, simple_if
 from rs2triton.transpiler.lowering.lowerer import COMMENTS, UNSUPPORTED_HINTS, Lowerer
@@ -102,11 +103,11 @@ def annotation_elem(lw: Lowerer, ty_node: Node | None) -> str | None:
     """The element type a `let` annotation names (`i32`, `T::Tensor<f32>`), if any."""
     if ty_node is None:
         return None
-    t = text(ty_node).replace(" ", "")
-    if t in SCALARS:
-        return t
-    m = re.fullmatch(rf"{re.escape(lw.T)}::Tensor<(\w+)>", t)
-    return m.group(1) if m else None
+    t = read_type(ty_node)
+    if t.scalar is not None:
+        return t.scalar
+    elem = t.generic(f"{lw.T}::Tensor")
+    return elem.head if elem is not None and not elem.args and re.fullmatch(r"\w+", elem.head) else None
 
 
 def bind_new(lw: Lowerer, rust: str, value: Node, annotated: str | None, node: Node, mutable: bool) -> None:
