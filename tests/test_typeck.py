@@ -17,9 +17,9 @@ from tests.test_rustc_rejections import FIRST, HEAD, MOCK
 
 LINE = FIRST - 1  # the statement's line in the kernel (HEAD less its `let x`)
 
-PARAMS = "x_ptr: T::Pointer<D>, n: i32, m: i64, x: f32"
+PARAMS = "x_ptr: T::Pointer<D>, n: i32, m: i64, x: f32, b: bool"
 HOST_HEAD = json.loads((ROOT / "tests/data/host_oracle.json").read_text(encoding="utf-8"))["rejected_head"]
-HOST_PARAMS = "n: i32, m: i64, x: f32"
+HOST_PARAMS = "n: i32, m: i64, x: f32, b: bool"
 
 # statement -> (rustc's code, the column rustc names, counted from the statement's first character (1))
 REJECTED = {
@@ -43,6 +43,10 @@ REJECTED = {
     "let mut a = 7u8; a += -1;": ("E0277", 23),  # the literal is a u8 through `AddAssign<u8>`: `u8: Neg`
     "let mut b: u8 = -1;": ("E0600", 17),  # the literal is a u8 by the annotation
     "let s: i64 = (n);": ("E0308", 14),  # at the parentheses
+    "let r = !x;": ("E0600", 9),
+    "let r = b as f32;": ("E0606", 9),
+    "let r = n as bool;": ("E0054", 9),
+    "let r = 1 as bool;": ("E0054", 9),
     "let mut a = 7u8; a = -1;": ("E0600", 22),  # the literal is `a`'s type
     "let mut a: u32 = 0; let r = n & a;": ("E0308", 33),
     "let mut a = 0.1; a = n;": ("E0308", 22),  # a float `let` takes no integer
@@ -52,7 +56,8 @@ REJECTED = {
 ACCEPTED = [
     "let r = n + 1;", "let r = x * 2.0;", "let r = n << 2;", "let r = n > 1;", "let r = m << n;",
     "let e = 1e-5; let r = x + e;", "let a = 0; let r = a + m;", "let r = (n as i64) + m;", "let r = -1 as i32;",
-    "let r = n >= 0 && x > 0.0;", "let mut a = 0; a += m;", "let mut a = 0; a = m;", "let mut a = 7u8; a <<= 1;", "let s: i64 = 7;", "let r = 1 + 2 * n;",
+    "let r = n >= 0 && x > 0.0;", "let mut a = 0; a += m;", "let mut a = 0; a = m;", "let mut a = 7u8; a <<= 1;", "let r = b as bool;",
+    "let r = b as i32 + n;", "let s: i64 = 7;", "let r = 1 + 2 * n;",
 ]
 # The DSL's tensors (kernels only): the trait's operators (`I32Tensor: Add<i32>`, `AddOffsets<..,
 # I32Tensor>`, `Comparison<i32>`)

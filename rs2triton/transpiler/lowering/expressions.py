@@ -215,7 +215,9 @@ def unary_expression(lw: Lowerer, node: Node) -> Val:
     operand = named_children(node)[0]
     if op == "-" and operand.type == "integer_literal":
         return integer_literal(lw, operand, negated=True)  # `-128i8` is in range
-    return unary(lw, op, lw.expr(operand), node)
+    v = lw.expr(operand)
+    typeck.check_unary(lw, op, v, node)
+    return unary(lw, op, v, node)
 
 
 @expression("binary_expression")
@@ -239,6 +241,7 @@ def type_cast(lw: Lowerer, node: Node) -> Val:
     v = lw.expr(part(node, "value"))
     if target not in SCALARS:
         return lw.build.cast_to_type(lw, v, part(node, "type"), node)
+    typeck.check_cast(lw, v, target, node)
     return typeck.cast(lw, cast_value(lw, v, target, node), target)
 
 

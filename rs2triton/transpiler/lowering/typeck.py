@@ -273,3 +273,25 @@ def cast(lw: Lowerer, v: Val, target: str) -> Val:
     if target not in SCALARS or v.ty.kind not in _PRIMITIVE or _scalar(lw, v) == target:
         return v
     return dataclasses.replace(v, rust=target)
+
+
+def check_cast(lw: Lowerer, v: Val, target: str, node: Node) -> None:
+    """``v as target``: only a ``bool`` is cast to a ``bool`` (rustc's E0054), and a ``bool`` only to
+    an integer (E0606)."""
+    t = _scalar(lw, v) or ("{integer}" if lw.inferred_int(v) else None)
+    if t is None:
+        return
+    t = {"{integer}": "i32", "{float}": "f64"}.get(t, t)  # (`as` infers nothing for its operand: Rust's fallback)
+    if target == "bool" and t != "bool":
+        raise lw.rejects(node, "E0054", f"cannot cast `{t}` as `bool`", "compare with zero instead (`x != 0`)")
+    if t == "bool" and target in FLOAT_TYPES:
+        raise lw.rejects(node, "E0606", f"casting `bool` as `{target}` is invalid",
+                         "cast through an integer (`b as u8 as f32`)")
+
+
+def check_unary(lw: Lowerer, op: str, v: Val, node: Node) -> None:
+    """``!v``: a float has no ``!`` (rustc's E0600)."""
+    t = _scalar(lw, v)
+    if op == "!" and t is not None and _class_of(t) == "float":
+        raise lw.rejects(node, "E0600", f"cannot apply unary operator `!` to type `{t}`",
+                         "`!` is a bool's negation or an integer's bitwise not; compare the float instead")

@@ -140,8 +140,6 @@ class HostBuilder:
     def invert(self, lw: HostLowerer, v: Val, node: Node) -> Val:
         if v.ty.elem == "bool" or v.ty.elem is None and v.ty.kind is not Kind.SCALAR:
             return Val(ast.UnaryOp(op=ast.Not(), operand=v.expr), Ty(v.ty.kind, "bool"))
-        if v.ty.elem in FLOAT_TYPES:
-            raise lw.rejects(node, "E0600", f"cannot apply unary operator `!` to type `{v.ty.elem}`")
         unsigned = is_int(v.ty.elem) and not SCALARS[v.ty.elem or ""].signed
         return Val(ast.UnaryOp(op=ast.Invert(), operand=v.expr), Ty(v.ty.kind, v.ty.elem, wide=v.ty.wide or unsigned))
 
@@ -158,13 +156,7 @@ class HostBuilder:
         src = v.ty.elem
         kind = Kind.CONST if v.ty.compile_time else Kind.SCALAR
         out = Ty(kind, target)
-        if target == "bool":
-            raise lw.rejects(node, "E0054", f"cannot cast `{src or 'this value'}` as `bool`",
-                             "compare with zero instead (`x != 0`)")
-        if src == "bool":
-            if target in FLOAT_TYPES:
-                raise lw.rejects(node, "E0606", f"casting `bool` as `{target}` is invalid",
-                                 "cast through an integer (`b as u8 as f32`)")
+        if src == "bool":  # (to an integer: typeck.check_cast refuses the rest, as rustc does)
             return Val(call("int", [v.expr]), out)
         if target in FLOAT_TYPES:
             if src in FLOAT_TYPES:
