@@ -139,6 +139,14 @@ def test_tensor_operands_as_the_trait_states_them(stmt, tmp_path):
         assert _rustc(_kernel_analogue(stmt), tmp_path) == ([want] if want else [])
 
 
+def test_a_tensor_s_element_type_is_no_scalar_operand_s():
+    """`r0 ^ r1` of two tensors is the trait's operator (bounds a `where` clause may add), not two
+    scalars of Rust's types: lowering types randint4x's first tensor u32 and the others i32, and
+    that is no E0308 (tests/kernels/semantics.rs has it; it was rejected once)."""
+    stmt = "let (r0, r1, r2, r3) = T::randint4x(7u32, offs, 10); let r = r0 ^ r1 ^ r2;"
+    assert _verdict(_kernel(stmt), "kernels/k.rs") is None
+
+
 @pytest.mark.parametrize("src, line", [("#[kernel]\n", 1), ("use teeny_triton::triton::*;\n\n#[kernel]\n// end\n", 3),
                                        ("pub fn f() {}\n#[kernel]\n#[inline]\n", 3)])
 def test_an_attribute_with_no_item_after_it(src, line, tmp_path):

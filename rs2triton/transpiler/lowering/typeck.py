@@ -187,7 +187,9 @@ def _inferred(lw: Lowerer, op: str, left: Val, right: Val, a: str | None, b: str
     infers from its uses (host code), which takes the other operand's."""
     left_node, right_node = node.child_by_field_name("left") or node, node.child_by_field_name("right") or node
     operator = node.child_by_field_name("operator") or node
-    ea, eb = left.ty.elem, right.ty.elem
+    # (a tensor's element type is no operand type: its operators are the trait's, checked above)
+    ea = left.ty.elem if left.ty.kind in _PRIMITIVE else None
+    eb = right.ty.elem if right.ty.kind in _PRIMITIVE else None
     if (ea in FLOAT_TYPES and lw.inferred_int(right)) or (eb in FLOAT_TYPES and lw.inferred_int(left)):
         raise lw.rejects(operator, "E0277", e0277(op, a or "{integer}", b or "{integer}"),
                          "an integer `let` is no float: cast it with `as`")
