@@ -13,9 +13,14 @@ The DSL's tensors have the operators the trait states (teeny-triton's ``Triton``
 integer tensor's ``+ - * /`` takes an ``i32``, so a float there (``offsets + 1.5``) is E0308 at it.
 Other tensor operands are left to the bounds a kernel's ``where`` clause may add.
 
-The host target also follows Rust's inference of a ``let``'s type from its uses (``let n = 0;``
-then ``b | n``): the lowerer's ``inferred_int``, ``int_let_met``, ``float_let_is`` hooks (no-ops
-for kernels, whose untyped `let`s are literals' types)."""
+Casts and unary operators too: only a ``bool`` is cast to a ``bool`` (E0054), a ``bool`` only to
+an integer (E0606), a float has no ``!`` (E0600), ``-1 as u32`` negates a ``u32`` (E0600).
+
+Rust infers an unsuffixed literal's `let` from its uses. Host code follows it with its lowerer's
+hooks (``inferred_int``, ``int_let_met``, ``float_let_is``: integer `let`s joined, a float `let`
+lowered again as an f32; no-ops for kernels); kernels with ``Lowerer.let_types`` (a `let`'s Rust
+type: ``{integer}`` until a use types it, :func:`_met`) and ``Val.rust`` (a value's Rust type where
+lowering holds Triton's promoted one: :func:`typed`), read by the checks only."""
 
 from __future__ import annotations
 
