@@ -7,6 +7,7 @@ meaning is given to a name."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 from tree_sitter import Node
 
@@ -21,14 +22,17 @@ class TypeRef:
     and spaces (``i32``, ``T::Pointer``, ``Vec``; ``&``, ``*``, ``[]``, ``()`` for references,
     pointers, arrays and slices, tuples); ``args``: its generic arguments (lifetimes left out), a
     reference's or pointer's type, an array's element, a tuple's items; ``length``: an array's
-    length as written (None: a slice); ``source``: the text, spaces removed; ``node``: where."""
+    length as written (None: a slice); ``node``: where; :attr:`source`: its text, spaces removed."""
 
     kind: str
     head: str
     args: tuple[TypeRef, ...]
-    source: str
     node: Node
     length: str | None = None
+
+    @cached_property
+    def source(self) -> str:
+        return text(self.node).replace(" ", "")
 
     @property
     def scalar(self) -> str | None:
@@ -43,22 +47,20 @@ class TypeRef:
 def read_type(node: Node) -> TypeRef:
     """The type ``node`` (a type node of tree-sitter-rust) writes."""
     kind = node.type
-    source = text(node).replace(" ", "")
     if kind == "generic_type":
         base = node.child_by_field_name("type")
         arguments = node.child_by_field_name("type_arguments")
         args = tuple(read_type(c) for c in (named_children(arguments) if arguments is not None else [])
                      if c.type != "lifetime")
-        return TypeRef(kind, text(base or node).replace(" ", ""), args, source, node)
+        return TypeRef(kind, text(base or node).replace(" ", ""), args, node)
     if kind in ("reference_type", "pointer_type"):
         inner = node.child_by_field_name("type")
-        return TypeRef(kind, "&" if kind == "reference_type" else "*", (read_type(inner),) if inner else (), source,
-                       node)
+        return TypeRef(kind, "&" if kind == "reference_type" else "*", (read_type(inner),) if inner else (), node)
     if kind == "array_type":
         element = node.child_by_field_name("element")
         length = node.child_by_field_name("length")
-        return TypeRef(kind, "[]", (read_type(element),) if element else (), source, node,
+        return TypeRef(kind, "[]", (read_type(element),) if element else (), node,
                        text(length) if length is not None else None)
     if kind in ("tuple_type", "unit_type"):
-        return TypeRef(kind, "()", tuple(read_type(c) for c in named_children(node)), source, node)
-    return TypeRef(kind, source, (), source, node)
+        return TypeRef(kind, "()", tuple(read_type(c) for c in named_children(node)), node)
+    return TypeRef(kind, text(node).replace(" ", ""), (), node)

@@ -226,8 +226,8 @@ def binary_expression(lw: Lowerer, node: Node) -> Val:
     op = text(part(node, "operator"))
     right = lw.branch_value(part(node, "right"), f"the right of `{op}`") if op in ("&&", "||") \
         else lw.expr(part(node, "right"))
-    typeck.check_operands(lw, op, left, right, node)
-    return typeck.typed(lw, op, left, right, binop(lw, op, left, right, node))
+    types = typeck.check_operands(lw, op, left, right, node)
+    return typeck.typed(lw, op, types, binop(lw, op, left, right, node))
 
 
 @expression("type_cast_expression")

@@ -57,12 +57,10 @@ def e0277(op: str, a: str, b: str) -> str:
     return words.get(op, f"no implementation for `{a} {op} {b}`")
 
 
-def _class(elem: str | None) -> str | None:
-    if elem in INT_TYPES:
-        return "int"
-    if elem in FLOAT_TYPES:
-        return "float"
-    return "bool" if elem == "bool" else None
+# the class of a Rust scalar type, of `{integer}` and `{float}` (an unsuffixed literal's)
+_CLASSES = {**dict.fromkeys(INT_TYPES, "int"), **dict.fromkeys(FLOAT_TYPES, "float"), "bool": "bool",
+            "{integer}": "int", "{float}": "float"}
+_class = _class_of = _CLASSES.get
 
 
 def _scalar(lw: Lowerer, v: Val) -> str | None:
@@ -73,24 +71,22 @@ def _scalar(lw: Lowerer, v: Val) -> str | None:
     if v.rust is not None:
         return v.rust
     if v.weak:
-        return _WEAK.get(_class(v.ty.elem) or "")
+        return _WEAK.get(_CLASSES.get(v.ty.elem, ""))
     if lw.let_types:
-        if isinstance(v.expr, ast.Name) and v.expr.id in lw.let_types:
-            return lw.let_types[v.expr.id]
-        names = names_in(v.expr)  # (`-eps`, `(eps)`: what the `let`s in it are, if all are one)
-        types = {lw.let_types.get(n) for n in names}
-        if names and len(types) == 1 and None not in types:
-            return types.pop()
+        e = v.expr.operand if isinstance(v.expr, ast.UnaryOp) else v.expr  # (`-eps`: what `eps` is)
+        if isinstance(e, ast.Name) and e.id in lw.let_types:
+            return lw.let_types[e.id]
     return v.ty.elem
 
 
 rust_type = _scalar
 
 
-def _met(lw: Lowerer, v: Val, t: str | None) -> None:
-    """``v`` met the concrete type ``t`` where Rust needs one type: the `let`s of unsuffixed literals
-    in it (not typed by a use yet) take ``t``, as Rust's inference does at their first such use."""
-    if t is None or _weak(t) or not lw.let_types:
+def _met(lw: Lowerer, v: Val, vt: str | None, t: str | None) -> None:
+    """``v`` (of the Rust type ``vt``) met the concrete type ``t`` where Rust needs one type: where
+    ``vt`` is still inferred, the `let`s of unsuffixed literals in it (not typed by a use yet) take
+    ``t``, as Rust's inference does at their first such use."""
+    if t is None or _weak(t) or not lw.let_types or vt is None or not _weak(vt):
         return
     for n in names_in(v.expr):
         had = lw.let_types.get(n)
@@ -98,14 +94,13 @@ def _met(lw: Lowerer, v: Val, t: str | None) -> None:
             lw.let_types[n] = t
 
 
-def typed(lw: Lowerer, op: str, left: Val, right: Val, out: Val) -> Val:
-    """``out``, the value of ``left op right``, with its Rust type where that is not its lowered
-    one (``u8 & {integer}`` is a ``u8``; Triton's promotion may say ``i32``)."""
-    if op in COMPARISONS or op in ("&&", "||"):
+def typed(lw: Lowerer, op: str, types: tuple[str, str] | None, out: Val) -> Val:
+    """``out``, the value of an operator whose operands are of the Rust types ``types`` (what
+    :func:`check_operands` gave), with its Rust type where that is not its lowered one (``u8 &
+    {integer}`` is a ``u8``; Triton's promotion may say ``i32``)."""
+    if types is None or op in COMPARISONS:
         return out
-    a, b = _scalar(lw, left), _scalar(lw, right)
-    if a is None or b is None:
-        return out
+    a, b = types
     t = a if op in _SHIFTS or not _weak(a) or _weak(b) else b
     if t == out.ty.elem and not _weak(t) or _scalar(lw, out) == t:
         return out
@@ -119,72 +114,73 @@ def _weak(t: str) -> bool:
 _WEAK = {"int": "{integer}", "float": "{float}"}
 
 
-def _class_of(t: str) -> str | None:
-    return {"{integer}": "int", "{float}": "float"}.get(t) or _class(t)
-
-
 def _found(t: str) -> str:
     """How rustc's E0308 names a found type: `i64`, or "integer" / "floating-point number"."""
     return {"{integer}": "integer", "{float}": "floating-point number"}.get(t, f"`{t}`")
 
 
-def check_operands(lw: Lowerer, op: str, left: Val, right: Val, node: Node) -> None:
+def _at(node: Node, field: str) -> Node:
+    """Where rustc points in ``node``: its operand or operator (``field``)."""
+    return node.child_by_field_name(field) or node
+
+
+def check_operands(lw: Lowerer, op: str, left: Val, right: Val, node: Node) -> tuple[str, str] | None:
     """What rustc's type rules reject in ``left op right`` (``node``: a binary expression or a
-    compound assignment, whose fields name the operands and the operator)."""
-    left_node, right_node = node.child_by_field_name("left") or node, node.child_by_field_name("right") or node
-    operator = node.child_by_field_name("operator") or node
+    compound assignment, whose fields name the operands and the operator); the operands' Rust types
+    (for :func:`typed`), where both are known."""
     if op in ("&&", "||"):
-        for v, at in ((left, left_node), (right, right_node)):
+        for v, side in ((left, "left"), (right, "right")):
             if v.ty.elem not in ("bool", None) and v.ty.kind in (Kind.SCALAR, Kind.CONST):
                 t = _scalar(lw, v) or v.ty.elem
-                raise lw.rejects(at, "E0308", f"mismatched types: expected `bool`, found {_found(t)}",
+                raise lw.rejects(_at(node, side), "E0308", f"mismatched types: expected `bool`, found {_found(t)}",
                                  f"`{op}` takes two `bool`s; compare the value (`x != 0`)")
-        return
+        return None
     if left.ty.kind is Kind.TENSOR and left.ty.elem in INT_TYPES and op in _TENSOR_OPS:
         r = _scalar(lw, right)
         if r is not None and _class_of(r) == "float":
-            raise lw.rejects(right_node, "E0308", f"mismatched types: expected `{left.ty.elem}`, found {_found(r)}",
-                             f"an integer tensor's `{op}` takes an `{left.ty.elem}`; convert the tensor "
-                             f"with `{lw.T}::cast` first")
-        return
+            raise lw.rejects(_at(node, "right"), "E0308", f"mismatched types: expected `{left.ty.elem}`, found "
+                             f"{_found(r)}", f"an integer tensor's `{op}` takes an `{left.ty.elem}`; convert the "
+                             f"tensor with `{lw.T}::cast` first")
+        return None
     a, b = _scalar(lw, left), _scalar(lw, right)
     if a is None or b is None:
-        _inferred(lw, op, left, right, a, b, node)
-        return
+        if left.ty.kind in _PRIMITIVE or right.ty.kind in _PRIMITIVE:  # (else tensors: the trait's operators)
+            _inferred(lw, op, left, right, a, b, node)
+        return None
     ca, cb = _class_of(a), _class_of(b)
     hint = "Rust converts no operand: cast one with `as`"
     if op in COMPARISONS:
         if a == b or (ca == cb and (_weak(a) or _weak(b))):
-            _met(lw, left, b)
-            _met(lw, right, a)
-            return
+            _met(lw, left, a, b)
+            _met(lw, right, b, a)
+            return a, b
         if _weak(a) and _weak(b):
-            raise lw.rejects(operator, "E0277", f"can't compare `{a}` with `{b}`", hint)
+            raise lw.rejects(_at(node, "operator"), "E0277", f"can't compare `{a}` with `{b}`", hint)
         lw.float_let_is(right, a)  # (`b < z` where `let z = 0.1;`: z is an f32)
         lw.float_let_is(left, b)
         expected = {"{integer}": "integer", "{float}": "float"}.get(a, f"`{a}`")
-        raise lw.rejects(right_node, "E0308", f"mismatched types: expected {expected}, found {_found(b)}", hint)
+        raise lw.rejects(_at(node, "right"), "E0308", f"mismatched types: expected {expected}, found {_found(b)}", hint)
     if ca == "float" and (op in _BITS or op in _SHIFTS) or ca == "bool" and (op in _ARITH or op in _SHIFTS):
-        raise lw.rejects(operator, "E0369", e0277(op, a, b), f"`{a}` has no `{op}`")
+        raise lw.rejects(_at(node, "operator"), "E0369", e0277(op, a, b), f"`{a}` has no `{op}`")
     if op in _SHIFTS:
         if cb != "int":
-            raise lw.rejects(operator, "E0277", e0277(op, a, b), "a shift's amount is an integer")
-        return
+            raise lw.rejects(_at(node, "operator"), "E0277", e0277(op, a, b), "a shift's amount is an integer")
+        return a, b
     if a == b or (ca == cb and (_weak(a) or _weak(b))):
-        _met(lw, left, b)
-        _met(lw, right, a)
+        _met(lw, left, a, b)
+        _met(lw, right, b, a)
         if a == "f64" and b == "f64":
             lw.float_let_met(left, right)
             lw.float_let_met(right, left)
-        return
+        return a, b
     if ca != cb or _weak(a) or _weak(b):
         if op == "+" and _weak(a) and _weak(b):
-            raise lw.rejects(operator, "E0277", f"cannot add a{'n integer' if cb == 'int' else ' float'} to "
+            raise lw.rejects(_at(node, "operator"), "E0277", f"cannot add a{'n integer' if cb == 'int' else ' float'} to "
                              f"a{'n integer' if ca == 'int' else ' float'}", hint)
-        raise lw.rejects(operator, "E0277", e0277(op, a, b), hint)
+        raise lw.rejects(_at(node, "operator"), "E0277", e0277(op, a, b), hint)
     lw.float_let_is(right, a)  # (`b * x` where `let x = 0.1;`: x is an f32, as Rust infers it)
     lw.float_let_is(left, b)
-    raise lw.rejects(right_node, "E0308", f"mismatched types: expected `{a}`, found `{b}`", hint)
+    raise lw.rejects(_at(node, "right"), "E0308", f"mismatched types: expected `{a}`, found `{b}`", hint)
 
 
 def _inferred(lw: Lowerer, op: str, left: Val, right: Val, a: str | None, b: str | None, node: Node) -> None:
@@ -217,7 +213,7 @@ def check_expected(lw: Lowerer, want: str | None, v: Val, node: Node, hint: str 
         return
     t = _scalar(lw, v)
     if t is None or t == want or _weak(t) and _class_of(t) == _class(want):
-        _met(lw, v, want)
+        _met(lw, v, t, want)
         return
     if not _weak(t):
         lw.float_let_is(v, want)
