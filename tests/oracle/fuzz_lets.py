@@ -93,26 +93,69 @@ def ours(items: str) -> tuple[int, int] | None:
     return None
 
 
+KERNEL_HEAD = "use teeny_triton::triton::*;\n\n#[kernel]\npub fn r<T: Triton, D: Float>(x_ptr: T::Pointer<D>, "
+_HOST_ONLY = ("&", ".clone()", "assert!")  # (a borrow, a clone, a macro: no kernel has them)
+
+
+def in_kernel(items: str) -> str | None:
+    """The same statements as the body of a `#[kernel]` with the same parameters (the host case's
+    `0` tail left out: a kernel returns nothing), or None where a statement is one no kernel has."""
+    lines = items.splitlines()[2:-3]  # (the body of `impl Probe { pub fn r(..) -> i32 { .. } }`, less `0`)
+    if any(h in line for line in lines for h in _HOST_ONLY if not line.lstrip().startswith("let out")):
+        return None
+    return KERNEL_HEAD + PARAMS + ") {\n" + "\n".join("    " + line.strip() for line in lines) + "\n}\n"
+
+
+def kernel_verdict(src: str) -> tuple[int, int] | None:
+    """None when rs2triton transpiles the kernel ``src``; else its first diagnostic's (line, column),
+    counted from the body's first line and its indentation, as :func:`host_place` counts them."""
+    from rs2triton.diagnostics import TranspileError
+    from rs2triton.transpiler.driver.pipeline import transpile_source
+
+    try:
+        transpile_source(src, "kernels/probe.rs")
+    except TranspileError as e:
+        return e.diagnostics[0].line - (KERNEL_HEAD.count("\n") + 1), e.diagnostics[0].col - 4
+    return None
+
+
+def host_place(got: tuple[int, int] | None) -> tuple[int, int] | None:
+    """A host verdict (:func:`ours`) counted as :func:`kernel_verdict` counts a kernel's."""
+    return None if got is None else (got[0] - (HEAD.count("\n") + 2), got[1] - 8)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--programs", type=int, default=150)
+    ap.add_argument("--kernels", action="store_true",
+                    help="also give each program to a #[kernel] and print where its verdict is not host code's")
     args = ap.parse_args()
     r = random.Random(args.seed)
     rustc = G.find_rustc()
-    differ = rejected = 0
+    differ = rejected = kernels = kernel_differ = 0
     with tempfile.TemporaryDirectory(prefix="fuzz_lets_") as tmp:
         for _ in range(args.programs):
             items = program(r)
             want, got = rustc_verdict(rustc, items, Path(tmp)), ours(items)
             rejected += want is not None
+            kernel = in_kernel(items) if args.kernels else None
+            if kernel is not None:
+                kernels += 1
+                in_k, in_h = kernel_verdict(kernel), host_place(got)
+                if in_k != in_h:
+                    kernel_differ += 1
+                    print(f"---- host code {'accepts' if in_h is None else f'rejects at {in_h}'}, "
+                          f"the kernel {'accepts' if in_k is None else f'rejects at {in_k}'}:\n{kernel}")
             if (want is None) != (got is None) or (want is not None and got is not None and want[2] == 1
                                                     and want[0] != got[0]):
                 differ += 1
                 print(f"---- rustc {'accepts' if want is None else f'rejects at {want}'}, "
                       f"rs2triton {'accepts' if got is None else f'rejects at {got}'}:\n{items}")
     print(f"seed {args.seed}: {differ} of {args.programs} programs differ from rustc ({rejected} rejected by rustc)")
-    return 1 if differ else 0
+    if args.kernels:
+        print(f"seed {args.seed}: {kernel_differ} of {kernels} programs given to a kernel too get another verdict there")
+    return 1 if differ or kernel_differ else 0
 
 
 if __name__ == "__main__":

@@ -16,6 +16,7 @@ from rs2triton.rust.types import SCALARS, bound
 from rs2triton.rust.types import bound as _bound  # (`bound` is a local name in _signature)
 from rs2triton.transpiler.frontend.parse import named_children, part, text
 from rs2triton.transpiler.frontend.source import SourceMap
+from rs2triton.transpiler.frontend.types import read_type
 
 # Access markers around pointer parameters: no meaning in the kernel body, but they say which
 # buffers a kernel reads and writes (kept for launchers and torch custom ops).
@@ -421,26 +422,21 @@ _ARGS = {"Tile": "<T, D>", **dict.fromkeys(POINTER_WRAPPERS, "<T::Pointer<D>>")}
 
 def _param(name: str, ty: Node, triton: str, dtype_names: set[str], smap: SourceMap) -> KernelParam:
     check_generic_arity(ty, triton, smap)
-    node = ty
+    t = read_type(ty)
     access = None
     # InPtr<T::Pointer<D>> / OutPtr<...>: access markers; the innermost type is the parameter's.
-    while node.type == "generic_type" and text(part(node, "type")) in POINTER_WRAPPERS:
-        access = access or POINTER_WRAPPERS[text(part(node, "type"))]
-        args = named_children(part(node, "type_arguments"))
-        node = args[0]
-    if node.type == "primitive_type":
-        if text(node) not in SCALARS or text(node) in ("u128", "i128"):
+    while t.kind == "generic_type" and t.head in POINTER_WRAPPERS and t.args:
+        access = access or POINTER_WRAPPERS[t.head]
+        t = t.args[0]
+    if t.kind == "primitive_type":
+        if t.scalar is None or t.head in ("u128", "i128"):
             raise smap.error(ty, "E0007", f"unsupported type `{text(ty)}` for kernel parameter `{name}`",
                              "kernel scalars are bool, i8..i64, u8..u64, isize, usize, f16, bf16, f32 or f64")
-        return KernelParam(name, "scalar", text(node), ty)
-    if node.type == "type_identifier" and text(node) in dtype_names:  # `alpha: D`
-        return KernelParam(name, "scalar", text(node), ty)
-    if node.type == "generic_type":
-        head = text(part(node, "type"))
-        args = named_children(part(node, "type_arguments"))
-        if head == f"{triton}::Pointer" and len(args) == 1:
-            elem = text(args[0])
-            if elem in SCALARS or elem in dtype_names:
-                return KernelParam(name, "pointer", elem, ty, access)
+        return KernelParam(name, "scalar", t.head, ty)
+    if t.kind == "type_identifier" and t.head in dtype_names:  # `alpha: D`
+        return KernelParam(name, "scalar", t.head, ty)
+    pointee = t.generic(f"{triton}::Pointer")
+    if pointee is not None and (pointee.head in SCALARS or pointee.head in dtype_names) and not pointee.args:
+        return KernelParam(name, "pointer", pointee.head, ty, access)
     raise smap.error(ty, "E0007", f"unsupported type `{text(ty)}` for kernel parameter `{name}`",
                      f"use `{triton}::Pointer<D>` for tensors or a scalar type such as `i32`, `f32`")

@@ -201,7 +201,18 @@ def parse(source: bytes, smap: SourceMap, prefix: tuple[Tree, int] | None = None
             msg = f"syntax error near `{snippet}`" if snippet else "syntax error"
             hint = "this is not valid Rust; check for a missing `;`, `)` or `}` just before it"
         raise TranspileError([smap.diag(bad, "E0001", msg, hint)])
+    dangling = _dangling_attribute(tree.root_node)
+    if dangling is not None:
+        raise TranspileError([smap.diag(dangling, "E0001", "expected item after attributes",
+                                        "an attribute such as `#[kernel]` goes on the item that follows it")])
     return tree
+
+
+def _dangling_attribute(root: Node) -> Node | None:
+    """The outer attribute that ends the file with no item after it (`#[kernel]` alone: rustc's
+    "expected item after attributes" at it), if one does; tree-sitter parses it as an item."""
+    last = next((c for c in reversed(root.named_children) if c.type not in ("line_comment", "block_comment")), None)
+    return last if last is not None and last.type == "attribute_item" else None  # (rustc points at the last)
 
 
 _OPENS = {"(": ")", "[": "]", "{": "}"}

@@ -27,7 +27,6 @@ from rs2triton.rust.types import FLOAT_TYPES, INT_TYPES, TRITON_DTYPES, bound
 from rs2triton.transpiler.frontend.items import cfg_holds
 from rs2triton.transpiler.frontend.parse import named_children, text
 from rs2triton.transpiler.lowering.context import ModuleContext
-from rs2triton.transpiler.lowering.kernel.loops import CountedLoop, counted_loops
 from rs2triton.transpiler.lowering.names import Names
 from rs2triton.transpiler.lowering.registry import BUILDERS, EXPRESSIONS, KERNEL, STATEMENTS, Target
 from rs2triton.transpiler.lowering.values import BlockPtr, Kind, TileParts, Ty, Val
@@ -58,6 +57,9 @@ UNSUPPORTED_HINTS = {
     "yield_expression": "kernels cannot yield",
 }
 COMMENTS = ("line_comment", "block_comment")
+TYPE_CODE = "E0014"  # Rust's type and name rules reject this (rustc's code in the message)
+BORROW_CODE = "E0015"  # Rust's borrow checker rejects this
+_BORROW_RULES = frozenset({"E0381", "E0382", "E0384", "E0499", "E0502", "E0505"})
 
 
 def _unsupported(lw: Lowerer, node: Node) -> Val:
@@ -72,7 +74,7 @@ class Builder(Protocol):
     is the target's own lowerer.)"""
 
     def bool_kind(self, kind: Kind) -> Kind: ...
-    def check_operands(self, lw: Any, op: str, left: Val, right: Val, node: Node) -> None: ...
+    def block_entered(self, lw: Any, block: Node, children: list[Node]) -> None: ...
     def pointer_arith(self, lw: Any, op: str, left: Val, right: Val, node: Node) -> Val: ...
     def arith(self, lw: Any, op: str, left: Val, right: Val, ty: Ty, node: Node) -> Val: ...
     def negate(self, lw: Any, v: Val, node: Node) -> Val: ...
@@ -185,11 +187,15 @@ class Lowerer:
         self.tile_moves: dict[int, tuple[Any, ...]] = {}
         # Counted `while` loops lowered as `for` (see loops.py): by `while` node id, and
         # the statements they absorb (the counter's `let`, the step) by node id.
-        self.counted: dict[int, CountedLoop] = {}
+        self.counted: dict[int, Any] = {}  # (kernel.loops.CountedLoop: the kernel target's)
         self.absorbed: set[int] = set()
         # the names rustc's constant propagation does not follow here (rustc.known_to_rustc;
         # None until a check asks)
         self.untracked: set[str] | None = None
+        # the Rust types of `let`s whose lowered type is not Rust's (typeck): one without a type
+        # bound to an unsuffixed literal's value (`let eps = 1e-5;`) is `{integer}` or `{float}`
+        # until a use gives it a type (`x & eps` with `x: u8`), as Rust infers it; Python name -> type
+        self.let_types: dict[str, str] = {}
 
     # ------------------------------------------------------------------ dispatch
 
@@ -227,6 +233,32 @@ class Lowerer:
 
     def err(self, node: Node, code: str, msg: str, hint: str | None = None) -> TranspileError:
         return self.smap.error(node, code, msg, hint)
+
+    def rejects(self, node: Node, rustc_code: str, msg: str, hint: str | None = None) -> TranspileError:
+        """What rustc rejects (its ``rustc_code``): E0015 for the borrow checker's rules, E0014 for
+        its type and name rules (:mod:`.rustc`), the message naming rustc's code."""
+        code = BORROW_CODE if rustc_code in _BORROW_RULES else TYPE_CODE
+        return self.err(node, code, f"{msg} (rustc's {rustc_code})", hint)
+
+    # ------------------------------------------------------------------ Rust's inference of `let` types
+    # (typeck asks; the host target follows an integer or float `let`'s type from its uses and
+    # overrides these: host/lowerer.py)
+
+    def inferred_int(self, v: Val) -> bool:
+        """Whether ``v`` is an integer whose type Rust still infers from its uses."""
+        return False
+
+    def int_let_type(self, v: Val) -> str | None:
+        return None
+
+    def int_let_met(self, v: Val, elem: str | None, node: Node) -> None:
+        return None
+
+    def float_let_is(self, v: Val, elem: str | None) -> None:
+        return None
+
+    def float_let_met(self, v: Val, other: Val | None = None) -> None:
+        return None
 
     def rust_rules(self, node: Node) -> _RustRules:
         """What rustc rejects at compile time (see semantics.ConstError) is an E0012 at ``node``."""
@@ -337,10 +369,7 @@ class Lowerer:
         block unless not ``scoped``); returns the Python names it bound with their types."""
         with self.names.scope() if scoped else nullcontext(), self.into(body):
             children = list(block.named_children)
-            if self.smap.source.find(b"while", block.start_byte, block.end_byte) >= 0:  # (most blocks: none)
-                for loop_id, info in counted_loops(children).items():
-                    self.counted[loop_id] = info
-                    self.absorbed |= {info.let.id, info.step_stmt.id}
+            self.build.block_entered(self, block, children)
             self.stmts(children, block)
             defined = self.names.bindings()
         if all(type(s) is Comment for s in body):
@@ -455,6 +484,11 @@ def _always_reached(call_node: Node, stmt: Node) -> bool:
             return False
         node = parent
     return node is not None
+
+
+def names_in(e: ast.expr) -> list[str]:
+    """The Python names ``e`` reads (to find the `let`s whose type Rust still infers in it)."""
+    return [n.id for n in ast.walk(e) if isinstance(n, ast.Name)]
 
 
 def unparen(node: Node) -> Node:

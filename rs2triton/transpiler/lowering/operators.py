@@ -187,10 +187,7 @@ def cast_value(lw: Lowerer, v: Val, target: str, node: Node) -> Val:
     """``v as target``: a literal cast now, with Rust's rules; the rest by the target."""
     lit: object = literal_value(v.expr)
     if isinstance(v.expr, ast.Constant) and isinstance(v.expr.value, bool):
-        lit = v.expr.value
-        if target in FLOAT_TYPES:
-            raise lw.err(node, "E0014", f"casting `bool` as `{target}` is invalid (rustc's E0606)",
-                         "cast through an integer (`b as u8 as f32`)")
+        lit = v.expr.value  # (`true as f32` is rustc's E0606: typeck.check_cast)
     if isinstance(lit, int) and not isinstance(lit, bool) and v.weak and target in INT_TYPES and lit >= 0:
         with lw.rust_rules(node.child_by_field_name("value") or node):  # (`256 as u8`: rustc's overflowing_literals)
             semantics.check_int_literal(lit, target)

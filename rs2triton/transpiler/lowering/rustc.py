@@ -28,12 +28,10 @@ from rs2triton.rust.semantics import ConstError
 from rs2triton.transpiler.dsl.ops import GENERIC_PARAMS, METHODS, NOTHING, OPS, TUPLE
 from rs2triton.transpiler.frontend.items import check_generic_arity
 from rs2triton.transpiler.frontend.parse import named_children, part, text
-from rs2triton.transpiler.lowering.lowerer import Lowerer, unparen
+from rs2triton.transpiler.frontend.types import read_type
+from rs2triton.transpiler.lowering.lowerer import BORROW_CODE, TYPE_CODE, Lowerer, unparen
 from rs2triton.transpiler.lowering.names import Binding, rust_key
 from rs2triton.transpiler.lowering.values import Kind, Known, Val, known_value
-
-TYPE_CODE = "E0014"  # Rust's type and name rules reject this
-BORROW_CODE = "E0015"  # Rust's borrow checker rejects this
 
 
 def _plural(n: int, word: str) -> str:
@@ -261,13 +259,13 @@ def _rust_type(lw: Lowerer, node: Node, depth: int) -> str | None:
             return None
         kind, at = decl
         if kind == "param":
-            ty = text(at).replace(" ", "")
+            ty = read_type(at).source
             if "Tile<" in ty:
                 return f"Tile<{T}, ..>"
             return ty if ty.startswith(f"{T}::") or "Ptr<" in ty or ty.split("<")[0] in ("In", "Out", "InOut") else None
         ann = at.child_by_field_name("type")
         if ann is not None:
-            ty = text(ann).replace(" ", "")
+            ty = read_type(ann).source
             return ty if ty.startswith(f"{T}::") or ty.startswith("Tile<") else None
         value = at.child_by_field_name("value")
         return _rust_type(lw, value, depth + 1) if value is not None else None

@@ -169,7 +169,9 @@ class Val:
     ``block_ptr``: the parts of a block pointer; ``f32_fill``: for ``T::full::<f32>(shape, v)``,
     the fill's exact f32 value (so a ``cast::<f32, D>`` of it is the same fill made in ``D``);
     ``known``: its value where rustc's lints know it and the expression does not show it (a name
-    bound to a constant): for the checks only, the code still reads the name.
+    bound to a constant): for the checks only, the code still reads the name. ``rust``: its Rust
+    scalar type where that is not ``ty.elem`` (Triton's promoted type, in a kernel): `x & y` with
+    ``x: u8`` and ``let y = 2;`` is a ``u8`` (:mod:`.typeck`; for the checks only).
     """
 
     expr: ast.expr
@@ -180,6 +182,7 @@ class Val:
     f32_fill: ast.expr | None = None
     tile: TileParts | None = None
     known: Known | None = None
+    rust: str | None = None
 
 
 def known_value(v: Val) -> Known | None:

@@ -30,14 +30,14 @@ from rs2triton.rust import semantics
 from rs2triton.rust.std import RUST_FLOAT_CONSTS, RUST_INT_CONSTS
 from rs2triton.rust.types import FLOAT_TYPES, INT_TYPES, SCALARS
 from rs2triton.transpiler.frontend.parse import text
-from rs2triton.transpiler.lowering import rustc
+from rs2triton.transpiler.frontend.types import read_type
+from rs2triton.transpiler.lowering import rustc, typeck
 from rs2triton.transpiler.lowering.host.lowerer import HostLowerer
 from rs2triton.transpiler.lowering.operators import ARITHMETIC
 from rs2triton.transpiler.lowering.registry import HOST, builder
 from rs2triton.transpiler.lowering.values import PTR, SHAPE, STR, UNKNOWN, Kind, Ty, Val, container
 from rs2triton.transpiler.pyast import LOAD, call, const, float_const, literal_value, name, python_name
 
-_WORDS = {"+": "add", "-": "subtract", "*": "multiply", "/": "divide", "%": "calculate the remainder of"}  # (rustc's E0277)
 RING = frozenset({"+", "-", "*", "&", "|", "^", "<<"})  # results congruent mod 2^bits to Rust's
 
 
@@ -68,51 +68,8 @@ class HostBuilder:
     def bool_kind(self, kind: Kind) -> Kind:
         return Kind.CONST if kind is Kind.CONST else Kind.SCALAR
 
-    def check_operands(self, lw: HostLowerer, op: str, left: Val, right: Val, node: Node) -> None:
-        """What rustc's type rules reject in ``a op b``: Rust converts no operand (``i32 + i64`` is
-        E0308, ``f32 + 1`` E0277), and ``&&``/``||`` take bools."""
-        left_node, right_node = node.child_by_field_name("left") or node, node.child_by_field_name("right") or node
-        operator = node.child_by_field_name("operator") or node
-        a, b = left.ty.elem, right.ty.elem
-        if op in ("&&", "||"):
-            for v, at in ((left, left_node), (right, right_node)):
-                if v.ty.elem not in ("bool", None) and v.ty.kind in (Kind.SCALAR, Kind.CONST):
-                    raise lw.rejects(at, "E0308", f"mismatched types: expected `bool`, found `{v.ty.elem}`")
-            return
-        if a not in SCALARS or b not in SCALARS:
-            if (a in FLOAT_TYPES and lw.inferred_int(right)) or (b in FLOAT_TYPES and lw.inferred_int(left)):
-                raise lw.rejects(operator, "E0277", f"cannot {_WORDS.get(op, 'apply')} `{a or b}` and `{{integer}}`")
-            if op not in ("<<", ">>"):  # (a shift's amount has a type of its own)
-                ta, tb = a or lw.int_let_type(left), b or lw.int_let_type(right)
-                if ta in INT_TYPES and tb in INT_TYPES and ta != tb and not (left.weak or right.weak):
-                    raise lw.rejects(right_node, "E0308", f"mismatched types: expected `{ta}`, found `{tb}`")
-                lw.int_let_met(right, None if left.weak else a, right_node)  # (`b | n` with `b: i32`: `n` is an i32)
-                lw.int_let_met(left, None if right.weak else b, left_node)
-            return
-        fa, fb = a in FLOAT_TYPES, b in FLOAT_TYPES
-        if op in ("<<", ">>"):
-            if fb or fa:
-                raise lw.rejects(operator, "E0277", f"no implementation for `{a} {op} {b}`")
-            return
-        if left.weak and right.weak:
-            if fa != fb:
-                raise lw.rejects(operator, "E0277", f"cannot {_WORDS.get(op, 'apply')} `{{float}}` and `{{integer}}`")
-            return
-        if left.weak or right.weak:
-            weak, typed = (left, b) if left.weak else (right, a)
-            if (weak.ty.elem in FLOAT_TYPES) != (typed in FLOAT_TYPES) and typed != "bool":
-                kind = "{float}" if weak.ty.elem in FLOAT_TYPES else "{integer}"
-                raise lw.rejects(operator, "E0277", f"cannot {_WORDS.get(op, 'apply')} `{kind}` to `{typed}`")
-            return
-        if a != b:
-            if fa != fb and op in _WORDS:
-                raise lw.rejects(operator, "E0277", f"cannot {_WORDS[op]} `{b}` to `{a}`")
-            lw.float_let_is(right, a)  # (`b * x` where `let x = 0.1;`: x is an f32, as Rust infers it)
-            lw.float_let_is(left, b)
-            raise lw.rejects(right_node, "E0308", f"mismatched types: expected `{a}`, found `{b}`")
-        if a == "f64":
-            lw.float_let_met(left, right)
-            lw.float_let_met(right, left)
+    def block_entered(self, lw: HostLowerer, block: Node, children: list[Node]) -> None:
+        return None  # (host loops are Python's own: host/loops.py)
 
     # ------------------------------------------------------------------ operators
     def pointer_arith(self, lw: HostLowerer, op: str, left: Val, right: Val, node: Node) -> Val:
@@ -183,8 +140,6 @@ class HostBuilder:
     def invert(self, lw: HostLowerer, v: Val, node: Node) -> Val:
         if v.ty.elem == "bool" or v.ty.elem is None and v.ty.kind is not Kind.SCALAR:
             return Val(ast.UnaryOp(op=ast.Not(), operand=v.expr), Ty(v.ty.kind, "bool"))
-        if v.ty.elem in FLOAT_TYPES:
-            raise lw.rejects(node, "E0600", f"cannot apply unary operator `!` to type `{v.ty.elem}`")
         unsigned = is_int(v.ty.elem) and not SCALARS[v.ty.elem or ""].signed
         return Val(ast.UnaryOp(op=ast.Invert(), operand=v.expr), Ty(v.ty.kind, v.ty.elem, wide=v.ty.wide or unsigned))
 
@@ -201,13 +156,7 @@ class HostBuilder:
         src = v.ty.elem
         kind = Kind.CONST if v.ty.compile_time else Kind.SCALAR
         out = Ty(kind, target)
-        if target == "bool":
-            raise lw.rejects(node, "E0054", f"cannot cast `{src or 'this value'}` as `bool`",
-                             "compare with zero instead (`x != 0`)")
-        if src == "bool":
-            if target in FLOAT_TYPES:
-                raise lw.rejects(node, "E0606", f"casting `bool` as `{target}` is invalid",
-                                 "cast through an integer (`b as u8 as f32`)")
+        if src == "bool":  # (to an integer: typeck.check_cast refuses the rest, as rustc does)
             return Val(call("int", [v.expr]), out)
         if target in FLOAT_TYPES:
             if src in FLOAT_TYPES:
@@ -251,23 +200,18 @@ class HostBuilder:
         want = ty.elem if ty is not None and ty.kind in (Kind.SCALAR, Kind.CONST) else None
         if v.weak and type(lit) is int:
             elem = want if want in SCALARS else "i32"
-            if elem in FLOAT_TYPES:
-                raise lw.rejects(node, "E0308", f"mismatched types: expected `{elem}`, found integer",
-                             f"write a float literal (`{lit}.0`)")
+            typeck.check_expected(lw, want, v, node, f"write a float literal (`{lit}.0`)")
             with lw.rust_rules(node):
                 semantics.check_int_literal(lit, elem)
             return Val(v.expr, Ty(Kind.CONST, elem))
         if v.weak and isinstance(lit, float):
             elem = want if want in FLOAT_TYPES else "f64"
-            if want in INT_TYPES:
-                raise lw.rejects(node, "E0308", f"mismatched types: expected `{want}`, found floating-point number",
-                             None)
+            typeck.check_expected(lw, want, v, node)
             return _f32_literal(Val(v.expr, Ty(Kind.CONST, elem), weak=True), elem) if elem == "f32" else \
                 Val(v.expr, Ty(Kind.CONST, elem))
         if want in SCALARS and v.ty.elem in SCALARS and v.ty.elem != want and v.ty.kind in (Kind.SCALAR, Kind.CONST):
-            lw.float_let_is(v, want)
-            raise lw.rejects(node, "E0308", f"mismatched types: expected `{want}`, found `{v.ty.elem}`",
-                             f"convert it: `{text(node)} as {want}`" if node.type != "block" else None)
+            typeck.check_expected(lw, want, v, node, f"convert it: `{text(node)} as {want}`" if node.type != "block"
+                                  else "convert it with `as`")
         if want in FLOAT_TYPES and lw.inferred_int(v):  # (`let n = 2;` is an integer: no f32 for it)
             raise lw.rejects(node, "E0308", f"mismatched types: expected `{want}`, found integer", None)
         lw.int_let_met(v, want, node)  # (`let y: i64 = n - 1;`: `n` is an i64)
@@ -357,7 +301,7 @@ def host_const(lw: HostLowerer, ident: str, node: Node) -> Val:
     if ident in lw.ctx.used_consts:  # the kernel's tl.constexpr
         item = lw.ctx.consts.get(ident)
         ty_node = item.child_by_field_name("type") if item is not None else None
-        elem = text(ty_node) if ty_node is not None and text(ty_node) in SCALARS else None
+        elem = read_type(ty_node).scalar if ty_node is not None else None
         return Val(ast.Attribute(value=name(py), attr="value", ctx=LOAD), Ty(Kind.CONST, elem),
                    known=lw.ctx.known_consts.get(ident))
     item = module.consts[ident]

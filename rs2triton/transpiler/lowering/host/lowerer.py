@@ -28,9 +28,10 @@ from rs2triton.diagnostics import TranspileError
 from rs2triton.runtime import host as runtime_host
 from rs2triton.rust.semantics import check_int_literal
 from rs2triton.rust.types import INT_TYPES, SCALARS
-from rs2triton.transpiler.frontend.parse import named_children, text
+from rs2triton.transpiler.frontend.parse import text
+from rs2triton.transpiler.frontend.types import TypeRef, read_type
 from rs2triton.transpiler.lowering.context import ModuleContext
-from rs2triton.transpiler.lowering.lowerer import Lowerer
+from rs2triton.transpiler.lowering.lowerer import Lowerer, names_in
 from rs2triton.transpiler.lowering.names import Names, Reserved
 from rs2triton.transpiler.lowering.registry import BUILDERS, HOST, STATEMENTS, Target
 from rs2triton.transpiler.lowering.values import (
@@ -148,11 +149,6 @@ def assign_to(py: str, declared: Ty | None, bound: list[Ty], infer: bool = False
         lw.emit(ast.Assign(targets=[ast.Name(py, ast.Store())], value=v.expr), node)
 
     return assign
-
-
-def names_in(e: ast.expr) -> list[str]:
-    """The Python names ``e`` reads (to find the `let`s whose type Rust still infers in it)."""
-    return [n.id for n in ast.walk(e) if isinstance(n, ast.Name)]
 
 
 class Retype(TranspileError):
@@ -288,14 +284,6 @@ class HostLowerer(Lowerer):
             stmt.lineno = (self.anchor or node).start_point[0] + 1
         self.bodies[-1].append(stmt)
 
-    def rejects(self, node: Node, rustc_code: str, msg: str, hint: str | None = None) -> TranspileError:
-        """What rustc rejects (its ``rustc_code``): E0015 for the borrow checker's rules, E0014 for
-        its type and name rules, as for kernels (:mod:`..rustc`)."""
-        from rs2triton.transpiler.lowering.rustc import BORROW_CODE, TYPE_CODE
-
-        code = BORROW_CODE if rustc_code in ("E0381", "E0382", "E0384", "E0499", "E0502", "E0505") else TYPE_CODE
-        return self.err(node, code, f"{msg} (rustc's {rustc_code})", hint)
-
     @contextmanager
     def anchored(self, node: Node) -> Iterator[None]:
         """Nodes parsed from a macro's tokens have no place in the file: inside, diagnostics and
@@ -393,40 +381,38 @@ def rust_type(node: Node | None, module: HostModule | None = None, struct: str =
     """The host type a Rust type node names: scalars, ``&[T]``/``Vec<T>`` (a sequence), ``[T; N]``
     (a tuple), ``Option<T>``, tuples (a ``(RawPtr, &[usize])`` pair is the tensor), ``RawPtr``,
     ``String``/``&str``, a kernel struct, a struct of the file, ``Self``."""
-    if node is None:
-        return UNKNOWN
-    kind = node.type
+    return UNKNOWN if node is None else _host_type(read_type(node), module, struct)
+
+
+def _host_type(t: TypeRef, module: HostModule | None, struct: str) -> Ty:
+    """:func:`rust_type` of the type as read (:func:`~rs2triton.transpiler.frontend.types.read_type`)."""
+    kind = t.kind
     if kind == "primitive_type":
-        t = text(node)
-        if t in SCALARS:
-            return Ty(Kind.SCALAR, t)
-        return STR if t in ("str", "char") else UNKNOWN
+        if t.head in SCALARS:
+            return Ty(Kind.SCALAR, t.head)
+        return STR if t.head in ("str", "char") else UNKNOWN
     if kind == "pointer_type":
         return PTR
     if kind == "reference_type":
-        return rust_type(node.child_by_field_name("type"), module, struct)
+        return _host_type(t.args[0], module, struct) if t.args else UNKNOWN
     if kind == "array_type":
-        inner = rust_type(node.child_by_field_name("element"), module, struct)
-        length = node.child_by_field_name("length")
-        if length is None:
+        inner = _host_type(t.args[0], module, struct) if t.args else UNKNOWN
+        if t.length is None:
             return container(Kind.SEQ, inner)
-        digits = text(length).removesuffix("usize").replace("_", "")
+        digits = t.length.removesuffix("usize").replace("_", "")
         return Ty(Kind.ARRAY, None, (inner,), length=int(digits) if digits.isdigit() else None)
     if kind == "tuple_type":
-        items = tuple(rust_type(c, module, struct) for c in named_children(node))
+        items = tuple(_host_type(c, module, struct) for c in t.args)
         if len(items) == 2 and items[0].kind is Kind.PTR and items[1] == SHAPE:
             return Ty(Kind.INPUT)
         return Ty(Kind.TUPLE, None, items)
     if kind == "unit_type":
         return NONE_TY
     if kind == "dynamic_type" or kind == "abstract_type":
-        return Ty(Kind.VISITOR) if "ArgVisitor" in text(node) else UNKNOWN
+        return Ty(Kind.VISITOR) if "ArgVisitor" in t.source else UNKNOWN
     if kind in ("generic_type", "type_identifier", "scoped_type_identifier"):
-        base_node = node.child_by_field_name("type") if kind == "generic_type" else node
-        base = text(base_node or node).split("::")[-1].strip()
-        args = node.child_by_field_name("type_arguments") if kind == "generic_type" else None
-        inner_nodes = [c for c in named_children(args) if c.type != "lifetime"] if args is not None else []
-        inner = rust_type(inner_nodes[0], module, struct) if inner_nodes else UNKNOWN
+        base = t.head.split("::")[-1]
+        inner = _host_type(t.args[0], module, struct) if t.args else UNKNOWN
         if base == "Vec":
             return container(Kind.SEQ, inner)
         if base == "Option":

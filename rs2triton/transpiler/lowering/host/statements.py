@@ -14,12 +14,12 @@ from tree_sitter import Node
 
 from rs2triton.rust.types import FLOAT_TYPES, INT_TYPES
 from rs2triton.transpiler.frontend.parse import named_children, part, text, written
-from rs2triton.transpiler.lowering import rustc
+from rs2triton.transpiler.lowering import rustc, typeck
 from rs2triton.transpiler.lowering.host.expressions import condition, format_message, macro_args, shown
 from rs2triton.transpiler.lowering.host.lowerer import HostLowerer, assign_to, discard, names_in, returning
-from rs2triton.transpiler.lowering.lowerer import COMMENTS
+from rs2triton.transpiler.lowering.lowerer import COMMENTS, unparen
 from rs2triton.transpiler.lowering.operators import binop
-from rs2triton.transpiler.lowering.registry import HOST, statement
+from rs2triton.transpiler.lowering.registry import HOST, STATEMENTS, statement
 from rs2triton.transpiler.lowering.values import BOOL, NONE_TY, PTR, SHAPE, UNKNOWN, Kind, Ty, Val
 from rs2triton.transpiler.pyast import LOAD, STORE, call, const, literal_value, name
 
@@ -94,7 +94,13 @@ def expression_statement(lw: HostLowerer, node: Node) -> None:
 
 @statement("parenthesized_expression", target=HOST)
 def parenthesized(lw: HostLowerer, node: Node) -> None:
-    lw.value_into(named_children(node)[0], lw.sink)
+    inner = named_children(node)[0]
+    if STATEMENTS[HOST].get(unparen(inner).type) is None:
+        # a plain value: where it goes, it is the parenthesized expression (`let y: f64 = (x);`:
+        # rustc's E0308 at the parentheses)
+        lw.sink(lw, lw.expr(inner), node)
+        return
+    lw.value_into(inner, lw.sink)
 
 
 @statement("function_item", "struct_item", "impl_item", "macro_definition", "enum_item", "trait_item",
@@ -342,9 +348,10 @@ def compound_assignment(lw: HostLowerer, node: Node) -> None:
     left, right = part(node, "left"), part(node, "right")
     op = text(part(node, "operator")).removesuffix("=")
     target, current = _assign_target(lw, left, node)
+    typeck.check_compound_operand(lw, op, current.ty.elem, right)
     lw.hint(right, current.ty)
     rhs = lw.expr(right)
-    lw.build.check_operands(lw, op, current, rhs, node)  # (`x += b` takes a `b` of `x`'s type, as `x + b` does)
+    typeck.check_operands(lw, op, current, rhs, node)  # (`x += b` takes a `b` of `x`'s type, as `x + b` does)
     v = lw.settle(binop(lw, op, current, rhs, node), current.ty, node)
     e = v.expr
     if isinstance(e, ast.BinOp) and e.left is current.expr and e.right is rhs.expr and \

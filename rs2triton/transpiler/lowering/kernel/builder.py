@@ -18,7 +18,7 @@ from tree_sitter import Node
 from rs2triton.rust import semantics
 from rs2triton.rust.types import INT_TYPES
 from rs2triton.transpiler.frontend.parse import text
-from rs2triton.transpiler.lowering.kernel import debug, paths
+from rs2triton.transpiler.lowering.kernel import debug, loops, paths
 from rs2triton.transpiler.lowering.operators import ARITHMETIC, may_be_negative, not_is_logical
 from rs2triton.transpiler.lowering.registry import KERNEL, builder
 from rs2triton.transpiler.lowering.values import BLOCKS, Kind, Ty, Val
@@ -54,8 +54,14 @@ class KernelBuilder:
     def bool_kind(self, kind: Kind) -> Kind:
         return kind
 
-    def check_operands(self, lw: Lowerer, op: str, left: Val, right: Val, node: Node) -> None:
-        return None  # (the DSL's operators are its traits': teeny-triton states them, rustc checks them)
+    def block_entered(self, lw: Lowerer, block: Node, children: list[Node]) -> None:
+        """A block's statements are about to be lowered: its counted `while` loops become `for`
+        loops (:mod:`.loops`), which absorb the counter's start and step statements."""
+        if lw.smap.source.find(b"while", block.start_byte, block.end_byte) < 0:  # (most blocks: none)
+            return
+        for loop_id, info in loops.counted_loops(children).items():
+            lw.counted[loop_id] = info
+            lw.absorbed |= {info.let.id, info.step_stmt.id}
 
     def pointer_arith(self, lw: Lowerer, op: str, left: Val, right: Val, node: Node) -> Val:
         if literal_value(right.expr) == 0:

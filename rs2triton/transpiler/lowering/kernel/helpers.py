@@ -16,12 +16,13 @@ from tree_sitter import Node
 
 from rs2triton.transpiler.frontend.items import doc_of, param_name
 from rs2triton.transpiler.frontend.parse import named_children, part, text
+from rs2triton.transpiler.frontend.types import TypeRef, read_type
 from rs2triton.transpiler.lowering import rustc
 from rs2triton.transpiler.lowering.context import ModuleContext
 from rs2triton.transpiler.lowering.expressions import identifier
 from rs2triton.transpiler.lowering.kernel.function import docstring
+from rs2triton.transpiler.lowering.kernel.statements import annotation_elem
 from rs2triton.transpiler.lowering.lowerer import COMMENTS, Lowerer
-from rs2triton.transpiler.lowering.statements import annotation_elem
 from rs2triton.transpiler.lowering.values import Kind, TileParts, Ty, Val
 from rs2triton.transpiler.pyast import LOAD, attr_path, call, name, python_name, without_positions
 
@@ -401,8 +402,19 @@ def _named_dtype(ty_node: Node | None) -> str | None:
     `TT::Tensor<D>` or `Tile<TT, D>` (None for any other type)."""
     if ty_node is None:
         return None
-    m = re.fullmatch(r"(\w+)|\w+::Tensor<(\w+)>|(?:\w+::)*Tile<\w+,(\w+)>", text(ty_node).replace(" ", ""))
-    return next((g for g in m.groups() if g is not None), None) if m else None
+    t = read_type(ty_node)
+    if t.kind != "generic_type":
+        return _plain(t)
+    if re.fullmatch(r"\w+::Tensor", t.head) and len(t.args) == 1:
+        return _plain(t.args[0])
+    if re.fullmatch(r"(?:\w+::)*Tile", t.head) and len(t.args) == 2 and _plain(t.args[0]):
+        return _plain(t.args[1])
+    return None
+
+
+def _plain(t: TypeRef) -> str | None:
+    """The name ``t`` is where it is a plain one (`D`, `f32`)."""
+    return t.head if not t.args and re.fullmatch(r"\w+", t.head) else None
 
 
 def _dtype_bindings(fn: Node, call_node: Node, params: list[Node], vals: list[Val]) -> dict[str, str | None]:
@@ -441,7 +453,13 @@ def _dtype_from(hl: Lowerer, ty_node: Node | None, value: ast.expr) -> None:
     `DD` is that value's dtype."""
     if ty_node is None:
         return
-    m = re.search(r"<\s*\w+\s*,\s*(\w+)\s*>$|::Tensor<\s*(\w+)\s*>$", text(ty_node).replace(" ", ""))
-    dtype = (m.group(1) or m.group(2)) if m else None
+    t = read_type(ty_node)
+    while t.kind in ("reference_type", "pointer_type") and t.args:  # (`&Tile<TT, DD>`)
+        t = t.args[0]
+    dtype = None
+    if t.kind == "generic_type" and len(t.args) == 2 and _plain(t.args[0]):
+        dtype = _plain(t.args[1])
+    elif t.kind == "generic_type" and t.head.endswith("::Tensor") and len(t.args) == 1:
+        dtype = _plain(t.args[0])
     if dtype is not None and dtype in hl.dtype_bounds and dtype not in hl.dtype_sources:
         hl.dtype_sources[dtype] = ast.Attribute(value=value, attr="dtype", ctx=LOAD)

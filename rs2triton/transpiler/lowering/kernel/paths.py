@@ -8,8 +8,8 @@ import ast
 
 from tree_sitter import Node
 
-from rs2triton.rust.types import SCALARS
 from rs2triton.transpiler.frontend.parse import part, text
+from rs2triton.transpiler.frontend.types import read_type
 from rs2triton.transpiler.lowering import rustc
 from rs2triton.transpiler.lowering.lowerer import Lowerer
 from rs2triton.transpiler.lowering.registry import KERNEL, expression
@@ -64,7 +64,7 @@ def module_const(lw: Lowerer, ident: str, node: Node) -> Val:
     if not v.ty.compile_time:
         raise lw.err(node, "E0002", f"module constant `{ident}` is not a compile-time value",
                      "module `const`s used by kernels must be literals or arithmetic on literals")
-    elem = text(ty_node) if ty_node is not None and text(ty_node) in SCALARS else v.ty.elem
+    elem = (read_type(ty_node).scalar if ty_node is not None else None) or v.ty.elem
     lw.ctx.used_consts[ident] = ast.Assign(targets=[ast.Name(id=python_name(ident), ctx=ast.Store())],
                                            value=call("tl.constexpr", [v.expr]))
     return Val(name(python_name(ident)), Ty(Kind.CONST, elem), known=rustc.const_known(lw, ident, v))

@@ -17,6 +17,7 @@ from rs2triton.rust.semantics import round_float
 from rs2triton.rust.types import SCALARS
 from rs2triton.transpiler.dsl.ops import F32_MATH, KEEPS_F32, NOTHING, Op
 from rs2triton.transpiler.frontend.parse import text
+from rs2triton.transpiler.lowering import typeck
 from rs2triton.transpiler.lowering.kernel.calls import Lowered, build_call, lower_args, result_ty
 from rs2triton.transpiler.lowering.kernel.helpers import HELPER_SOURCES, UPCAST_HELPER, use_helper
 from rs2triton.transpiler.lowering.lowerer import Lowerer
@@ -84,6 +85,7 @@ def rule_call(lw: Lowerer, op: Op, arg_nodes: Args, generics: Args, node: Node) 
 @op_rule("binop")
 def rule_binop(lw: Lowerer, op: Op, arg_nodes: Args, generics: Args, node: Node) -> Val:
     left, right = lw.expr(arg_nodes[0]), lw.expr(arg_nodes[1])
+    typeck.check_method_operand(lw, op.name, left, right, arg_nodes[1])
     return binop(lw, op.target, left, right, node)
 
 
