@@ -25,6 +25,14 @@ class Fallback(Exception):
     """The call runs on torch; the message says why."""
 
 
+class StrictFallback(RuntimeError):
+    """A node ran on torch under ``strict=True``."""
+
+
+def _strict(node: str, operation: str, reason: str) -> StrictFallback:
+    return StrictFallback(f"teenygrad backend (strict): node `{node}` ({operation}) would run on torch: {reason}")
+
+
 def _reference(path: str):
     import importlib
 
@@ -101,12 +109,9 @@ class Plan:
         return [args[a.name] for a in [*self.inputs, *self.params] if a is not None and a.fill is None] \
             + ([args[self.bias.name]] if self.bias is not None else [])
 
-    def forward(self, tensors: list):
-        """The output (in torch's shape), and what :meth:`backward` needs: the prepared inputs, the
-        op's parameters (those the call left out made here) then the bias, if any, and the
-        kernel's output."""
-        from rs2triton.runtime import apply
-
+    def prepare(self, tensors: list) -> tuple[tuple, tuple, Any]:
+        """The op's inputs and parameters as its kernels take them (views, pads, the tensors made
+        for what the call leaves out), and the bias added on torch (or None)."""
         like, rest = tensors[0], iter(tensors)
 
         def prepared(a: Arg):
@@ -114,7 +119,15 @@ class Plan:
 
         inputs = tuple(prepared(a) for a in self.inputs)
         kernel_params = tuple(prepared(p) for p in self.params if p is not None)
-        bias = prepared(self.bias) if self.bias is not None else None
+        return inputs, kernel_params, prepared(self.bias) if self.bias is not None else None
+
+    def forward(self, tensors: list):
+        """The output (in torch's shape), and what :meth:`backward` needs: the prepared inputs, the
+        op's parameters (those the call left out made here) then the bias, if any, and the
+        kernel's output."""
+        from rs2triton.runtime import apply
+
+        inputs, kernel_params, bias = self.prepare(tensors)
         out = apply.forward(self.op, inputs, kernel_params, None, list(self.op_shape))
         result = out if bias is None else out + bias.reshape(1, -1, *[1] * (out.dim() - 2))
         return result.reshape(self.out_shape), (inputs, kernel_params + (() if bias is None else (bias,)), out)

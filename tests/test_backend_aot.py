@@ -1,0 +1,207 @@
+"""The backend through AOTAutograd: what torch decides (in-place updates, SymInt arithmetic,
+autocast's casts, what the backward saves) stays torch's, and the ATen nodes run on the ops.
+
+On the project's own kernels (kernels_rs/), under the interpreter; the kernels that ran are
+counted by a spy on the launches.
+"""
+
+import pytest
+import torch
+import torch.nn as nn
+
+import rs2triton
+from rs2triton.runtime import apply
+from rs2triton.runtime.torch_mapping import TABLE
+from tests.conftest import DEVICE, ROOT
+from tests.numerics import assert_matches
+
+
+@pytest.fixture(scope="module")
+def strict():
+    return rs2triton.torch_backend(ROOT / "kernels_rs", name="rs2triton_aot_strict", strict=True)
+
+
+@pytest.fixture(scope="module")
+def backend():
+    return rs2triton.torch_backend(ROOT / "kernels_rs", name="rs2triton_aot_tests")
+
+
+@pytest.fixture
+def launches(monkeypatch):
+    seen: list[str] = []
+    real = apply._launch
+
+    def spy(op, kernel, args, grid, method, torch_op=False, labels=None):
+        seen.append(kernel.launcher.name)
+        return real(op, kernel, args, grid, method, torch_op, labels)
+
+    monkeypatch.setattr(apply, "_launch", spy)
+    return seen
+
+
+def _randn(*shape, seed=0):
+    return torch.randn(*shape, generator=torch.Generator().manual_seed(seed)).to(DEVICE)
+
+
+class InPlace(nn.Module):
+    """A ReLU(inplace=True) and a `y += 1` after teenygrad nodes (autograd's "Output 0 of
+    NodeFunction is a view" before: the backend's own autograd.Function)."""
+
+    def __init__(self):
+        super().__init__()
+        self.a, self.relu, self.b = nn.Linear(6, 8), nn.ReLU(inplace=True), nn.Linear(8, 3)
+
+    def forward(self, x):
+        y = self.a(x)
+        y += 1
+        y = self.relu(y)
+        return torch.softmax(self.b(y), dim=-1)
+
+
+def test_in_place_updates_after_a_node_train_as_in_eager_torch(strict, launches):
+    torch.manual_seed(0)
+    model, eager = InPlace(), InPlace()
+    eager.load_state_dict(model.state_dict())
+    strict.reset_report()
+    compiled = torch.compile(model, backend="rs2triton_aot_strict")
+    x = _randn(5, 6)
+    got, want = compiled(x), eager(x)
+    assert_matches("forward", got, want, atol=1e-6, rtol=1e-5)
+    g = _randn(5, 3, seed=1)
+    got.backward(g)
+    want.backward(g)
+    for p, q in zip(model.parameters(), eager.parameters(), strict=True):
+        assert_matches("gradient", p.grad, q.grad, atol=1e-6, rtol=1e-5)
+    report = strict.report()
+    assert report.total_fallbacks == 0
+    assert report.ran("relu", "forward") == 1 and report.ran("relu", "backward") == 1
+    assert report.ran("add", "forward") == 1  # (the `+= 1`, functionalized)
+    assert launches.count("ReluBackward") == 1 and launches.count("SoftmaxBackward") == 1
+
+
+class Tokens(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.proj = nn.Linear(8, 8)
+
+    def forward(self, x):
+        B, T, C = x.shape
+        return torch.relu(self.proj(x.view(B * T, C))).view(B, T, C)
+
+
+def test_symint_arithmetic_is_never_a_kernel(strict):
+    """Under dynamic shapes `B * T` is SymInt arithmetic, torch's: strict accepts the graph,
+    and no multiplication ran on a kernel."""
+    torch._dynamo.reset()
+    strict.reset_report()
+    model = Tokens()
+    compiled = torch.compile(model, backend="rs2triton_aot_strict", dynamic=True)
+    for b in (2, 3, 5):
+        x = _randn(b, 4, 8, seed=b).requires_grad_()
+        out = compiled(x)
+        out.sum().backward()
+        assert_matches(f"B={b}", out, model(x), atol=1e-6, rtol=1e-5)
+    report = strict.report()
+    assert report.ran("mul") == 0 and report.total_fallbacks == 0
+    assert report.ran("linear", "forward") == 3 and report.ran("relu", "backward") == 3
+
+
+def test_autocast_gives_torch_dtypes(backend):
+    """The casts autocast makes are in the ATen graph: the result's dtype is eager's."""
+    torch._dynamo.reset()
+    model = Tokens()
+    x = _randn(2, 4, 8)
+    backend.reset_report()
+    with torch.autocast("cpu", dtype=torch.float16):
+        got = torch.compile(model, backend="rs2triton_aot_tests")(x)
+        want = model(x)
+    assert got.dtype == want.dtype == torch.float16
+    assert_matches("autocast", got.float(), want.float(), atol=2e-2, rtol=2e-2)
+    assert backend.report().ran("linear", "forward") == 1 and backend.report().ran("relu", "forward") == 1
+
+
+def test_saved_tensors_are_what_the_partitioner_keeps(backend):
+    """The backward saves what AOTAutograd's partitioner decides, no more than eager torch (the
+    backend's own autograd.Function saved every input, parameter and output: about 7x)."""
+    torch._dynamo.reset()
+    model = nn.Sequential(nn.Linear(10, 16), nn.ReLU(), nn.Linear(16, 16), nn.ReLU(), nn.Linear(16, 3))
+    compiled = torch.compile(model, backend="rs2triton_aot_tests")
+    x = _randn(32, 10)
+
+    def saved(fn) -> int:
+        total = [0]
+
+        def pack(t):
+            total[0] += t.numel() * t.element_size()
+            return t
+
+        with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+            fn(x)
+        return total[0]
+
+    compiled(x)
+    assert 0 < saved(compiled) <= saved(model)
+
+
+@pytest.mark.parametrize("name", ["add", "sub", "div", "gelu"])
+def test_functional_under_the_backend_with_grad(backend, name):
+    """`functional.add/sub/div` (keyword-only `alpha`, `rounding_mode`) and `gelu` under
+    torch.compile with a gradient (a TypeError about `keyword_only_inputs` before)."""
+    torch._dynamo.reset()
+    fn = getattr(backend.functional, name)
+    x = (_randn(4, 5).abs() + 0.5).requires_grad_()
+    y = (_randn(4, 5, seed=1).abs() + 0.5).requires_grad_()
+    args = (x,) if name == "gelu" else (x, y)
+    kwargs = {"approximate": "tanh"} if name == "gelu" else {}
+    out = torch.compile(lambda *a: fn(*a, **kwargs), backend="rs2triton_aot_tests")(*args)
+    ref = getattr(torch.nn.functional if name == "gelu" else torch, name)(*[a.detach().requires_grad_() for a in args],
+                                                                          **kwargs)
+    assert_matches(name, out, ref, atol=1e-5, rtol=1e-5)
+    grads = torch.autograd.grad(out.sum(), args)
+    ref_args = [a.detach().requires_grad_() for a in args]
+    want = torch.autograd.grad(getattr(torch.nn.functional if name == "gelu" else torch, name)(*ref_args, **kwargs).sum(),
+                               ref_args)
+    for a, b in zip(grads, want, strict=True):
+        assert_matches(f"{name}: grad", a, b, atol=1e-5, rtol=1e-5)
+
+
+def test_a_backward_that_would_read_what_it_is_not_given_runs_on_torch(backend):
+    """`sigmoid_backward` is given the forward's output; kernels_rs' sigmoid backward reads the
+    input (its pack_backward_args hands it to the kernel): that gradient runs on torch, saying
+    so, and is right; ReLU's backward reads the output only, and runs on its kernel."""
+    torch._dynamo.reset()
+    backend.reset_report()
+    x = _randn(3, 7).requires_grad_()
+    out = torch.compile(lambda t: torch.sigmoid(torch.relu(t)), backend="rs2triton_aot_tests")(x)
+    (g,) = torch.autograd.grad(out.sum(), x)
+    ref = x.detach().requires_grad_()
+    (want,) = torch.autograd.grad(torch.sigmoid(torch.relu(ref)).sum(), ref)
+    assert_matches("grad", g, want, atol=1e-6, rtol=1e-5)
+    report = backend.report()
+    assert report.fallbacks("sigmoid") == {
+        "SigmoidForward's backward reads the forward's input, which the ATen operator is not given (its "
+        "`pack_backward_args` hands it to the kernel)": 1}
+    assert report.ran("sigmoid", "forward") == 1 and report.ran("relu", "backward") == 1
+
+
+def test_double_backward_is_torch_s_clear_error(backend):
+    torch._dynamo.reset()
+    x = _randn(4).requires_grad_()
+    out = torch.compile(lambda t: torch.relu(t) * t, backend="rs2triton_aot_tests")(x)
+    (g,) = torch.autograd.grad(out.sum(), x, create_graph=True)
+    with pytest.raises(RuntimeError, match="double backward"):
+        g.sum().backward()
+
+
+def test_every_aten_operator_a_row_names_exists():
+    from rs2triton.backend.aten import own_decompositions
+
+    own_decompositions()  # (defines the backend's own operators)
+    for entry in TABLE:
+        for aten in entry.aten:
+            namespace, name, overload = aten.target.split(".")
+            op = getattr(getattr(getattr(torch.ops, namespace), name), overload)
+            arguments = {a.name for a in op._schema.arguments}
+            named = {v for v in aten.args.values() if isinstance(v, str)} | set(aten.require)
+            named |= {x for x in (aten.grad, aten.output, aten.mask) if x}
+            assert named <= arguments, (aten.target, named - arguments)
