@@ -205,3 +205,56 @@ def test_every_aten_operator_a_row_names_exists():
             named = {v for v in aten.args.values() if isinstance(v, str)} | set(aten.require)
             named |= {x for x in (aten.grad, aten.output, aten.mask) if x}
             assert named <= arguments, (aten.target, named - arguments)
+
+
+# ---------------------------------------------------------------------- the generated wrapper
+
+
+def test_a_shape_seen_before_runs_the_generated_wrapper(backend, launches, monkeypatch):
+    """The second call with the same shapes is the graph's generated function: no host logic,
+    no apply (its spy sees nothing), the kernels launched through the launcher (a spy on
+    Configured.__getitem__ sees each), the result eager's, and the report counts both calls."""
+    from rs2triton.runtime.launcher import Configured
+
+    torch._dynamo.reset()
+    grids: list[str] = []
+    real = Configured.__getitem__
+
+    def spy(self, grid):
+        grids.append(self.launcher.name)
+        return real(self, grid)
+
+    monkeypatch.setattr(Configured, "__getitem__", spy)
+
+    def f(x, y):
+        return torch.softmax(torch.relu(x) * y + 1.0, dim=-1)
+
+    compiled = torch.compile(f, backend="rs2triton_aot_tests")
+    backend.reset_report()
+    x, y = _randn(3, 7), _randn(3, 7, seed=1)
+    with torch.no_grad():
+        first = compiled(x, y)
+        assert launches == ["ReluForward", "MulForward", "AddForward", "SoftmaxForward"]
+        del launches[:], grids[:]
+        x2 = _randn(3, 7, seed=2)
+        second = compiled(x2, y)
+    assert launches == [] and grids == ["ReluForward", "MulForward", "AddForward", "SoftmaxForward"]
+    assert_matches("first", first, f(x, y), atol=1e-6, rtol=1e-5)
+    assert_matches("second", second, f(x2, y), atol=1e-6, rtol=1e-5)
+    report = backend.report()
+    assert [report.ran(n, "forward") for n in ("relu", "mul", "add", "softmax")] == [2, 2, 2, 2], str(report)
+    assert "`other` = 1.0 made a tensor on torch" in str(report)
+
+
+def test_the_generated_wrapper_takes_strided_and_broadcast_inputs(backend):
+    torch._dynamo.reset()
+
+    def f(x, b):
+        return torch.tanh(x + b)  # b: [7], broadcast
+
+    compiled = torch.compile(f, backend="rs2triton_aot_tests", dynamic=False)
+    b = _randn(7, seed=1)
+    with torch.no_grad():
+        for seed in range(3):
+            x = _randn(7, 3, seed=seed).t()  # not contiguous
+            assert_matches(f"call {seed}", compiled(x, b), f(x, b), atol=1e-6, rtol=1e-5)

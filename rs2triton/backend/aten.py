@@ -144,6 +144,7 @@ class _NodeRun:
         self.defaults = {a.name: a.default_value for a in schema.arguments if a.has_default_value()}
         self.signature = backend._signatures[entry.name]
         self.outputs_used = aten.outputs > 1 and _other_outputs_used(node)
+        self.recorder: dict | None = None  # (set while the graph's wrapper records a shape set: wrapper.py)
 
     def row_args(self, given: dict) -> dict:
         aten = self.aten
@@ -186,7 +187,14 @@ class _NodeRun:
         return result
 
     def _forward(self, plan, bound: dict):
-        out = plan.forward(plan.tensors(bound))[0]
+        if self.recorder is not None:
+            from rs2triton.backend.wrapper import fast_node
+
+            spec, out = fast_node(self, plan, bound)
+            if spec is not None:
+                self.recorder[self.node_name] = spec
+        else:
+            out = plan.forward(plan.tensors(bound))[0]
         return (out,) + (None,) * (self.aten.outputs - 1) if self.aten.outputs > 1 else out
 
     def _backward(self, plan, bound: dict, given: dict):
@@ -263,6 +271,7 @@ def compile_graph(backend, gm, direction: str, graph_id: int):
     torch = _torch()
     lines = []
     index = backend._aten
+    runs = {}
     for node in list(gm.graph.nodes):
         if node.op != "call_function" or not isinstance(node.target, torch._ops.OpOverload):
             continue  # (placeholders, outputs, getitem, SymInt arithmetic)
@@ -282,11 +291,14 @@ def compile_graph(backend, gm, direction: str, graph_id: int):
             lines.append(f"  {node.name}: {entry.name} -> "
                          + (f"{struct} (planned per shape)" if struct else f"on torch: the tree has no {entry.op[0]}")
                          + f" [{node.target}]")
-            fn = _as_function(_NodeRun(backend, entry, aten, node, direction))
+            run = runs[node.name] = _NodeRun(backend, entry, aten, node, direction)
+            fn = _as_function(run)
         fn.__name__ = fn.__qualname__ = f"teenygrad_{node.name}"
         node.target = fn
     gm.recompile()
     if log.isEnabledFor(logging.INFO):
         log.info("teenygrad backend %r, graph %d (%s):\n%s", backend.name, graph_id, direction,
                  "\n".join(lines) or "  (no compute nodes)")
-    return gm.forward
+    from rs2triton.backend.wrapper import GraphWrapper
+
+    return GraphWrapper(backend, gm, runs)

@@ -64,6 +64,7 @@ class Backend:
         self._plans: dict[Any, Plan | str] = {}
         self._signatures = {e.name: _signature(e.schema) for e in table}
         self._aten = aten_index(table)
+        self._wrappers: list = []  # the graphs' generated wrappers (backend/wrapper.py), whose calls the report counts
         self._graphs = 0
         self.functional = Functional(self)
 
@@ -73,14 +74,18 @@ class Backend:
         return self.compile(gm, example_inputs)
 
     def __repr__(self) -> str:
-        return (f"<rs2triton teenygrad backend {self.name!r}: {len(self.tree.ops)} ops from "
+        return (f"<rs2triton teenygrad backend {self.name!r}: the ops of "
                 f"{', '.join(map(str, self.tree.roots))}{', strict' if self.strict else ''}>")
 
     def report(self) -> Report:
         """What ran so far: per torch operation, calls per teenygrad op (forward, backward) and fallbacks."""
+        for w in self._wrappers:
+            w.fold()
         return self._report.copy()
 
     def reset_report(self) -> None:
+        for w in self._wrappers:
+            w.fold()
         self._report.clear()
 
     def compile(self, gm, example_inputs=None):

@@ -38,12 +38,12 @@ class Report:
             row = self.rows[operation] = Row(operation)
         return row
 
-    def record_run(self, operation: str, struct: str, direction: str, notes: tuple[str, ...] = ()) -> None:
+    def record_run(self, operation: str, struct: str, direction: str, notes: tuple[str, ...] = (), times: int = 1) -> None:
         with self._lock:
             row = self._row(operation)
-            row.ran[(struct, direction)] += 1
+            row.ran[(struct, direction)] += times
             for n in notes:
-                row.notes[n] += 1
+                row.notes[n] += times
 
     def record_fallback(self, operation: str, reason: str) -> None:
         with self._lock:
