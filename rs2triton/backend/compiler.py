@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import inspect
 import logging
+import sys
 from typing import Any
 
 from rs2triton.backend.plan import Fallback, Plan, StrictFallback, _strict, make_plan
@@ -70,7 +71,9 @@ class Backend:
 
     # ------------------------------------------------------------------ torch.compile's entry point
 
-    def __call__(self, gm, example_inputs=None):
+    def __call__(self, gm, example_inputs=None, *, mode=None, options=None):
+        """torch.compile's call: ``mode`` and ``options`` (``torch.compile(..., mode=...)``) are
+        accepted; none changes what runs (``"reduce-overhead"``'s CUDA graphs are not made)."""
         return self.compile(gm, example_inputs)
 
     def __repr__(self) -> str:
@@ -208,21 +211,108 @@ def _decompositions() -> dict:
     return get_decompositions([aten.elu_backward, aten.log_sigmoid_backward]) | own_decompositions()
 
 
+_REGISTERED: set[str] = set()  # the names registered with Dynamo (the rest wait for its import)
+
+
 def register(backend: Backend) -> None:
     """Make ``backend`` what ``torch.compile(..., backend=name)`` calls; a later backend of the
-    same name takes its place. A name another library registered is refused."""
-    torch = _torch()
-    from torch._dynamo import list_backends
-
+    same name takes its place. A name another library registered is refused. Where Dynamo is
+    not imported yet, the name is registered when it is (importing it costs seconds, and
+    ``torch.compile`` imports it anyway): nothing of it is imported here."""
     name = backend.name
-    if name not in _CURRENT:
-        if name in list_backends(exclude_tags=()):
-            raise ValueError(f"torch_backend: a torch.compile backend named {name!r} is already registered by "
-                             "another library; choose another with name=...")
-
-        def dispatch(gm, example_inputs):
-            return _CURRENT[name](gm, example_inputs)
-
-        dispatch.__name__ = f"rs2triton_{name}"
-        torch._dynamo.register_backend(dispatch, name=name)
+    if "torch._dynamo" in sys.modules:
+        _register_now(name)
+    elif name not in _CURRENT:
+        if name in _torch_names():
+            raise _taken(name)
+        _after_dynamo_import()
     _CURRENT[name] = backend
+
+
+def _taken(name: str) -> ValueError:
+    return ValueError(f"torch_backend: a torch.compile backend named {name!r} is already registered by another "
+                      "library; choose another with name=...")
+
+
+def _torch_names() -> set[str]:
+    """The names torch's own backends register (``inductor``, ``aot_eager``...), read from the
+    source of ``torch/_dynamo/backends`` (importing it is what registers them, and costs seconds)."""
+    import re
+    from pathlib import Path
+
+    torch = _torch()
+    names: set[str] = set()
+    for f in (Path(torch.__file__).parent / "_dynamo" / "backends").glob("*.py"):
+        text = f.read_text(errors="replace")
+        names |= set(re.findall(r"register_(?:debug_)?backend\(\s*name=[\"'](\w+)", text))
+        names |= set(re.findall(r"@register_(?:debug_)?backend\s*\n(?:@.*\n)*\s*def (\w+)", text))
+    return names
+
+
+def _register_now(name: str, *, everything: bool = True) -> None:
+    """Registers ``name`` with Dynamo (``everything``: having Dynamo import its own backends
+    first, where that is safe: not inside Dynamo's own import)."""
+    if name in _REGISTERED:
+        return
+    from torch._dynamo.backends import registry
+
+    if name in registry._COMPILER_FNS or name in registry._BACKENDS or name in _torch_names() or (
+            everything and name in registry.list_backends(exclude_tags=())):
+        raise _taken(name)
+
+    def dispatch(gm, example_inputs, **options):
+        return _CURRENT[name](gm, example_inputs, **options)
+
+    dispatch.__name__ = f"rs2triton_{name}"
+    registry.register_backend(dispatch, name=name)
+    _REGISTERED.add(name)
+
+
+def _register_waiting() -> None:
+    import warnings
+
+    for name in [n for n in _CURRENT if n not in _REGISTERED]:
+        try:
+            _register_now(name, everything=False)
+        except ValueError as e:  # (found only now that Dynamo is imported: not registered)
+            warnings.warn(str(e), stacklevel=2)
+
+
+class _AfterDynamo:
+    """A meta path finder that, once, lets ``torch._dynamo`` import as it would and then
+    registers the names waiting for it."""
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname != "torch._dynamo":
+            return None
+        import importlib.util
+
+        sys.meta_path.remove(self)
+        spec = importlib.util.find_spec(fullname)
+        loader = getattr(spec, "loader", None)
+        if loader is None or not hasattr(loader, "exec_module"):
+            return spec
+        execute = loader.exec_module
+
+        def exec_module(module):
+            execute(module)
+            _register_waiting()
+
+        loader.exec_module = exec_module
+        return spec
+
+
+def _after_dynamo_import() -> None:
+    if not any(isinstance(f, _AfterDynamo) for f in sys.meta_path):
+        sys.meta_path.insert(0, _AfterDynamo())
+
+
+def entry_point(gm, example_inputs, **options):
+    """The backend ``teenygrad`` as the ``torch_dynamo_backends`` entry point names it: the
+    backend ``rs2triton.torch_backend(kernels=...)`` set up under that name."""
+    backend = _CURRENT.get("teenygrad")
+    if backend is None:
+        raise RuntimeError("torch.compile(backend=\"teenygrad\"): no teenygrad kernels are set up: call "
+                           "rs2triton.torch_backend(kernels=...) first (with the path of a kernel tree, as "
+                           "teenygrad's kernels/teeny-kernels/src)")
+    return backend(gm, example_inputs, **options)
