@@ -258,3 +258,36 @@ def test_the_generated_wrapper_takes_strided_and_broadcast_inputs(backend):
         for seed in range(3):
             x = _randn(7, 3, seed=seed).t()  # not contiguous
             assert_matches(f"call {seed}", compiled(x, b), f(x, b), atol=1e-6, rtol=1e-5)
+
+
+# ---------------------------------------------------------------------- the PyTorch user's contract
+
+
+def test_a_dtype_the_kernels_generics_do_not_take_runs_on_torch(backend):
+    """kernels_rs' ReLU and addition take D: Float: an int or a bool tensor runs on torch (it
+    raised a TypeError), and the report names the kernel and the dtypes it takes."""
+    torch._dynamo.reset()
+    backend.reset_report()
+    i = torch.arange(-3, 5, dtype=torch.int32).to(DEVICE)
+    b = (i > 0)
+    got = torch.compile(lambda t, m: (torch.relu(t) + t, torch.maximum(m, m)), backend="rs2triton_aot_tests")(i, b)
+    assert torch.equal(got[0], torch.relu(i) + i) and torch.equal(got[1], b)
+    report = backend.report()
+    assert report.fallbacks("relu") == {"ReluForward takes D = f32, f64, f16, bf16; the tensors are int32": 1}, \
+        str(report)
+    assert "the tensors are int32" in next(iter(report.fallbacks("add")))
+    assert "the tensors are bool" in next(iter(report.fallbacks("maximum")))
+
+
+def test_a_channels_last_output_keeps_its_memory_format(backend):
+    torch._dynamo.reset()
+    backend.reset_report()
+    conv = torch.nn.Conv2d(3, 4, 3, padding=1).to(DEVICE).to(memory_format=torch.channels_last)
+    x = _randn(2, 3, 6, 5).contiguous(memory_format=torch.channels_last)
+    with torch.no_grad():
+        got = torch.compile(lambda t: torch.relu(conv(t)), backend="rs2triton_aot_tests")(x)
+        want = torch.relu(conv(x))
+    assert want.is_contiguous(memory_format=torch.channels_last)
+    assert got.stride() == want.stride()
+    assert_matches("conv + relu", got, want, atol=1e-5, rtol=1e-5)
+    assert backend.report().ran("conv2d") == 1 and backend.report().ran("relu") == 1

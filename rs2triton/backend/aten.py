@@ -125,6 +125,19 @@ def _value(expr, given: dict):
     return given[expr]
 
 
+def _channels_last(value) -> bool:
+    """Whether torch's output (the node's fake value) is a channels-last image, not a contiguous one."""
+    torch = _torch()
+    if isinstance(value, (list, tuple)):
+        value = value[0] if value else None
+    if not isinstance(value, torch.Tensor) or value.dim() != 4:
+        return False
+    try:
+        return bool(not value.is_contiguous() and value.is_contiguous(memory_format=torch.channels_last))
+    except Exception:  # noqa: BLE001 (a symbolic stride torch cannot decide: as torch lays it out)
+        return False
+
+
 def _other_outputs_used(node) -> bool:
     import operator
 
@@ -145,6 +158,7 @@ class _NodeRun:
         self.signature = backend._signatures[entry.name]
         self.outputs_used = aten.outputs > 1 and _other_outputs_used(node)
         self.recorder: dict | None = None  # (set while the graph's wrapper records a shape set: wrapper.py)
+        self.channels_last = not aten.grad and _channels_last(node.meta.get("val"))
 
     def row_args(self, given: dict) -> dict:
         aten = self.aten
@@ -187,7 +201,10 @@ class _NodeRun:
         return result
 
     def _forward(self, plan, bound: dict):
-        if self.recorder is not None:
+        if self.channels_last:  # (the op's output is dense row-major; torch's keeps the input's memory format)
+            out = plan.forward(plan.tensors(bound))[0]
+            out = out.contiguous(memory_format=_torch().channels_last)
+        elif self.recorder is not None:
             from rs2triton.backend.wrapper import fast_node
 
             spec, out = fast_node(self, plan, bound)

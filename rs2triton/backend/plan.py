@@ -241,6 +241,9 @@ def make_plan(entry: Entry, ops: dict[str, Any], args: dict, grad: bool) -> Plan
         raise Fallback("the output is empty")
 
     op = _build(entry, struct, ops[struct], args, sizes)
+    problem = _dtype_problem(op, struct, dtype, grad)
+    if problem:
+        raise Fallback(problem)
     op = apply.bind_dtype(op, tuple(inputs))
     if grad and not op.has_backward():
         raise Fallback(f"{struct} has no backward in teenygrad (has_backward() is false), and a gradient is needed")
@@ -264,6 +267,35 @@ def make_plan(entry: Entry, ops: dict[str, Any], args: dict, grad: bool) -> Plan
         bias_arg = Arg(entry.bias, tuple(bias.shape))
         notes.append(f"`{entry.bias}` added on torch ({struct} takes none)")
     return Plan(entry, struct, op, arg_list, param_list, op_shape, out_shape, tuple(notes), bias_arg)
+
+
+def _dtype_problem(op, struct: str, dtype, grad: bool) -> str | None:
+    """Why the op's kernels cannot take tensors of ``dtype``: a dtype its generics do not take
+    (an int or bool tensor where the kernel's ``D: Float`` takes f32, f64, f16 and bf16: read
+    from the launcher's ``dtypes``), or one Triton's interpreter computes wrong for the kernel."""
+    from rs2triton.runtime.values import rust_dtype_of
+
+    kernels = [op.forward_kernel()] + ([op.backward_kernel()] if grad and op.has_backward() else [])
+    rust = rust_dtype_of(dtype)
+    for kernel in kernels:
+        launcher = getattr(kernel, "launcher", None)
+        if launcher is None:
+            continue
+        allowed = launcher.dtypes.get("D")
+        if allowed is not None and rust not in allowed:
+            who = struct if launcher.name == struct else f"{struct}'s kernel {launcher.name}"
+            return f"{who} takes D = {', '.join(allowed)}; the tensors are {str(dtype).removeprefix('torch.')}"
+        # INTEGRATION POINT (issue 33, the PyTorch user's contract): the one place a plan asks
+        # rs2triton.runtime.values.interpreter_dtype_problem(launcher, dtype) -> str | None (written
+        # elsewhere: where Triton's interpreter computes this dtype wrong for this kernel, bf16
+        # arithmetic say); a reason it gives makes the call run on torch, with that reason.
+        from rs2triton.runtime import values
+
+        ask = getattr(values, "interpreter_dtype_problem", None)
+        reason = ask(launcher, dtype) if ask is not None and launcher.interpreted else None
+        if reason:
+            return reason
+    return None
 
 
 def _scalar_operands(entry: Entry, args: dict) -> dict[str, float]:
