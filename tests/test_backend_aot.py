@@ -291,3 +291,21 @@ def test_a_channels_last_output_keeps_its_memory_format(backend):
     assert got.stride() == want.stride()
     assert_matches("conv + relu", got, want, atol=1e-5, rtol=1e-5)
     assert backend.report().ran("conv2d") == 1 and backend.report().ran("relu") == 1
+
+
+def test_graph_breaks_show_in_the_report(backend):
+    """An LSTM never reaches the backend (Dynamo does not trace it): the report says why,
+    rather than being empty."""
+    torch._dynamo.reset()
+    backend.reset_report()
+    lstm = nn.LSTM(4, 8).to(DEVICE)
+    x = _randn(3, 2, 4)
+    with torch.no_grad():
+        out, _ = torch.compile(lstm, backend="rs2triton_aot_tests")(x)
+        assert_matches("lstm", out, lstm(x)[0], atol=1e-6, rtol=1e-5)
+    report = backend.report()
+    assert report.graph_breaks == {"Attempted to wrap RNN, GRU, or LSTM": 1}
+    assert "graph breaks (Dynamo ran this code on Python" in str(report)
+    assert "1 x Attempted to wrap RNN, GRU, or LSTM" in str(report)
+    backend.reset_report()
+    assert backend.report().graph_breaks == {}

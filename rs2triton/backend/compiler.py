@@ -16,6 +16,7 @@ from __future__ import annotations
 import inspect
 import logging
 import sys
+from collections import Counter
 from typing import Any
 
 from rs2triton.backend.plan import Fallback, Plan, StrictFallback, _strict, make_plan
@@ -39,6 +40,12 @@ def _signature(schema: str) -> inspect.Signature:
         default = a.default_value if a.has_default_value() else inspect.Parameter.empty
         params.append(inspect.Parameter(a.name, kind, default=default))
     return inspect.Signature(params)
+
+
+def _graph_breaks() -> Counter:
+    """Dynamo's count of graph breaks by reason, in this process (none where it is not imported)."""
+    utils = sys.modules.get("torch._dynamo.utils")
+    return Counter(utils.counters["graph_break"]) if utils is not None else Counter()
 
 
 def _key(value):
@@ -65,6 +72,7 @@ class Backend:
         self._plans: dict[Any, Plan | str] = {}
         self._signatures = {e.name: _signature(e.schema) for e in table}
         self._aten = aten_index(table)
+        self._breaks = _graph_breaks()  # (Dynamo's count when the report started)
         self._wrappers: list = []  # the graphs' generated wrappers (backend/wrapper.py), whose calls the report counts
         self._graphs = 0
         self.functional = Functional(self)
@@ -84,12 +92,17 @@ class Backend:
         """What ran so far: per torch operation, calls per teenygrad op (forward, backward) and fallbacks."""
         for w in self._wrappers:
             w.fold()
-        return self._report.copy()
+        report = self._report.copy()
+        now = _graph_breaks()
+        report.graph_breaks = Counter({reason.split("\n")[0]: n - self._breaks.get(reason, 0) for reason, n in now.items()
+                                       if n > self._breaks.get(reason, 0)})
+        return report
 
     def reset_report(self) -> None:
         for w in self._wrappers:
             w.fold()
         self._report.clear()
+        self._breaks = _graph_breaks()
 
     def compile(self, gm, example_inputs=None):
         """Dynamo's graph through AOTAutograd: its forward and backward ATen graphs rewritten to
