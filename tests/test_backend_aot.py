@@ -309,3 +309,27 @@ def test_graph_breaks_show_in_the_report(backend):
     assert "1 x Attempted to wrap RNN, GRU, or LSTM" in str(report)
     backend.reset_report()
     assert backend.report().graph_breaks == {}
+
+
+def test_nan_and_inf_follow_torch(backend):
+    """kernels_rs' ReLU, maximum and minimum take Triton's maximum, which drops NaN (as Rust's
+    f32::max does): the NaN torch keeps is put back, noted in the report, in the node-by-node
+    call and in the generated wrapper alike; infinities are the kernels' own."""
+    torch._dynamo.reset()
+    backend.reset_report()
+    nan, inf = float("nan"), float("inf")
+    x = torch.tensor([nan, -1.0, 2.0, inf, -inf, nan]).to(DEVICE)
+    y = torch.tensor([1.0, nan, 0.0, 1.0, 1.0, nan]).to(DEVICE)
+
+    def f(a, b):
+        return torch.relu(a), torch.maximum(a, b), torch.minimum(a, b), torch.exp(a) + b
+
+    compiled = torch.compile(f, backend="rs2triton_aot_tests")
+    with torch.no_grad():
+        for call in range(2):  # (the second: the generated wrapper)
+            for got, want in zip(compiled(x, y), f(x, y), strict=True):
+                torch.testing.assert_close(got, want, equal_nan=True, msg=f"call {call}")
+    report = backend.report()
+    assert report.ran("relu") == 2 and report.total_fallbacks == 0
+    assert "NaN put back on torch where an input has one (ReluForward takes a maximum" in str(report)
+    assert "NaN put back" not in "".join(report.rows["exp"].notes)

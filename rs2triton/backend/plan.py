@@ -102,6 +102,7 @@ class Plan:
     out_shape: tuple[int, ...]
     notes: tuple[str, ...] = ()
     bias: Arg | None = None  # the entry's bias, given: added on torch after the kernel
+    keep_nan: bool = False  # the kernel drops NaN (a maximum, as Rust's f32::max): put back where an input has one
 
     def tensors(self, args: dict) -> list:
         """The call's tensors the op takes, inputs then the parameters that are given (then the
@@ -129,6 +130,8 @@ class Plan:
 
         inputs, kernel_params, bias = self.prepare(tensors)
         out = apply.forward(self.op, inputs, kernel_params, None, list(self.op_shape))
+        if self.keep_nan:
+            out = out.masked_fill(nan_mask(inputs), float("nan"))
         result = out if bias is None else out + bias.reshape(1, -1, *[1] * (out.dim() - 2))
         return result.reshape(self.out_shape), (inputs, kernel_params + (() if bias is None else (bias,)), out)
 
@@ -266,7 +269,34 @@ def make_plan(entry: Entry, ops: dict[str, Any], args: dict, grad: bool) -> Plan
             raise Fallback(f"`{entry.bias}` has shape {list(bias.shape)}, not [{op_shape[1]}] (one per channel)")
         bias_arg = Arg(entry.bias, tuple(bias.shape))
         notes.append(f"`{entry.bias}` added on torch ({struct} takes none)")
-    return Plan(entry, struct, op, arg_list, param_list, op_shape, out_shape, tuple(notes), bias_arg)
+    keep_nan = entry.layout == "flat" and dtype.is_floating_point and drops_nan(op.forward_kernel())
+    if keep_nan:
+        notes.append(f"NaN put back on torch where an input has one ({struct} takes a maximum or minimum, which "
+                     "drops it as Rust's f32::max does; torch keeps it)")
+    return Plan(entry, struct, op, arg_list, param_list, op_shape, out_shape, tuple(notes), bias_arg, keep_nan)
+
+
+def nan_mask(inputs):
+    """Where any of the (prepared, same-shaped) inputs is NaN."""
+    mask = inputs[0].isnan()
+    for x in inputs[1:]:
+        mask = mask | x.isnan()
+    return mask
+
+
+def drops_nan(kernel) -> bool:
+    """Whether the kernel takes a maximum or minimum that drops NaN (``tl.maximum``/``tl.minimum``
+    without ``propagate_nan``: Triton's default, and Rust's ``f32::max``), read from the kernel
+    the Rust became; torch's relu, maximum and minimum keep NaN."""
+    import ast
+
+    from rs2triton.runtime.locations import generated_function
+
+    func = generated_function(getattr(getattr(kernel, "launcher", None), "fn", None))
+    if func is None:
+        return False
+    return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in ("maximum", "minimum")
+               and not any(k.arg == "propagate_nan" for k in n.keywords) for n in ast.walk(func))
 
 
 def _dtype_problem(op, struct: str, dtype, grad: bool) -> str | None:

@@ -18,6 +18,7 @@ import operator
 from dataclasses import dataclass, field
 from typing import Any
 
+from rs2triton.backend.plan import nan_mask
 from rs2triton.runtime.torch_mapping import OnesRow, Transposed
 from rs2triton.runtime.values import _torch
 
@@ -38,6 +39,7 @@ class FastNode:
     dtype: Any
     device: Any
     outputs: int
+    keep_nan: bool  # (put NaN back where an input has one: Plan.keep_nan)
     n_inputs: int  # (``inputs`` lists the op's inputs, then its parameters)
     record: tuple  # (operation, struct, direction, notes): what the report counts per call
 
@@ -53,6 +55,8 @@ def fast_node(run, plan, bound: dict) -> tuple[FastNode | None, Any]:
         return None, plan.forward(tensors)[0]
     inputs, params, _ = plan.prepare(tensors)
     out = apply.forward(plan.op, inputs, params, None, list(plan.op_shape))
+    if plan.keep_nan:
+        out.masked_fill_(nan_mask(inputs), float("nan"))
     result = out.reshape(plan.out_shape)
     op = plan.op
     shapes = [tuple(int(s) for s in x.shape) for x in inputs]
@@ -87,7 +91,7 @@ def fast_node(run, plan, bound: dict) -> tuple[FastNode | None, Any]:
         else:
             sources.append(("arg", a.name, a.expand, a.view))
     return FastNode(op.forward_kernel(), grid, slots, sources, tuple(plan.op_shape), tuple(plan.out_shape), out.dtype,
-                    out.device, run.aten.outputs, len(inputs), (run.entry.name, plan.struct, run.direction, plan.notes)), result
+                    out.device, run.aten.outputs, plan.keep_nan, len(inputs), (run.entry.name, plan.struct, run.direction, plan.notes)), result
 
 
 @dataclass
@@ -228,6 +232,9 @@ class GraphWrapper:
                 args.append(repr(value) if isinstance(value, (int, float)) or value is None else const(value))
         if all(g > 0 for g in spec.grid):
             lines.append(f"{const(spec.kernel)}[{spec.grid!r}]({', '.join(args)})")
+        if spec.keep_nan:
+            lines.append(f"{var}_out.masked_fill_({const(nan_mask)}([{', '.join(prepared[:spec.n_inputs])}]), "
+                         "float('nan'))")
         out = f"{var}_out" if spec.out_shape == spec.op_shape else f"{var}_out.view({list(spec.out_shape)})"
         lines.append(f"{var} = ({out},) + (None,) * {spec.outputs - 1}" if spec.outputs > 1 else f"{var} = {out}")
         return lines
