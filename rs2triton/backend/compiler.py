@@ -16,6 +16,7 @@ from __future__ import annotations
 import inspect
 import logging
 import sys
+import weakref
 from collections import Counter
 from typing import Any
 
@@ -73,7 +74,8 @@ class Backend:
         self._signatures = {e.name: _signature(e.schema) for e in table}
         self._aten = aten_index(table)
         self._breaks = _graph_breaks()  # (Dynamo's count when the report started)
-        self._wrappers: list = []  # the graphs' generated wrappers (backend/wrapper.py), whose calls the report counts
+        self._wrappers: weakref.WeakSet = weakref.WeakSet()  # the graphs' wrappers (backend/wrapper.py): their calls
+        # are counted in the report when it is read
         self._graphs = 0
         self.functional = Functional(self)
 
@@ -90,7 +92,7 @@ class Backend:
 
     def report(self) -> Report:
         """What ran so far: per torch operation, calls per teenygrad op (forward, backward) and fallbacks."""
-        for w in self._wrappers:
+        for w in list(self._wrappers):
             w.fold()
         report = self._report.copy()
         now = _graph_breaks()
@@ -99,7 +101,7 @@ class Backend:
         return report
 
     def reset_report(self) -> None:
-        for w in self._wrappers:
+        for w in list(self._wrappers):
             w.fold()
         self._report.clear()
         self._breaks = _graph_breaks()

@@ -15,6 +15,7 @@ multiplies out when it is read.
 from __future__ import annotations
 
 import operator
+import weakref
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -94,6 +95,13 @@ def fast_node(run, plan, bound: dict) -> tuple[FastNode | None, Any]:
                     out.device, run.aten.outputs, plan.keep_nan, len(inputs), (run.entry.name, plan.struct, run.direction, plan.notes)), result
 
 
+def _fold(report, variants: dict) -> None:
+    for v in variants.values():
+        n, v.calls[0] = v.calls[0], 0
+        for operation, struct, direction, notes in v.records if n else ():
+            report.record_run(operation, struct, direction, notes, times=n)
+
+
 @dataclass
 class Variant:
     """A generated function of one shape set, and the calls it made."""
@@ -113,7 +121,8 @@ class GraphWrapper:
         self.runs = runs  # node name -> its _NodeRun (the mapped nodes)
         self.variants: dict[Any, Variant] = {}
         self.placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
-        backend._wrappers.append(self)
+        backend._wrappers.add(self)  # (a weak set: a graph Dynamo drops folds its counts into the report)
+        weakref.finalize(self, _fold, backend._report, self.variants)
 
     def key(self, args) -> tuple:
         torch = _torch()
@@ -142,11 +151,7 @@ class GraphWrapper:
 
     def fold(self) -> None:
         """The generated functions' calls, added to the backend's report (and counted from zero)."""
-        report = self.backend._report
-        for v in self.variants.values():
-            n, v.calls[0] = v.calls[0], 0
-            for operation, struct, direction, notes in v.records if n else ():
-                report.record_run(operation, struct, direction, notes, times=n)
+        _fold(self.backend._report, self.variants)
 
     def generate(self, fast: dict[str, FastNode]) -> Variant:
         torch = _torch()
