@@ -333,3 +333,18 @@ def test_nan_and_inf_follow_torch(backend):
     assert report.ran("relu") == 2 and report.total_fallbacks == 0
     assert "NaN put back on torch where an input has one (ReluForward takes a maximum" in str(report)
     assert "NaN put back" not in "".join(report.rows["exp"].notes)
+
+
+def test_the_generated_wrapper_writes_an_infinity_as_a_constant(backend):
+    """A node's argument with no Python literal (-inf, in a masked fill) is a constant of the
+    generated source, not `-inf` (a NameError at the second call)."""
+    torch._dynamo.reset()
+
+    def f(x):
+        return torch.softmax(x.masked_fill(x > 1, float("-inf")), dim=-1) + 1
+
+    compiled = torch.compile(f, backend="rs2triton_aot_tests")
+    x = _randn(3, 5)
+    with torch.no_grad():
+        for call in range(2):
+            assert_matches(f"call {call}", compiled(x), f(x), atol=1e-6, rtol=1e-5)

@@ -14,7 +14,7 @@ multiplies out when it is read.
 
 from __future__ import annotations
 
-import operator
+import math
 import weakref
 from dataclasses import dataclass, field
 from typing import Any
@@ -95,6 +95,13 @@ def fast_node(run, plan, bound: dict) -> tuple[FastNode | None, Any]:
                     out.device, run.aten.outputs, plan.keep_nan, len(inputs), (run.entry.name, plan.struct, run.direction, plan.notes)), result
 
 
+def _literal(value) -> str:
+    """A constant as Python source, where it has a literal (an infinity or a NaN has none)."""
+    if value is None or isinstance(value, (bool, int, str)) or (isinstance(value, float) and math.isfinite(value)):
+        return repr(value)
+    return ""
+
+
 def _fold(report, variants: dict) -> None:
     for v in variants.values():
         n, v.calls[0] = v.calls[0], 0
@@ -156,7 +163,7 @@ class GraphWrapper:
     def generate(self, fast: dict[str, FastNode]) -> Variant:
         torch = _torch()
         names: dict[Any, str] = {}
-        consts: dict[str, Any] = {"_empty": torch.empty, "_getitem": operator.getitem}
+        consts: dict[str, Any] = {"_empty": torch.empty}
         lines: list[str] = []
         records: list = []
 
@@ -171,9 +178,7 @@ class GraphWrapper:
             if isinstance(a, (list, tuple)):
                 inner = ", ".join(expr(x) for x in a)
                 return f"[{inner}]" if isinstance(a, list) else f"({inner}{',' if len(a) == 1 else ''})"
-            if a is None or isinstance(a, (bool, int, float, str)):
-                return repr(a)
-            return const(a)
+            return _literal(a) or const(a)
 
         for i, node in enumerate(self.gm.graph.nodes):
             var = names[node] = f"v{i}"
@@ -234,7 +239,7 @@ class GraphWrapper:
             elif kind == "param":
                 args.append(prepared[spec.n_inputs + value])
             else:
-                args.append(repr(value) if isinstance(value, (int, float)) or value is None else const(value))
+                args.append(_literal(value) or const(value))
         if all(g > 0 for g in spec.grid):
             lines.append(f"{const(spec.kernel)}[{spec.grid!r}]({', '.join(args)})")
         if spec.keep_nan:
