@@ -348,3 +348,36 @@ def test_the_generated_wrapper_writes_an_infinity_as_a_constant(backend):
     with torch.no_grad():
         for call in range(2):
             assert_matches(f"call {call}", compiled(x), f(x), atol=1e-6, rtol=1e-5)
+
+
+def test_a_node_that_runs_on_torch_is_torch_s_operator_in_the_generated_wrapper(backend, monkeypatch):
+    """A node no row maps (cumsum) and one whose plan runs on torch (the exact GELU) are, from
+    the second call with a shape set, torch's operators called directly (no node's plan is
+    consulted again), and the report counts each call's fallbacks."""
+    from rs2triton.backend import aten
+
+    torch._dynamo.reset()
+    backend.reset_report()
+
+    def f(x):
+        return torch.nn.functional.gelu(x).cumsum(0) + torch.relu(x)
+
+    compiled = torch.compile(f, backend="rs2triton_aot_tests")
+    x = _randn(4, 6)
+    runs = []
+    real = aten._NodeRun.__call__
+
+    def spy(self, *args, **kwargs):
+        runs.append(self.node_name)
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(aten._NodeRun, "__call__", spy)
+    with torch.no_grad():
+        compiled(x)
+        assert sorted(runs) == ["add", "gelu", "relu"]
+        del runs[:]
+        assert_matches("second call", compiled(x), f(x), atol=1e-6, rtol=1e-5)
+    assert runs == []
+    report = backend.report()
+    assert sum(report.fallbacks("gelu").values()) == 2 and sum(report.fallbacks("Tensor.cumsum").values()) == 2
+    assert report.ran("relu") == 2 and report.ran("add") == 2

@@ -196,6 +196,8 @@ class _NodeRun:
             if backend.strict:
                 raise _strict(self.node_name, self.entry.name, reason) from None
             backend._report.record_fallback(self.entry.name, reason)
+            if self.recorder is not None:  # (the generated function calls torch's operator, and counts it)
+                self.recorder[self.node_name] = (self.entry.name, reason, self.original)
             return self.original(*args, **kwargs)
         backend._report.record_run(self.entry.name, plan.struct, self.direction, plan.notes)
         return result
@@ -272,6 +274,7 @@ def _fallback_call(backend, node, operation: str, reason: str):
         report.record_fallback(operation, reason)
         return original(*args, **kwargs)
 
+    call.fallback = (operation, reason, original)  # type: ignore[attr-defined] (what the generated function calls)
     return call
 
 

@@ -6,10 +6,11 @@ node: each mapped node binds its call, plans it, runs the op's host logic (``pac
 fixed for those shapes, so :class:`GraphWrapper` then writes the graph as Python source, once
 per shape set: a forward node whose op makes one launch is its inputs' views, an allocation and
 the launch through the launcher's fast path, with the grid, the scalar arguments and the output
-dtype as constants; every other node (a fallback, a view, a backward operator, an op with several
-launches or a padded row) is a call of what the node runs. A later call with those shapes is
-that function: allocations plus launches. The report counts a generated function's calls and
-multiplies out when it is read.
+dtype as constants; a node that runs on torch (no row maps it, or its plan says why not) is
+torch's operator called directly; every other node (a view, a backward operator, an op with
+several launches or a padded row) is a call of what the node runs. A later call with those
+shapes is that function: allocations plus launches. The report counts a generated function's
+calls and multiplies out when it is read.
 """
 
 from __future__ import annotations
@@ -107,6 +108,8 @@ def _fold(report, variants: dict) -> None:
         n, v.calls[0] = v.calls[0], 0
         for operation, struct, direction, notes in v.records if n else ():
             report.record_run(operation, struct, direction, notes, times=n)
+        for operation, reason in v.fallbacks if n else ():
+            report.record_fallback(operation, reason, times=n)
 
 
 @dataclass
@@ -115,7 +118,8 @@ class Variant:
 
     fn: Any
     source: str
-    records: list
+    records: list  # (operation, struct, direction, notes) of each node run on an op
+    fallbacks: list  # (operation, reason) of each node run on torch
     calls: list = field(default_factory=lambda: [0])
 
 
@@ -142,7 +146,7 @@ class GraphWrapper:
         variant = self.variants.get(key)
         if variant is not None:
             return variant.fn(*args)
-        fast: dict[str, FastNode] = {}
+        fast: dict[str, Any] = {}  # node name -> its FastNode, or (operation, reason, torch's operator)
         for run in self.runs.values():
             run.recorder = fast
         try:
@@ -160,12 +164,13 @@ class GraphWrapper:
         """The generated functions' calls, added to the backend's report (and counted from zero)."""
         _fold(self.backend._report, self.variants)
 
-    def generate(self, fast: dict[str, FastNode]) -> Variant:
+    def generate(self, fast: dict[str, Any]) -> Variant:
         torch = _torch()
         names: dict[Any, str] = {}
         consts: dict[str, Any] = {"_empty": torch.empty}
         lines: list[str] = []
         records: list = []
+        fallbacks: list = []
 
         def const(value) -> str:
             name = f"_c{len(consts)}"
@@ -188,11 +193,16 @@ class GraphWrapper:
                 lines.append(f"return {expr(node.args[0])}")
                 continue
             spec = fast.get(node.name)
-            if spec is not None:
+            if isinstance(spec, FastNode):
                 lines += self._emit(spec, self.runs[node.name], node, var, expr, const)
                 records.append(spec.record)
                 continue
             target = const(node.target)
+            fell_back = spec or getattr(node.target, "fallback", None)
+            if fell_back is not None:  # (torch's operator, called directly; the report counts the calls)
+                operation, reason, original = fell_back
+                target = const(original)
+                fallbacks.append((operation, reason))
             call_args = ", ".join([expr(a) for a in node.args] + [f"{k}={expr(v)}" for k, v in node.kwargs.items()])
             lines.append(f"{var} = {target}({call_args})")
         calls = [0]
@@ -201,7 +211,7 @@ class GraphWrapper:
         body = "\n    ".join(["_calls[0] += 1", *lines])
         source = f"def call({params}):\n    {body}\n"
         exec(compile(source, f"<rs2triton graph {self.backend.name}>", "exec"), consts)  # noqa: S102
-        return Variant(consts["call"], source, records, calls)
+        return Variant(consts["call"], source, records, fallbacks, calls)
 
     @staticmethod
     def _emit(spec: FastNode, run, node, var: str, expr, const) -> list[str]:
