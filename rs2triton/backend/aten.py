@@ -274,7 +274,7 @@ def _fallback_call(backend, node, operation: str, reason: str):
         report.record_fallback(operation, reason)
         return original(*args, **kwargs)
 
-    call.fallback = (operation, reason, original)  # type: ignore[attr-defined] (what the generated function calls)
+    call.fallback = (operation, reason, original)  # type: ignore[attr-defined]  # (what the generated function calls)
     return call
 
 
