@@ -381,3 +381,32 @@ def test_a_node_that_runs_on_torch_is_torch_s_operator_in_the_generated_wrapper(
     report = backend.report()
     assert sum(report.fallbacks("gelu").values()) == 2 and sum(report.fallbacks("Tensor.cumsum").values()) == 2
     assert report.ran("relu") == 2 and report.ran("add") == 2
+
+
+def test_training_with_one_shape_runs_the_generated_functions_as_eager_torch(strict, launches):
+    """Fixed shapes: from the second step the forward and backward graphs are their generated
+    functions; the losses and parameters stay eager's, and the kernels keep running."""
+    torch._dynamo.reset()
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(6, 8), nn.ReLU(), nn.Linear(8, 3), nn.Softmax(dim=-1))
+    eager = nn.Sequential(nn.Linear(6, 8), nn.ReLU(), nn.Linear(8, 3), nn.Softmax(dim=-1))
+    eager.load_state_dict(model.state_dict())
+    compiled = torch.compile(model, backend="rs2triton_aot_strict")
+    opt, opt_eager = torch.optim.SGD(model.parameters(), lr=0.1), torch.optim.SGD(eager.parameters(), lr=0.1)
+    strict.reset_report()
+    x = _randn(5, 6)
+    for step in range(4):
+        losses = []
+        for m, o in ((compiled, opt), (eager, opt_eager)):
+            o.zero_grad()
+            loss = m(x).square().mean()
+            loss.backward()
+            o.step()
+            losses.append(loss.item())
+        assert losses[0] == pytest.approx(losses[1], rel=1e-5, abs=1e-7), step
+    for p, q in zip(model.parameters(), eager.parameters(), strict=True):
+        assert_matches("parameter after 4 steps", p.detach(), q.detach(), atol=1e-6, rtol=1e-5)
+    report = strict.report()
+    assert report.total_fallbacks == 0
+    assert report.ran("linear", "forward") == 8 and report.ran("relu", "backward") == 4
+    assert launches.count("ReluBackward") == 4
