@@ -383,9 +383,21 @@ def test_a_node_that_runs_on_torch_is_torch_s_operator_in_the_generated_wrapper(
     assert report.ran("relu") == 2 and report.ran("add") == 2
 
 
-def test_training_with_one_shape_runs_the_generated_functions_as_eager_torch(strict, launches):
+def test_training_with_one_shape_runs_the_generated_functions_as_eager_torch(strict, launches, monkeypatch):
     """Fixed shapes: from the second step the forward and backward graphs are their generated
-    functions; the losses and parameters stay eager's, and the kernels keep running."""
+    functions (apply's launch path is left after the first step: its spy sees one step), the
+    losses and parameters stay eager's, and the kernels keep running (a spy on the launchers
+    sees every step)."""
+    from rs2triton.runtime.launcher import Configured
+
+    grids: list[str] = []
+    real = Configured.__getitem__
+
+    def spy(self, grid):
+        grids.append(self.launcher.name)
+        return real(self, grid)
+
+    monkeypatch.setattr(Configured, "__getitem__", spy)
     torch._dynamo.reset()
     torch.manual_seed(0)
     model = nn.Sequential(nn.Linear(6, 8), nn.ReLU(), nn.Linear(8, 3), nn.Softmax(dim=-1))
@@ -409,4 +421,34 @@ def test_training_with_one_shape_runs_the_generated_functions_as_eager_torch(str
     report = strict.report()
     assert report.total_fallbacks == 0
     assert report.ran("linear", "forward") == 8 and report.ran("relu", "backward") == 4
-    assert launches.count("ReluBackward") == 4
+    assert report.ran("softmax", "backward") == 4
+    assert launches.count("ReluBackward") == 1 and launches.count("SoftmaxBackward") == 1
+    assert grids.count("ReluBackward") == 4 and grids.count("SoftmaxBackward") == 4 and grids.count("ReluForward") == 4
+
+
+GRADIENTS = {
+    "gelu": lambda t: torch.nn.functional.gelu(t, approximate="tanh"),
+    "mish": torch.nn.functional.mish,
+    "softplus": lambda t: torch.nn.functional.softplus(t, beta=2.0),
+    "log_softmax": lambda t: torch.log_softmax(t, dim=-1),
+    "max_pool2d": lambda t: torch.nn.functional.max_pool2d(t.view(2, 3, 4, 5), 2, stride=1, padding=1),
+    "avg_pool2d": lambda t: torch.nn.functional.avg_pool2d(t.view(2, 3, 4, 5), 3, stride=2, padding=1),
+}
+
+
+@pytest.mark.parametrize("name", sorted(GRADIENTS))
+def test_gradient_nodes_in_the_generated_function_match_torch(backend, name):
+    """Each gradient operator a row maps, called three times with one shape (the second and
+    third: the backward graph's generated function), against eager torch."""
+    torch._dynamo.reset()
+    backend.reset_report()
+    f = GRADIENTS[name]
+    compiled = torch.compile(f, backend="rs2triton_aot_tests")
+    for call in range(3):
+        x = _randn(6, 20, seed=call).requires_grad_()
+        g = _randn(*f(x).shape, seed=10 + call)
+        (got,) = torch.autograd.grad(compiled(x), x, g)
+        ref = x.detach().requires_grad_()
+        (want,) = torch.autograd.grad(f(ref), ref, g)
+        assert_matches(f"{name}, call {call}", got, want, atol=1e-5, rtol=1e-5)
+    assert backend.report().ran(name, "backward") >= 3, str(backend.report())

@@ -191,6 +191,12 @@ class _NodeRun:
             backward = bool(self.aten.grad)
             plan = backend.plan(self.entry, bound, backward)
             result = self._backward(plan, bound, given) if backward else self._forward(plan, bound)
+            if backward and self.recorder is not None:
+                from rs2triton.backend.wrapper import backward_node
+
+                spec = backward_node(self, plan, bound, given)
+                if spec is not None:
+                    self.recorder[self.node_name] = spec
         except Fallback as f:
             reason = str(f)
             if backend.strict:

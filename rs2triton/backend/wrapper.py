@@ -6,7 +6,8 @@ node: each mapped node binds its call, plans it, runs the op's host logic (``pac
 fixed for those shapes, so :class:`GraphWrapper` then writes the graph as Python source, once
 per shape set: a forward node whose op makes one launch is its inputs' views, an allocation and
 the launch through the launcher's fast path, with the grid, the scalar arguments and the output
-dtype as constants; a node that runs on torch (no row maps it, or its plan says why not) is
+dtype as constants; a gradient node whose op's backward is one launch returning the input's
+gradient is its tensors' views, zeroed gradient buffers and that launch; a node that runs on torch (no row maps it, or its plan says why not) is
 torch's operator called directly; every other node (a view, a backward operator, an op with
 several launches or a padded row) is a call of what the node runs. A later call with those
 shapes is that function: allocations plus launches. The report counts a generated function's
@@ -113,6 +114,75 @@ def _fold(report, variants: dict) -> None:
 
 
 @dataclass
+class BackwardNode:
+    """A gradient node as the generated code runs it: its op's one backward launch, into zeroed
+    gradient buffers, the input's gradient returned."""
+
+    kernel: Any  # the configured backward kernel
+    grid: tuple[int, ...]
+    args: list  # per kernel argument: ("in", i) | ("param", j) | ("out", None) | ("dy", None) | ("gin", i) |
+    #             ("gparam", j) | ("const", value)
+    inputs: list  # per op input and parameter: (row argument, view)
+    shapes: list  # the prepared inputs' and parameters' shapes (their gradient buffers')
+    op_shape: tuple[int, ...]
+    grad_shape: tuple[int, ...]  # the returned gradient's shape (the call's input's)
+    dtype: Any
+    device: Any
+    n_inputs: int
+    record: tuple
+
+
+def backward_node(run, plan, bound: dict, given: dict) -> BackwardNode | None:
+    """What the generated code needs to run a gradient node again: only the plain case (one
+    launch, one gradient returned, no view, pad, broadcast, bias or parameter made here: the
+    rest stays a call of the node)."""
+    from rs2triton.runtime import apply
+
+    aten = run.aten
+    taken = [a for a in [*plan.inputs, *plan.params] if a is not None]
+    if (aten.returns != ("input",) or aten.mask or plan.bias is not None
+            or any(a.fill is not None or a.pad or a.expand is not None for a in taken)
+            or any(not isinstance(aten.args.get(a.name, ""), str) for a in taken)):
+        return None
+    inputs, params, _ = plan.prepare(plan.tensors(bound))
+    if aten.from_output:
+        inputs = tuple(x.view(x.shape) for x in inputs)
+    out = given[aten.output].reshape(plan.op_shape).contiguous() if aten.output else None
+    dy = given[aten.grad].reshape(plan.op_shape).contiguous()
+    op = plan.op
+    shapes = [tuple(int(d) for d in x.shape) for x in inputs]
+    grad_inputs = [x.view(x.shape) for x in inputs]  # (markers: the kernel's arguments are only told apart)
+    grad_params = [p.view(p.shape) for p in params]
+    with apply.host_code(op, shapes, plan.op_shape):
+        if int(op.n_backward_launches()) != 1:
+            return None
+        required = int(op.backward_grad_output_row_stride(plan.op_shape))
+        if required != (plan.op_shape[-1] if plan.op_shape else 1):
+            return None
+        args = op.pack_backward_args(inputs, params, out, list(plan.op_shape), dy, required, grad_inputs, grad_params)
+        grid = tuple(int(g) for g in op.backward_grid(shapes, list(plan.op_shape)))
+    groups = (("in", inputs), ("param", params), ("gin", grad_inputs), ("gparam", grad_params))
+    slots: list = []
+    for v in args:
+        if out is not None and v is out:
+            slots.append(("out", None))
+        elif v is dy:
+            slots.append(("dy", None))
+        elif (found := next(((k, i) for k, group in groups for i, t in enumerate(group) if v is t), None)):
+            slots.append(found)
+        elif isinstance(v, (int, float)) or v is None:
+            slots.append(("const", v))
+        else:
+            return None
+    if ("gin", 0) not in slots:
+        return None
+    return BackwardNode(op.backward_kernel(), grid, slots, [(a.name, a.view) for a in taken],
+                        [tuple(x.shape) for x in [*inputs, *params]], tuple(plan.op_shape), tuple(plan.inputs[0].shape),
+                        inputs[0].dtype, inputs[0].device, len(inputs),
+                        (run.entry.name, plan.struct, run.direction, plan.notes))
+
+
+@dataclass
 class Variant:
     """A generated function of one shape set, and the calls it made."""
 
@@ -167,7 +237,7 @@ class GraphWrapper:
     def generate(self, fast: dict[str, Any]) -> Variant:
         torch = _torch()
         names: dict[Any, str] = {}
-        consts: dict[str, Any] = {"_empty": torch.empty}
+        consts: dict[str, Any] = {"_empty": torch.empty, "_zeros": torch.zeros}
         lines: list[str] = []
         records: list = []
         fallbacks: list = []
@@ -197,6 +267,10 @@ class GraphWrapper:
                 lines += self._emit(spec, self.runs[node.name], node, var, expr, const)
                 records.append(spec.record)
                 continue
+            if isinstance(spec, BackwardNode):
+                lines += self._emit_backward(spec, self.runs[node.name], node, var, expr, const)
+                records.append(spec.record)
+                continue
             target = const(node.target)
             fell_back = spec or getattr(node.target, "fallback", None)
             if fell_back is not None:  # (torch's operator, called directly; the report counts the calls)
@@ -212,6 +286,55 @@ class GraphWrapper:
         source = f"def call({params}):\n    {body}\n"
         exec(compile(source, f"<rs2triton graph {self.backend.name}>", "exec"), consts)  # noqa: S102
         return Variant(consts["call"], source, records, fallbacks, calls)
+
+    @staticmethod
+    def _emit_backward(spec: BackwardNode, run, node, var: str, expr, const) -> list[str]:
+        """The lines of one gradient node: its tensors as the op's backward takes them, zeroed
+        gradient buffers, the launch, the input's gradient."""
+        given = dict(run.defaults) | dict(zip(run.names, node.args, strict=False)) | dict(node.kwargs)
+        aten = run.aten
+        lines = []
+
+        def dense(name: str, code: str, view) -> None:
+            lines.append(f"{name} = {code}")
+            lines.append(f"{name} = {name} if {name}.is_contiguous() else {name}.contiguous()")
+            if view is not None:
+                lines.append(f"{name} = {name}.view({list(view)})")
+
+        prepared = []
+        for j, (arg, view) in enumerate(spec.inputs):
+            mapped = aten.args.get(arg, arg if arg in given else "self")
+            dense(f"{var}_{j}", expr(given[mapped]), view)
+            prepared.append(f"{var}_{j}")
+        used = {kind for kind, _ in spec.args}
+        if "out" in used:
+            dense(f"{var}_o", f"{expr(given[aten.output])}.reshape({list(spec.op_shape)})", None)
+        dense(f"{var}_dy", f"{expr(given[aten.grad])}.reshape({list(spec.op_shape)})", None)
+        zeros = {}
+        for kind, i in spec.args:
+            if kind in ("gin", "gparam") and (kind, i) not in zeros:
+                index = i if kind == "gin" else spec.n_inputs + i
+                zeros[(kind, i)] = name = f"{var}_{kind}{i}"
+                lines.append(f"{name} = _zeros({list(spec.shapes[index])}, dtype={const(spec.dtype)}, "
+                             f"device={const(spec.device)})")
+        args = []
+        for kind, value in spec.args:
+            if kind == "in":
+                args.append(prepared[value])
+            elif kind == "param":
+                args.append(prepared[spec.n_inputs + value])
+            elif kind == "out":
+                args.append(f"{var}_o")
+            elif kind == "dy":
+                args.append(f"{var}_dy")
+            elif kind in ("gin", "gparam"):
+                args.append(zeros[(kind, value)])
+            else:
+                args.append(_literal(value) or const(value))
+        if all(g > 0 for g in spec.grid):
+            lines.append(f"{const(spec.kernel)}[{spec.grid!r}]({', '.join(args)})")
+        lines.append(f"{var} = {zeros[('gin', 0)]}.reshape({list(spec.grad_shape)})")
+        return lines
 
     @staticmethod
     def _emit(spec: FastNode, run, node, var: str, expr, const) -> list[str]:
