@@ -47,6 +47,11 @@ class FastNode:
     record: tuple  # (operation, struct, direction, notes): what the report counts per call
 
 
+def taken_args(plan) -> list:
+    """The plan's inputs, then the parameters the op takes (as ``plan.prepare`` returns them)."""
+    return [a for a in [*plan.inputs, *plan.params] if a is not None]
+
+
 def fast_node(run, plan, bound: dict) -> tuple[FastNode | None, Any]:
     """Runs one forward node's plan as ``plan.forward`` does (every check included), and returns
     what the generated code needs to do it again (None where the node is not one launch of a
@@ -70,8 +75,9 @@ def fast_node(run, plan, bound: dict) -> tuple[FastNode | None, Any]:
             return None, result
         args = op.pack_args(inputs, params, apply._Output(), list(plan.op_shape), required)
         grid = tuple(int(g) for g in op.grid(list(plan.op_shape)))
-    if apply.written_params(op.forward_kernel(), [(args, grid)], params):
-        return None, result  # (a parameter the kernel writes is no constant)
+    made = [t for a, t in zip(taken_args(plan), [*inputs, *params], strict=True) if a.fill is not None]
+    if apply.written_params(op.forward_kernel(), [(args, grid)], [*params, *made]):
+        return None, result  # (a parameter, or a tensor made once, that the kernel writes is no constant)
     slots: list = []
     for v in args:
         if isinstance(v, apply._Output):
@@ -87,8 +93,7 @@ def fast_node(run, plan, bound: dict) -> tuple[FastNode | None, Any]:
         else:
             return None, result
     sources: list[tuple] = []
-    for a, prepared in zip([a for a in [*plan.inputs, *plan.params] if a is not None], [*inputs, *params],
-                           strict=True):
+    for a, prepared in zip(taken_args(plan), [*inputs, *params], strict=True):
         if a.fill is not None or isinstance(run.aten.args.get(a.name), OnesRow):
             sources.append(("const", prepared))  # (made of a number: the same every call; the kernel reads it)
         else:
@@ -139,7 +144,7 @@ def backward_node(run, plan, bound: dict, given: dict) -> BackwardNode | None:
     from rs2triton.runtime import apply
 
     aten = run.aten
-    taken = [a for a in [*plan.inputs, *plan.params] if a is not None]
+    taken = taken_args(plan)
     if (aten.returns != ("input",) or aten.mask or plan.bias is not None
             or any(a.fill is not None or a.pad or a.expand is not None for a in taken)
             or any(not isinstance(aten.args.get(a.name, ""), str) for a in taken)):
