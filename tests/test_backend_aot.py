@@ -452,3 +452,12 @@ def test_gradient_nodes_in_the_generated_function_match_torch(backend, name):
         (want,) = torch.autograd.grad(f(ref), ref, g)
         assert_matches(f"{name}, call {call}", got, want, atol=1e-5, rtol=1e-5)
     assert backend.report().ran(name, "backward") >= 3, str(backend.report())
+
+
+def test_an_unmapped_python_operator_is_named_as_python_names_it(backend):
+    torch._dynamo.reset()
+    backend.reset_report()
+    a, b = _randn(2, 3, 4), _randn(2, 4, 2, seed=1)  # (a batched product: bmm, which no row maps)
+    with torch.no_grad():
+        assert_matches("a @ b", torch.compile(lambda x, y: x @ y, backend="rs2triton_aot_tests")(a, b), a @ b)
+    assert backend.report().fallbacks("operator.matmul") == {"no teenygrad op implements it (no row of the mapping)": 1}

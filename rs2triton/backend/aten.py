@@ -99,6 +99,8 @@ def _describe_target(target) -> str:
     name = getattr(target, "__name__", str(target))
     if module in ("torch._C._nn", "torch._C._VariableFunctions", "torch._C"):
         module = "torch"
+    elif module == "_operator":  # (`a @ b`: operator.matmul, as Python names it)
+        module = "operator"
     return f"{module}.{name}" if module else name
 
 
