@@ -1,55 +1,35 @@
-"""The torch.compile backend: each captured graph's nodes rewritten to run teenygrad's ops.
+"""The torch.compile backend: AOTAutograd's ATen graphs, their nodes run on teenygrad's ops.
 
-Dynamo hands the backend a graph of torch-level calls (``torch._C._nn.linear``,
-``torch.nn.functional.relu``, ``operator.add``, ``x.softmax(-1)``). Every node whose operation
-has a row in the mapping table (``runtime/torch_mapping.py``) is replaced by a call that plans the
-teenygrad op for the call's shapes (``backend/plan.py``, once per shape) and runs it, forward
-through the op's ``pack_args``/``grid`` and, where a gradient is needed, backward through the
-op's own ``pack_backward_args``/``backward_grid``; the rest runs on torch and is counted as a
-fallback with its reason. No AOT tracing: the graph runs eagerly, so autograd sees one node
-per teenygrad op, and dynamic shapes need nothing more than a plan per new shape.
+Dynamo hands the backend a graph of torch-level calls; the backend hands it to AOTAutograd
+(``aot_module_simplified``: functionalization, the joint forward and backward traced to ATen
+operators and partitioned, as aot_eager and Inductor do), whose forward and backward graphs
+``backend/aten.py`` rewrites: every ATen node a row of the mapping (``runtime/torch_mapping.py``)
+names runs the row's teenygrad op, planned once per shape (``backend/plan.py``), forward through
+the op's ``pack_args``/``grid``, backward through its ``pack_backward_args``/``backward_grid``;
+the rest runs on torch and is counted as a fallback with its reason. ``Backend.run`` runs one
+torch-level call on a row (``backend.functional``, eagerly), differentiable through the op's
+own backward.
 """
 
 from __future__ import annotations
 
-import importlib
 import inspect
 import logging
-from collections.abc import Collection
+import sys
+import weakref
+from collections import Counter
 from typing import Any
 
-from rs2triton.backend.plan import Fallback, Plan, make_plan
+from rs2triton.backend.plan import Fallback, Plan, StrictFallback, _strict, make_plan
+
+__all__ = ["Backend", "StrictFallback", "register"]
 from rs2triton.backend.report import Report
-from rs2triton.runtime.torch_mapping import IDENTITY_WHEN, SHAPE_ONLY, TABLE, Entry
+from rs2triton.runtime.torch_mapping import TABLE, Entry
 from rs2triton.runtime.values import _torch
 
 log = logging.getLogger("rs2triton.backend")
 
 _CURRENT: dict[str, Backend] = {}  # backend name -> the backend it stands for now
-
-
-class StrictFallback(RuntimeError):
-    """A node ran on torch under ``strict=True``."""
-
-
-def _strict(node: str, operation: str, reason: str) -> StrictFallback:
-    return StrictFallback(f"teenygrad backend (strict): node `{node}` ({operation}) would run on torch: {reason}")
-
-
-def _resolve(path: str):
-    """A dotted target of the table: the torch callable, or ``("method", name)`` for ``Tensor.x``."""
-    if path.startswith("Tensor."):
-        return ("method", path.removeprefix("Tensor."))
-    module, _, name = path.rpartition(".")
-    try:
-        return getattr(importlib.import_module(module), name)
-    except (ImportError, AttributeError):
-        obj: Any = importlib.import_module(module.split(".")[0])
-        for part in path.split(".")[1:]:
-            obj = getattr(obj, part, None)
-            if obj is None:
-                return None
-        return obj
 
 
 def _signature(schema: str) -> inspect.Signature:
@@ -63,19 +43,10 @@ def _signature(schema: str) -> inspect.Signature:
     return inspect.Signature(params)
 
 
-def _describe(node) -> str:
-    """What a report calls an unmapped node's operation."""
-    if node.op == "call_method":
-        return f"Tensor.{node.target}"
-    if node.op == "call_module":
-        return f"module {node.target}"
-    target = node.target
-    module = getattr(target, "__module__", None) or ("operator" if type(target).__name__ == "builtin_function_or_method"
-                                                      else "")
-    name = getattr(target, "__name__", str(target))
-    if module in ("torch._C._nn", "torch._C._VariableFunctions", "torch._C"):
-        module = "torch"
-    return f"{module}.{name}" if module else name
+def _graph_breaks() -> Counter:
+    """Dynamo's count of graph breaks by reason, in this process (none where it is not imported)."""
+    utils = sys.modules.get("torch._dynamo.utils")
+    return Counter(utils.counters["graph_break"]) if utils is not None else Counter()
 
 
 def _key(value):
@@ -87,34 +58,11 @@ def _key(value):
     return value
 
 
-def _returns_input(when: tuple, args: tuple, kwargs: dict) -> bool | None:
-    """Whether a call returns its input by an IDENTITY_WHEN rule ((argument names, {name: the
-    value that makes it the identity})): None where a value that decides is not a plain number."""
-    names, values = when
-    given = dict(zip(names, args, strict=False)) | dict(kwargs)
-    undecided = False
-    for name, value in values.items():
-        got = given.get(name)
-        if type(got) in (bool, int, float):
-            if got == value:
-                return True
-        elif name in given:
-            undecided = True
-    return None if undecided else False
-
-
-def _computes_tensor(node) -> bool:
-    torch = _torch()
-    value = node.meta.get("example_value")
-    if isinstance(value, (list, tuple)):
-        return any(isinstance(v, torch.Tensor) for v in value)
-    return isinstance(value, torch.Tensor)
-
-
 class Backend:
     """The teenygrad backend over one kernel tree (see :func:`rs2triton.torch_backend`)."""
 
     def __init__(self, tree, *, name: str = "teenygrad", strict: bool = False, table: tuple[Entry, ...] = TABLE):
+        from rs2triton.backend.aten import aten_index
         from rs2triton.backend.functional import Functional
 
         self.tree = tree
@@ -124,125 +72,60 @@ class Backend:
         self._report = Report()
         self._plans: dict[Any, Plan | str] = {}
         self._signatures = {e.name: _signature(e.schema) for e in table}
-        self._targets: dict[Any, Entry] = {}
-        for entry in table:
-            for path in entry.targets:
-                target = _resolve(path)
-                if target is not None:
-                    self._targets.setdefault(target, entry)
-        self._shape_only = {t for t in (_resolve(p) for p in SHAPE_ONLY) if t is not None}
-        self._identity_when = {t: when for t, when in ((_resolve(p), w) for p, w in IDENTITY_WHEN.items())
-                               if t is not None}
+        self._aten = aten_index(table)
+        self._breaks = _graph_breaks()  # (Dynamo's count when the report started)
+        self._wrappers: weakref.WeakSet = weakref.WeakSet()  # the graphs' wrappers (backend/wrapper.py): their calls
+        # are counted in the report when it is read
         self._graphs = 0
         self.functional = Functional(self)
 
-    def _identity(self, node) -> bool | None:
-        """Whether the node's call returns its input (a dropout outside training, or with p = 0):
-        True or False where its arguments say, None where that is known only at run time (a
-        module's `p` is a graph input under dynamic shapes), or False for any other operation."""
-        if node.op != "call_function" or not _hashable_in(node.target, self._identity_when):
-            return False
-        return _returns_input(self._identity_when[node.target], node.args, node.kwargs)
-
     # ------------------------------------------------------------------ torch.compile's entry point
 
-    def __call__(self, gm, example_inputs=None):
+    def __call__(self, gm, example_inputs=None, *, mode=None, options=None):
+        """torch.compile's call: ``mode`` and ``options`` (``torch.compile(..., mode=...)``) are
+        accepted; none changes what runs (``"reduce-overhead"``'s CUDA graphs are not made)."""
         return self.compile(gm, example_inputs)
 
     def __repr__(self) -> str:
-        return (f"<rs2triton teenygrad backend {self.name!r}: {len(self.tree.ops)} ops from "
+        return (f"<rs2triton teenygrad backend {self.name!r}: the ops of "
                 f"{', '.join(map(str, self.tree.roots))}{', strict' if self.strict else ''}>")
 
     def report(self) -> Report:
         """What ran so far: per torch operation, calls per teenygrad op (forward, backward) and fallbacks."""
-        return self._report.copy()
+        for w in list(self._wrappers):
+            w.fold()
+        report = self._report.copy()
+        now = _graph_breaks()
+        report.graph_breaks = Counter({reason.split("\n")[0]: n - self._breaks.get(reason, 0) for reason, n in now.items()
+                                       if n > self._breaks.get(reason, 0)})
+        return report
 
     def reset_report(self) -> None:
+        for w in list(self._wrappers):
+            w.fold()
         self._report.clear()
-
-    def entry_for(self, node) -> Entry | None:
-        if node.op == "call_function":
-            try:
-                return self._targets.get(node.target)
-            except TypeError:  # (an unhashable target)
-                return None
-        if node.op == "call_method":
-            return self._targets.get(("method", node.target))
-        return None
+        self._breaks = _graph_breaks()
 
     def compile(self, gm, example_inputs=None):
+        """Dynamo's graph through AOTAutograd: its forward and backward ATen graphs rewritten to
+        run the rows' ops (``backend/aten.py``)."""
+        from torch._functorch.aot_autograd import aot_module_simplified, make_boxed_func
+
+        from rs2triton.backend.aten import compile_graph
+
         self._graphs += 1
         graph_id = self._graphs
-        lines = []
-        for node in list(gm.graph.nodes):
-            if node.op not in ("call_function", "call_method", "call_module"):
-                continue
-            entry = self.entry_for(node)
-            shape_only = (node.op == "call_method" and ("method", node.target) in self._shape_only) or (
-                node.op == "call_function" and _hashable_in(node.target, self._shape_only))
-            if entry is None:
-                identity = self._identity(node)
-                if shape_only or not _computes_tensor(node) or identity:
-                    continue
-                operation = _describe(node)
-                reason = "no teenygrad op implements it (no row of the mapping)"
-                if identity is None:  # (decided at each call)
-                    self._wrap_fallback(node, operation, reason, self._identity_when[node.target])
-                    continue
-                lines.append(f"  {node.name}: {operation} -> on torch: {reason}")
-                if self.strict:
-                    raise _strict(node.name, operation, reason)
-                self._wrap_fallback(node, operation, reason)
-                continue
-            struct = next((s for s in entry.op if s in self.tree.ops), None)
-            lines.append(f"  {node.name}: {entry.name} -> "
-                         + (f"{struct} (planned per shape)" if struct else f"on torch: the tree has no {entry.op[0]}"))
-            self._wrap_entry(node, entry)
-        gm.recompile()
-        if log.isEnabledFor(logging.INFO):
-            log.info("teenygrad backend %r, graph %d:\n%s", self.name, graph_id, "\n".join(lines) or "  (no compute nodes)")
-        return gm.forward
 
-    # ------------------------------------------------------------------ the calls that replace nodes
+        def forward(g, inputs):
+            return make_boxed_func(compile_graph(self, g, "forward", graph_id))
 
-    def _original(self, node):
-        if node.op == "call_method":
-            method = node.target
+        def backward(g, inputs):
+            return make_boxed_func(compile_graph(self, g, "backward", graph_id))
 
-            def original(self_, *args, **kwargs):
-                return getattr(self_, method)(*args, **kwargs)
+        return aot_module_simplified(gm, example_inputs, fw_compiler=forward, bw_compiler=backward,
+                                     decompositions=_decompositions())
 
-            return original
-        return node.target
-
-    def _set(self, node, fn) -> None:
-        fn.__name__ = fn.__qualname__ = f"teenygrad_{node.name}"
-        node.op = "call_function"
-        node.target = fn
-
-    def _wrap_fallback(self, node, operation: str, reason: str, identity_when=None) -> None:
-        """The node runs on torch, each call counted as a fallback (under ``strict``, an error) —
-        but for a call that returns its input by ``identity_when``'s rule (see IDENTITY_WHEN)."""
-        original, report, strict, name = self._original(node), self._report, self.strict, node.name
-
-        def call(*args, **kwargs):
-            if identity_when is not None and _returns_input(identity_when, args, kwargs):
-                return original(*args, **kwargs)
-            if identity_when is not None and strict:
-                raise _strict(name, operation, reason)
-            report.record_fallback(operation, reason)
-            return original(*args, **kwargs)
-
-        self._set(node, call)
-
-    def _wrap_entry(self, node, entry: Entry) -> None:
-        original = self._original(node)
-        name = node.name
-
-        def call(*args, **kwargs):
-            return self.run(entry, args, kwargs, original, name)
-
-        self._set(node, call)
+    # ------------------------------------------------------------------ one torch-level call (functional)
 
     def bind(self, entry: Entry, args: tuple, kwargs: dict) -> dict:
         kwargs = {k: v for k, v in kwargs.items() if k != "_stacklevel"}
@@ -291,13 +174,6 @@ class Backend:
             return plan.forward(plan.tensors(bound))[0]
 
 
-def _hashable_in(target, targets: Collection) -> bool:
-    try:
-        return target in targets
-    except TypeError:
-        return False
-
-
 class _LazyFunction:
     """The autograd.Function of a planned node, made when first used (torch is imported then)."""
 
@@ -337,21 +213,121 @@ def _make_function():
 _NodeFunction = _LazyFunction()
 
 
+def _decompositions() -> dict:
+    """ATen operators no row maps whose decompositions land on rows' operators (an ELU's or a
+    log-sigmoid's gradient: products and exponentials), and the backward operators that take what
+    the ops do not compute, made ones that do not (``aten.own_decompositions``)."""
+    torch = _torch()
+    from torch._decomp import get_decompositions
+
+    from rs2triton.backend.aten import own_decompositions
+
+    aten = torch.ops.aten
+    return get_decompositions([aten.elu_backward, aten.log_sigmoid_backward]) | own_decompositions()
+
+
+_REGISTERED: set[str] = set()  # the names registered with Dynamo (the rest wait for its import)
+
+
 def register(backend: Backend) -> None:
     """Make ``backend`` what ``torch.compile(..., backend=name)`` calls; a later backend of the
-    same name takes its place. A name another library registered is refused."""
-    torch = _torch()
-    from torch._dynamo import list_backends
-
+    same name takes its place. A name another library registered is refused. Where Dynamo is
+    not imported yet, the name is registered when it is (importing it costs seconds, and
+    ``torch.compile`` imports it anyway): nothing of it is imported here."""
     name = backend.name
-    if name not in _CURRENT:
-        if name in list_backends(exclude_tags=()):
-            raise ValueError(f"torch_backend: a torch.compile backend named {name!r} is already registered by "
-                             "another library; choose another with name=...")
-
-        def dispatch(gm, example_inputs):
-            return _CURRENT[name](gm, example_inputs)
-
-        dispatch.__name__ = f"rs2triton_{name}"
-        torch._dynamo.register_backend(dispatch, name=name)
+    if "torch._dynamo" in sys.modules:
+        _register_now(name)
+    elif name not in _CURRENT:
+        if name in _torch_names():
+            raise _taken(name)
+        _after_dynamo_import()
     _CURRENT[name] = backend
+
+
+def _taken(name: str) -> ValueError:
+    return ValueError(f"torch_backend: a torch.compile backend named {name!r} is already registered by another "
+                      "library; choose another with name=...")
+
+
+def _torch_names() -> set[str]:
+    """The names torch's own backends register (``inductor``, ``aot_eager``...), read from the
+    source of ``torch/_dynamo/backends`` (importing it is what registers them, and costs seconds)."""
+    import re
+    from pathlib import Path
+
+    torch = _torch()
+    names: set[str] = set()
+    for f in (Path(torch.__file__).parent / "_dynamo" / "backends").glob("*.py"):
+        text = f.read_text(errors="replace")
+        names |= set(re.findall(r"register_(?:debug_)?backend\(\s*name=[\"'](\w+)", text))
+        names |= set(re.findall(r"@register_(?:debug_)?backend\s*\n(?:@.*\n)*\s*def (\w+)", text))
+    return names
+
+
+def _register_now(name: str, *, everything: bool = True) -> None:
+    """Registers ``name`` with Dynamo (``everything``: having Dynamo import its own backends
+    first, where that is safe: not inside Dynamo's own import)."""
+    if name in _REGISTERED:
+        return
+    from torch._dynamo.backends import registry
+
+    if name in registry._COMPILER_FNS or name in registry._BACKENDS or name in _torch_names() or (
+            everything and name in registry.list_backends(exclude_tags=())):
+        raise _taken(name)
+
+    def dispatch(gm, example_inputs, **options):
+        return _CURRENT[name](gm, example_inputs, **options)
+
+    dispatch.__name__ = f"rs2triton_{name}"
+    registry.register_backend(dispatch, name=name)
+    _REGISTERED.add(name)
+
+
+def _register_waiting() -> None:
+    import warnings
+
+    for name in [n for n in _CURRENT if n not in _REGISTERED]:
+        try:
+            _register_now(name, everything=False)
+        except ValueError as e:  # (found only now that Dynamo is imported: not registered)
+            warnings.warn(str(e), stacklevel=2)
+
+
+class _AfterDynamo:
+    """A meta path finder that, once, lets ``torch._dynamo`` import as it would and then
+    registers the names waiting for it."""
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname != "torch._dynamo":
+            return None
+        import importlib.util
+
+        sys.meta_path.remove(self)
+        spec = importlib.util.find_spec(fullname)
+        loader = getattr(spec, "loader", None)
+        if loader is None or not hasattr(loader, "exec_module"):
+            return spec
+        execute = loader.exec_module
+
+        def exec_module(module):
+            execute(module)
+            _register_waiting()
+
+        loader.exec_module = exec_module
+        return spec
+
+
+def _after_dynamo_import() -> None:
+    if not any(isinstance(f, _AfterDynamo) for f in sys.meta_path):
+        sys.meta_path.insert(0, _AfterDynamo())
+
+
+def entry_point(gm, example_inputs, **options):
+    """The backend ``teenygrad`` as the ``torch_dynamo_backends`` entry point names it: the
+    backend ``rs2triton.torch_backend(kernels=...)`` set up under that name."""
+    backend = _CURRENT.get("teenygrad")
+    if backend is None:
+        raise RuntimeError("torch.compile(backend=\"teenygrad\"): no teenygrad kernels are set up: call "
+                           "rs2triton.torch_backend(kernels=...) first (with the path of a kernel tree, as "
+                           "teenygrad's kernels/teeny-kernels/src)")
+    return backend(gm, example_inputs, **options)

@@ -107,8 +107,11 @@ class Functional:
 
         backward_op.register_fake(backward_fake)
 
-        def setup_context(ctx, inputs, output):
-            arguments = dict(zip(signature.parameters, inputs, strict=True))
+        positional = [n for n, p in signature.parameters.items() if p.kind is not p.KEYWORD_ONLY]
+
+        def setup_context(ctx, inputs, output, keyword_only_inputs=None):
+            # (torch passes keyword-only arguments apart, where the schema has any: `alpha`)
+            arguments = dict(zip(positional, inputs, strict=True)) | dict(keyword_only_inputs or {})
             ctx.arguments = arguments
             ctx.given = [n for n in tensor_args if arguments.get(n) is not None]
             ctx.save_for_backward(*[arguments[n] for n in ctx.given])
@@ -119,7 +122,7 @@ class Functional:
                 values[n] = t
             grads = backward_op(grad_output, **values)
             by_name = dict(zip(ctx.given, grads, strict=True))
-            return tuple(by_name.get(p) for p in signature.parameters)
+            return tuple(by_name.get(p) for p in positional)
 
         lib_op.register_autograd(backward, setup_context=setup_context)
         return lib_op

@@ -25,6 +25,14 @@ class Fallback(Exception):
     """The call runs on torch; the message says why."""
 
 
+class StrictFallback(RuntimeError):
+    """A node ran on torch under ``strict=True``."""
+
+
+def _strict(node: str, operation: str, reason: str) -> StrictFallback:
+    return StrictFallback(f"teenygrad backend (strict): node `{node}` ({operation}) would run on torch: {reason}")
+
+
 def _reference(path: str):
     import importlib
 
@@ -94,6 +102,7 @@ class Plan:
     out_shape: tuple[int, ...]
     notes: tuple[str, ...] = ()
     bias: Arg | None = None  # the entry's bias, given: added on torch after the kernel
+    keep_nan: bool = False  # the kernel drops NaN (a maximum, as Rust's f32::max): put back where an input has one
 
     def tensors(self, args: dict) -> list:
         """The call's tensors the op takes, inputs then the parameters that are given (then the
@@ -101,12 +110,9 @@ class Plan:
         return [args[a.name] for a in [*self.inputs, *self.params] if a is not None and a.fill is None] \
             + ([args[self.bias.name]] if self.bias is not None else [])
 
-    def forward(self, tensors: list):
-        """The output (in torch's shape), and what :meth:`backward` needs: the prepared inputs, the
-        op's parameters (those the call left out made here) then the bias, if any, and the
-        kernel's output."""
-        from rs2triton.runtime import apply
-
+    def prepare(self, tensors: list) -> tuple[tuple, tuple, Any]:
+        """The op's inputs and parameters as its kernels take them (views, pads, the tensors made
+        for what the call leaves out), and the bias added on torch (or None)."""
         like, rest = tensors[0], iter(tensors)
 
         def prepared(a: Arg):
@@ -114,8 +120,18 @@ class Plan:
 
         inputs = tuple(prepared(a) for a in self.inputs)
         kernel_params = tuple(prepared(p) for p in self.params if p is not None)
-        bias = prepared(self.bias) if self.bias is not None else None
+        return inputs, kernel_params, prepared(self.bias) if self.bias is not None else None
+
+    def forward(self, tensors: list):
+        """The output (in torch's shape), and what :meth:`backward` needs: the prepared inputs, the
+        op's parameters (those the call left out made here) then the bias, if any, and the
+        kernel's output."""
+        from rs2triton.runtime import apply
+
+        inputs, kernel_params, bias = self.prepare(tensors)
         out = apply.forward(self.op, inputs, kernel_params, None, list(self.op_shape))
+        if self.keep_nan:
+            out = out.masked_fill(nan_mask(inputs), float("nan"))
         result = out if bias is None else out + bias.reshape(1, -1, *[1] * (out.dim() - 2))
         return result.reshape(self.out_shape), (inputs, kernel_params + (() if bias is None else (bias,)), out)
 
@@ -228,6 +244,9 @@ def make_plan(entry: Entry, ops: dict[str, Any], args: dict, grad: bool) -> Plan
         raise Fallback("the output is empty")
 
     op = _build(entry, struct, ops[struct], args, sizes)
+    problem = _dtype_problem(op, struct, dtype, grad)
+    if problem:
+        raise Fallback(problem)
     op = apply.bind_dtype(op, tuple(inputs))
     if grad and not op.has_backward():
         raise Fallback(f"{struct} has no backward in teenygrad (has_backward() is false), and a gradient is needed")
@@ -250,7 +269,63 @@ def make_plan(entry: Entry, ops: dict[str, Any], args: dict, grad: bool) -> Plan
             raise Fallback(f"`{entry.bias}` has shape {list(bias.shape)}, not [{op_shape[1]}] (one per channel)")
         bias_arg = Arg(entry.bias, tuple(bias.shape))
         notes.append(f"`{entry.bias}` added on torch ({struct} takes none)")
-    return Plan(entry, struct, op, arg_list, param_list, op_shape, out_shape, tuple(notes), bias_arg)
+    keep_nan = entry.layout == "flat" and dtype.is_floating_point and drops_nan(op.forward_kernel())
+    if keep_nan:
+        notes.append(f"NaN put back on torch where an input has one ({struct} takes a maximum or minimum, which "
+                     "drops it as Rust's f32::max does; torch keeps it)")
+    return Plan(entry, struct, op, arg_list, param_list, op_shape, out_shape, tuple(notes), bias_arg, keep_nan)
+
+
+def nan_mask(inputs):
+    """Where any of the (prepared, same-shaped) inputs is NaN."""
+    mask = inputs[0].isnan()
+    for x in inputs[1:]:
+        mask = mask | x.isnan()
+    return mask
+
+
+def drops_nan(kernel) -> bool:
+    """Whether the kernel takes a maximum or minimum that drops NaN (``tl.maximum``/``tl.minimum``
+    without ``propagate_nan``: Triton's default, and Rust's ``f32::max``), read from the kernel
+    the Rust became; torch's relu, maximum and minimum keep NaN."""
+    import ast
+
+    from rs2triton.runtime.locations import generated_function
+
+    func = generated_function(getattr(getattr(kernel, "launcher", None), "fn", None))
+    if func is None:
+        return False
+    return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in ("maximum", "minimum")
+               and not any(k.arg == "propagate_nan" for k in n.keywords) for n in ast.walk(func))
+
+
+def _dtype_problem(op, struct: str, dtype, grad: bool) -> str | None:
+    """Why the op's kernels cannot take tensors of ``dtype``: a dtype its generics do not take
+    (an int or bool tensor where the kernel's ``D: Float`` takes f32, f64, f16 and bf16: read
+    from the launcher's ``dtypes``), or one Triton's interpreter computes wrong for the kernel."""
+    from rs2triton.runtime.values import rust_dtype_of
+
+    kernels = [op.forward_kernel()] + ([op.backward_kernel()] if grad and op.has_backward() else [])
+    rust = rust_dtype_of(dtype)
+    for kernel in kernels:
+        launcher = getattr(kernel, "launcher", None)
+        if launcher is None:
+            continue
+        allowed = launcher.dtypes.get("D")
+        if allowed is not None and rust not in allowed:
+            who = struct if launcher.name == struct else f"{struct}'s kernel {launcher.name}"
+            return f"{who} takes D = {', '.join(allowed)}; the tensors are {str(dtype).removeprefix('torch.')}"
+        # INTEGRATION POINT (issue 33, the PyTorch user's contract): the one place a plan asks
+        # rs2triton.runtime.values.interpreter_dtype_problem(launcher, dtype) -> str | None (written
+        # elsewhere: where Triton's interpreter computes this dtype wrong for this kernel, bf16
+        # arithmetic say); a reason it gives makes the call run on torch, with that reason.
+        from rs2triton.runtime import values
+
+        ask = getattr(values, "interpreter_dtype_problem", None)
+        reason = ask(launcher, dtype) if ask is not None and launcher.interpreted else None
+        if reason:
+            return reason
+    return None
 
 
 def _scalar_operands(entry: Entry, args: dict) -> dict[str, float]:

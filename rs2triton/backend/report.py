@@ -30,6 +30,9 @@ class Report:
 
     def __init__(self) -> None:
         self.rows: dict[str, Row] = {}
+        # Dynamo's graph breaks meanwhile (what ran on Python, outside any graph, and why: the
+        # first line of its reason -> times), in the process: Dynamo counts them for all backends
+        self.graph_breaks: Counter = Counter()
         self._lock = threading.Lock()
 
     def _row(self, operation: str) -> Row:
@@ -38,22 +41,23 @@ class Report:
             row = self.rows[operation] = Row(operation)
         return row
 
-    def record_run(self, operation: str, struct: str, direction: str, notes: tuple[str, ...] = ()) -> None:
+    def record_run(self, operation: str, struct: str, direction: str, notes: tuple[str, ...] = (), times: int = 1) -> None:
         with self._lock:
             row = self._row(operation)
-            row.ran[(struct, direction)] += 1
+            row.ran[(struct, direction)] += times
             for n in notes:
-                row.notes[n] += 1
+                row.notes[n] += times
 
-    def record_fallback(self, operation: str, reason: str) -> None:
+    def record_fallback(self, operation: str, reason: str, times: int = 1) -> None:
         with self._lock:
-            self._row(operation).fell_back[reason] += 1
+            self._row(operation).fell_back[reason] += times
 
     def copy(self) -> Report:
         out = Report()
         with self._lock:
             for k, r in self.rows.items():
                 out.rows[k] = Row(k, Counter(r.ran), Counter(r.fell_back), Counter(r.notes))
+        out.graph_breaks = Counter(self.graph_breaks)
         return out
 
     def clear(self) -> None:
@@ -91,6 +95,9 @@ class Report:
         fmt = "  ".join(f"{{:<{w}}}" for w in widths[:-1]) + "  {}"
         out = [fmt.format(*header), fmt.format(*("-" * w for w in widths[:-1]), "-" * len(header[-1]))]
         out += [fmt.format(*line).rstrip() for line in lines]
+        if self.graph_breaks:
+            out += ["", "graph breaks (Dynamo ran this code on Python, outside any graph the backend saw):"]
+            out += [f"  {n} x {reason}" for reason, n in self.graph_breaks.most_common()]
         return "\n".join(out)
 
     def __repr__(self) -> str:

@@ -1,30 +1,124 @@
-"""The teenygrad ops of a kernel tree: every ``.rs`` file with kernels, transpiled (through the
-cache) and loaded, and the ops they define by their Rust struct names."""
+"""The teenygrad ops of a kernel tree, by their Rust struct names, each file loaded when an op of
+it is first asked for.
+
+Setting a tree up reads its ``.rs`` files (with the CLI's bounded read: a FIFO, a device, a file
+past the size a kernel file has, a dangling symlink or an unreadable file is skipped, with a
+warning naming it and why) and notes which op each defines (``impl RuntimeOp for X``); nothing
+is transpiled then. ``tree.ops[name]`` (or ``name in tree.ops``) transpiles, through the cache,
+and loads the file that defines ``name`` — the first time only. A file whose ops a macro makes
+(``impl RuntimeOp for $Fwd``) is loaded where a name is in no other file. A file that does not
+transpile is skipped with a warning naming it and its error. The paths are resolved first, so
+a tree given as a relative and as an absolute path is one tree.
+"""
 
 from __future__ import annotations
 
+import re
+import warnings
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 _SKIP = {"tests", "examples", "benches", "target"}
+_OP = re.compile(rb"RuntimeOp\s+for\s+(\$?\w+)")
+
+
+class TreeWarning(UserWarning):
+    """A kernel tree's file was skipped (it could not be read, or did not transpile), or the tree
+    has no ops."""
+
+
+class Ops(Mapping):
+    """A tree's ops by Rust struct name, loading the file that defines one when it is asked for."""
+
+    def __init__(self, tree: Tree, index: dict[str, list[Path]], opaque: list[Path]):
+        self._tree = tree
+        self._index = index
+        self._opaque = opaque  # files whose op names a macro makes: loaded where a name is found in no other
+        self._loaded: dict[str, Any] = {}
+
+    def _find(self, name: str):
+        if name in self._loaded:
+            return self._loaded[name]
+        for f in [*self._index.get(name, ()), *self._opaque]:
+            self._tree._load(f)
+            if name in self._loaded:
+                return self._loaded[name]
+        return None
+
+    def __contains__(self, name) -> bool:
+        return isinstance(name, str) and self._find(name) is not None
+
+    def __getitem__(self, name: str):
+        found = self._find(name) if isinstance(name, str) else None
+        if found is None:
+            raise KeyError(name)
+        return found
+
+    def _everything(self) -> dict[str, Any]:
+        for files in [*self._index.values(), self._opaque]:
+            for f in files:
+                self._tree._load(f)
+        return self._loaded
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(dict(self._everything()))
+
+    def __len__(self) -> int:
+        return len(self._everything())
 
 
 @dataclass
 class Tree:
-    """The ops found under ``roots``: ``ops`` maps a Rust struct name to its launcher (a kernel
-    struct with ``impl RuntimeOp``) or its class (a wrapper struct); ``files`` where each is
-    defined; ``skipped`` the files that did not transpile, with the first line of the error."""
+    """The ops found under ``roots`` (resolved): ``ops`` maps a Rust struct name to its launcher
+    (a kernel struct with ``impl RuntimeOp``) or its class (a wrapper struct), loaded when asked
+    for; ``files`` where each loaded one is defined; ``skipped`` the files that could not be read
+    or did not transpile, with the first line of the error."""
 
     roots: tuple[Path, ...]
-    ops: dict[str, Any] = field(default_factory=dict)
+    ops: Any = None
     files: dict[str, Path] = field(default_factory=dict)
     skipped: dict[Path, str] = field(default_factory=dict)
+    options: dict = field(default_factory=dict)
+    _done: set = field(default_factory=set)
+
+    def _skip(self, f: Path, why: str) -> None:
+        self.skipped[f] = why
+        warnings.warn(f"torch_backend: skipped {f}: {why}", TreeWarning, stacklevel=4)
+
+    def _load(self, f: Path) -> None:
+        if f in self._done:
+            return
+        self._done.add(f)
+        from rs2triton import TranspileError, load
+        from rs2triton.runtime import Launcher, RuntimeOp
+
+        try:
+            module = load(f, **self.options)
+        except TranspileError as e:
+            self._skip(f, str(e).splitlines()[0])
+            return
+        except ValueError as e:  # a file that defines no kernels
+            if "defines no #[kernel]" not in str(e):
+                raise
+            return
+        for attr, value in vars(module).items():
+            if isinstance(value, Launcher) and value.op is not None and attr == value.name:
+                name = value.name
+            elif (isinstance(value, type) and issubclass(value, RuntimeOp) and value.__module__ == module.__name__
+                  and "RUST_NAME" in vars(value) and hasattr(value, "new")):
+                name = value.RUST_NAME
+            else:
+                continue
+            if name not in self.ops._loaded:
+                self.ops._loaded[name] = value
+                self.files[name] = f
 
 
 def _sources(roots: tuple[Path, ...]):
     for root in roots:
-        if root.is_file():
+        if root.is_file() or (root.suffix == ".rs" and root.exists()):
             yield root
             continue
         if not root.is_dir():
@@ -35,32 +129,32 @@ def _sources(roots: tuple[Path, ...]):
 
 
 def load_tree(kernels, *, features=None, default_features: bool = True, interpret=None) -> Tree:
-    from rs2triton import TranspileError, load
-    from rs2triton.runtime import Launcher, RuntimeOp
+    from rs2triton.diagnostics import TranspileError
+    from rs2triton.transpiler.driver.pipeline import read
 
-    roots = tuple(Path(k) for k in (kernels if isinstance(kernels, (list, tuple)) else [kernels]))
-    tree = Tree(roots)
+    given = kernels if isinstance(kernels, (list, tuple)) else [kernels]
+    roots = tuple(Path(k).expanduser().absolute() for k in given)
+    tree = Tree(roots, options={"interpret": interpret, "features": features, "default_features": default_features})
+    index: dict[str, list[Path]] = {}
+    opaque: list[Path] = []
+    tree.ops = Ops(tree, index, opaque)
     for f in _sources(roots):
-        if b"kernel" not in f.read_bytes():  # (no #[kernel], no op: not worth a transpile)
-            continue
         try:
-            module = load(f, interpret=interpret, features=features, default_features=default_features)
+            text = read(f)
         except TranspileError as e:
-            tree.skipped[f] = str(e).splitlines()[0]
+            tree._skip(f, str(e).splitlines()[0])
             continue
-        except ValueError as e:  # a file that defines no kernels
-            if "defines no #[kernel]" not in str(e):
-                raise
+        if b"kernel" not in text:  # (no #[kernel], no op: not worth a transpile)
             continue
-        for attr, value in vars(module).items():
-            if isinstance(value, Launcher) and value.op is not None and attr == value.name:
-                name = value.name
-            elif (isinstance(value, type) and issubclass(value, RuntimeOp) and value.__module__ == module.__name__
-                  and "RUST_NAME" in vars(value) and hasattr(value, "new")):
-                name = value.RUST_NAME
-            else:
-                continue
-            if name not in tree.ops:
-                tree.ops[name] = value
-                tree.files[name] = f
+        resolved = f.resolve()
+        names = _OP.findall(text)
+        if any(n.startswith(b"$") for n in names):
+            opaque.append(resolved)
+        for n in names:
+            if not n.startswith(b"$"):
+                index.setdefault(n.decode(), []).append(resolved)
+    if not index and not opaque:
+        warnings.warn(f"torch_backend: the kernel tree {', '.join(map(str, roots))} has no ops (no `impl RuntimeOp "
+                      f"for ...` in any readable .rs file{', ' + str(len(tree.skipped)) + ' skipped' if tree.skipped else ''}):"
+                      " every node will run on torch", TreeWarning, stacklevel=3)
     return tree

@@ -143,6 +143,65 @@ Rule = Block | Cover | Exact | Fixed | Present | Value | Dim
 
 
 @dataclass(frozen=True)
+class Transposed:
+    """A row argument that is the ATen argument ``arg`` transposed (``addmm``'s ``mat2`` is
+    ``weight.t()``: a linear layer's weight is ``mat2.t()``, a view)."""
+
+    arg: str
+
+
+@dataclass(frozen=True)
+class OnesRow:
+    """A ``[1, n]`` tensor of ones, ``n`` the first dimension of the ATen argument ``arg`` (a sum
+    over the first dimension is ``ones @ arg``: made on torch)."""
+
+    arg: str
+
+
+@dataclass(frozen=True)
+class Sized:
+    """A tensor of the sizes the ATen argument ``arg`` lists (None where it is None), made like
+    the argument ``like``: it stands for a tensor whose values the op does not read
+    (``convolution_backward``'s bias: only its gradient's shape)."""
+
+    arg: str
+    like: str
+
+
+@dataclass(frozen=True)
+class Aten:
+    """An ATen operator (what AOTAutograd's graphs call) that a row's op computes.
+
+    ``target``: the overload (``"aten.add.Tensor"``); ``args``: a row argument -> what it is of
+    the ATen call (an argument's name, :class:`Transposed`, :class:`OnesRow`; a row argument not
+    named here is the ATen argument of the same name, or ``self`` for ``input``); ``fixed``: row
+    arguments the operator leaves implicit (``_softmax``'s ``dtype=None``); ``require``: ATen
+    argument values this needs (``half_to_float=False``), another value runs on torch;
+    ``outputs``: how many tensors the operator returns (only the first is the op's: the call
+    runs on torch where a graph uses the others).
+
+    A backward operator (``grad``: the argument that holds the output's gradient) runs the op's
+    backward kernels: ``output`` names the argument that is the forward's output, where the
+    operator is given it; ``from_output``: the operator is given the forward's output and not its
+    input (``threshold_backward``: ReLU's result), which then stands for the input — the op's
+    backward must not read it (checked on its ``pack_backward_args``, once per shape);
+    ``returns``: which gradients the operator returns, by row argument; ``mask``: the argument
+    that says which of them it is asked for (``output_mask``).
+    """
+
+    target: str
+    args: dict[str, Any] = field(default_factory=dict)
+    fixed: dict[str, Any] = field(default_factory=dict)
+    require: dict[str, Any] = field(default_factory=dict)
+    outputs: int = 1
+    grad: str = ""
+    output: str = ""
+    from_output: bool = False
+    returns: tuple[str, ...] = ("input",)
+    mask: str = ""
+
+
+@dataclass(frozen=True)
 class Entry:
     """One torch operation and the teenygrad op that runs it.
 
@@ -169,7 +228,8 @@ class Entry:
     last dimension may be padded with zeros without changing the result (what makes an
     unaligned row fit a tensor-descriptor kernel); ``reference``: the torch function with the
     same meaning (the output's shape and dtype come from it, on meta tensors; the tests compare
-    with it).
+    with it); ``aten``: the ATen operators (:class:`Aten`) of AOTAutograd's forward and backward
+    graphs that the op computes, forward or backward.
     """
 
     name: str
@@ -187,6 +247,7 @@ class Entry:
     bias: str = ""
     absent: dict[str, float] = field(default_factory=dict)
     note: str = ""
+    aten: tuple[Aten, ...] = ()
 
     def __hash__(self) -> int:
         return hash(self.name)
@@ -197,24 +258,38 @@ ELEMENTS: dict[str, Rule] = {"BLOCK_SIZE": Block("numel", hi=1024)}
 
 
 def _binary(name: str, struct: str | tuple[str, ...], operator: str | None, *, alpha: bool = False, reference: str = "",
-            extra: str = "", require: dict[str, Any] | None = None) -> Entry:
+            extra: str = "", require: dict[str, Any] | None = None, aten: tuple[Aten, ...] = ()) -> Entry:
     schema = f"{name}(Tensor input, Tensor other{', *, Scalar alpha=1' if alpha else ''}{extra}) -> Tensor"
     dunder = (f"operator.{operator}", f"Tensor.__{operator}__") if operator else ()
     return Entry(name, schema, (f"torch.{name}", f"Tensor.{name}", *dunder),
                  struct if isinstance(struct, tuple) else (struct,), ("input", "other"), reference or f"torch.{name}", consts=ELEMENTS,
-                 require={**({"alpha": 1} if alpha else {}), **(require or {})})
+                 require={**({"alpha": 1} if alpha else {}), **(require or {})},
+                 aten=(Aten(f"aten.{name}.Tensor" if operator else f"aten.{name}.default"), *aten))
 
 
 def _unary(name: str, struct: str | tuple[str, ...], *, functional: bool = False, inplace: bool = False,
-           method: bool = True,
-           reference: str = "", extra: str = "", require: dict[str, Any] | None = None, also: tuple[str, ...] = ()) -> Entry:
+           method: bool = True, reference: str = "", extra: str = "", require: dict[str, Any] | None = None,
+           also: tuple[str, ...] = (), backward: Aten | None = None, forward: Aten | None = None) -> Entry:
     schema = f"{name}(Tensor input{', bool inplace=False' if inplace else ''}{extra}) -> Tensor"
     targets: tuple[str, ...] = (f"torch.{name}",) if not functional else ()
     targets += (f"torch.nn.functional.{name}",) if functional or inplace else ()
     targets += (f"Tensor.{name}",) if method else ()
     reference = reference or (f"torch.nn.functional.{name}" if inplace or functional else f"torch.{name}")
     return Entry(name, schema, targets + also, struct if isinstance(struct, tuple) else (struct,), ("input",), reference,
-                 consts=ELEMENTS, require={**({"inplace": False} if inplace else {}), **(require or {})})
+                 consts=ELEMENTS, require={**({"inplace": False} if inplace else {}), **(require or {})},
+                 aten=(forward or Aten(f"aten.{name}.default"), *((backward,) if backward else ())))
+
+
+def _given_output(target: str, **require: Any) -> Aten:
+    """A backward operator given the output's gradient and the forward's output (``output``, or
+    ``self`` for ``threshold_backward``), which stands for the input."""
+    arg = "self" if target == "aten.threshold_backward.default" else "output"
+    return Aten(target, {"input": arg}, grad="grad_output", output=arg, from_output=True, require=require)
+
+
+def _given_input(target: str, **args: Any) -> Aten:
+    """A backward operator given the output's gradient and the forward's input (``self``)."""
+    return Aten(target, args, grad="grad_output")
 
 
 def _pool_consts() -> dict[str, Rule]:
@@ -233,26 +308,33 @@ TABLE: tuple[Entry, ...] = (
     _binary("sub", ("ElemwiseSubForward", "SubForward"), "sub", alpha=True),
     _binary("mul", ("ElemwiseMulForward", "MulForward"), "mul"),
     _binary("div", ("ElemwiseDivForward", "DivForward"), "truediv", extra=", *, str? rounding_mode=None",
-            require={"rounding_mode": None}),
+            require={"rounding_mode": None}, aten=(Aten("aten.div.Tensor_mode"),)),
     _binary("maximum", ("ElemwiseMaxForward", "MaximumForward"), None),
     _binary("minimum", ("ElemwiseMinForward", "MinimumForward"), None),
     # ---------------------------------------------------------------- activations
-    _unary("relu", "ReluForward", inplace=True),
-    _unary("sigmoid", "SigmoidForward", also=("torch.nn.functional.sigmoid",)),
-    _unary("tanh", "TanhForward", also=("torch.nn.functional.tanh",)),
-    _unary("silu", "SiluForward", functional=True, inplace=True, method=False),
+    _unary("relu", "ReluForward", inplace=True, backward=_given_output("aten.threshold_backward.default", threshold=0)),
+    _unary("sigmoid", "SigmoidForward", also=("torch.nn.functional.sigmoid",),
+           backward=_given_output("aten.sigmoid_backward.default")),
+    _unary("tanh", "TanhForward", also=("torch.nn.functional.tanh",), backward=_given_output("aten.tanh_backward.default")),
+    _unary("silu", "SiluForward", functional=True, inplace=True, method=False,
+           backward=_given_input("aten.silu_backward.default")),
     Entry("gelu", "gelu(Tensor input, *, str approximate='none') -> Tensor",
           ("torch.nn.functional.gelu",), ("GeluForward", "GeluTanhForward"), ("input",), "torch.nn.functional.gelu",
-          consts=ELEMENTS, require={"approximate": "tanh"}, note="both kernels compute the tanh approximation"),
-    _unary("logsigmoid", "LogsigmoidForward", functional=True, method=False),
-    _unary("mish", "MishForward", functional=True, inplace=True, method=False),
+          consts=ELEMENTS, require={"approximate": "tanh"}, note="both kernels compute the tanh approximation",
+          aten=(Aten("aten.gelu.default"), _given_input("aten.gelu_backward.default"))),
+    _unary("logsigmoid", "LogsigmoidForward", functional=True, method=False,
+           forward=Aten("aten.log_sigmoid_forward.default", outputs=2)),
+    _unary("mish", "MishForward", functional=True, inplace=True, method=False,
+           backward=_given_input("aten.mish_backward.default")),
     Entry("softplus", "softplus(Tensor input, Scalar beta=1, Scalar threshold=20) -> Tensor",
           ("torch.nn.functional.softplus",), ("SoftplusRuntimeOp",), ("input",), "torch.nn.functional.softplus",
           new=(Block("numel", hi=1024), "beta"), require={"threshold": 20},
-          note="the kernel has no threshold: torch's default (20) is where log(1 + exp(x)) is x in f32"),
+          note="the kernel has no threshold: torch's default (20) is where log(1 + exp(x)) is x in f32",
+          aten=(Aten("aten.softplus.default"), _given_input("aten.softplus_backward.default"))),
     Entry("elu", "elu(Tensor input, float alpha=1.0, bool inplace=False) -> Tensor",
           ("torch.nn.functional.elu",), ("EluRuntimeOp",), ("input",), "torch.nn.functional.elu",
-          new=(Block("numel", hi=1024), "alpha"), require={"inplace": False}),
+          new=(Block("numel", hi=1024), "alpha"), require={"inplace": False},
+          aten=(Aten("aten.elu.default", require={"scale": 1, "input_scale": 1}),)),
     Entry("celu", "celu(Tensor input, float alpha=1.0, bool inplace=False) -> Tensor",
           ("torch.nn.functional.celu", "torch.celu"), ("CeluRuntimeOp",), ("input",), "torch.nn.functional.celu",
           new=(Block("numel", hi=1024), "alpha"), require={"inplace": False}),
@@ -270,25 +352,39 @@ TABLE: tuple[Entry, ...] = (
     Entry("softmax", "softmax(Tensor input, int dim, ScalarType? dtype=None) -> Tensor",
           ("torch.softmax", "torch.nn.functional.softmax", "Tensor.softmax", "torch.special.softmax"),
           ("SoftmaxForward",), ("input",), "torch.softmax", consts={"BLOCK_SIZE": Cover("cols")},
-          require={"dtype": None}, layout="rows"),
+          require={"dtype": None}, layout="rows",
+          aten=(Aten("aten._softmax.default", fixed={"dtype": None}, require={"half_to_float": False}),
+                Aten("aten._softmax_backward_data.default", {"input": "output"}, grad="grad_output", output="output",
+                     from_output=True))),
     Entry("log_softmax", "log_softmax(Tensor input, int dim, ScalarType? dtype=None) -> Tensor",
           ("torch.log_softmax", "torch.nn.functional.log_softmax", "Tensor.log_softmax"),
           ("LogSoftmaxForward",), ("input",), "torch.log_softmax", consts={"BLOCK_SIZE": Cover("cols")},
-          require={"dtype": None}, layout="rows"),
+          require={"dtype": None}, layout="rows",
+          aten=(Aten("aten._log_softmax.default", fixed={"dtype": None}, require={"half_to_float": False}),
+                Aten("aten._log_softmax_backward_data.default", {"input": "output"}, grad="grad_output",
+                     output="output", from_output=True))),
     Entry("layer_norm", "layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, "
           "float eps=1e-05) -> Tensor",
           ("torch.layer_norm", "torch.nn.functional.layer_norm"),
           ("LayerNormForwardInferenceRuntimeOp", "LayerNormForward", "LayerNormRowsRuntimeOp"), ("input",),
           "torch.nn.functional.layer_norm",
           params=("weight", "bias"), consts={"BLOCK_N": Block("cols", hi=1024)},
-          new=(Block("cols", hi=1024), "eps"), layout="rows", absent={"weight": 1.0, "bias": 0.0}),
+          new=(Block("cols", hi=1024), "eps"), layout="rows", absent={"weight": 1.0, "bias": 0.0},
+          aten=(Aten("aten.native_layer_norm.default", outputs=3),)),
     # ---------------------------------------------------------------- matrices
     Entry("linear", "linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor",
           ("torch._C._nn.linear", "torch.nn.functional.linear"), ("LinearForward",), ("input",),
           "torch.nn.functional.linear", params=("weight", "bias"),
           consts={"USE_BIAS": Present("bias"), "BLOCK_M": Block("rows", 16, 64), "BLOCK_N": Block("cols", 16, 64),
                   "BLOCK_K": Block("k", 16, 64), "GROUP_M": Fixed(8)},
-          layout="matrix", zero_pad=("input", "weight"), absent={"bias": 0.0}),
+          layout="matrix", zero_pad=("input", "weight"), absent={"bias": 0.0},
+          # (AOTAutograd's linear is addmm(bias, x, w.t()) or mm(x, w.t()); its gradients are matrix
+          # products, and a bias's gradient a sum over the rows: ones @ g)
+          aten=(Aten("aten.addmm.default", {"input": "mat1", "weight": Transposed("mat2"), "bias": "self"},
+                     require={"beta": 1, "alpha": 1}),
+                Aten("aten.mm.default", {"input": "self", "weight": Transposed("mat2")}),
+                Aten("aten.sum.dim_IntList", {"input": OnesRow("self"), "weight": Transposed("self")},
+                     require={"dim": [0], "keepdim": True, "dtype": None}))),
     # ---------------------------------------------------------------- images
     Entry("conv2d", "conv2d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=1, SymInt[2] padding=0, "
           "SymInt[2] dilation=1, SymInt groups=1) -> Tensor",
@@ -298,19 +394,25 @@ TABLE: tuple[Entry, ...] = (
                   "STRIDE_W": Value("stride", 1), "PAD_H": Value("padding", 0), "PAD_W": Value("padding", 1),
                   "G": Value("groups"), "BLOCK_P": Block("plane", 16, 256), "BLOCK_OW": Block("cols", 16, 128)},
           require={"dilation": (1, 1)}, layout="image",
-          note="a bias is added on torch after the kernel, as teenygrad's training path does"),
+          note="a bias is added on torch after the kernel, as teenygrad's training path does",
+          aten=(Aten("aten.convolution.default", require={"transposed": False, "output_padding": [0, 0]}),
+                Aten("aten.convolution_backward.default", {"bias": Sized("bias_sizes", "weight")},
+                     require={"transposed": False, "output_padding": [0, 0]}, grad="grad_output",
+                     returns=("input", "weight", "bias"), mask="output_mask"))),
     Entry("max_pool2d", "max_pool2d(Tensor input, int[2] kernel_size, int[2]? stride=None, int[2] padding=0, "
           "int[2] dilation=1, bool ceil_mode=False, bool return_indices=False) -> Tensor",
           ("torch.nn.functional.max_pool2d", "torch.max_pool2d", "torch._C._nn.max_pool2d"),
           ("MaxPool2dForward", "Maxpool2dForward"), ("input",), "torch.nn.functional.max_pool2d",
           consts=_pool_consts(), require={"dilation": (1, 1), "ceil_mode": False, "return_indices": False},
-          layout="image"),
+          layout="image", aten=(Aten("aten.max_pool2d_with_indices.default", outputs=2),
+                                Aten("rs2triton_aot.max_pool2d_backward.default", grad="grad_output",
+                                     output="output"))),
     Entry("avg_pool2d", "avg_pool2d(Tensor input, int[2] kernel_size, int[2]? stride=None, int[2] padding=0, "
           "bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor",
           ("torch.nn.functional.avg_pool2d", "torch._C._nn.avg_pool2d"),
           ("AvgPool2dForward", "Avgpool2dForward"), ("input",), "torch.nn.functional.avg_pool2d",
           consts=_pool_consts(), require={"ceil_mode": False, "count_include_pad": True, "divisor_override": None},
-          layout="image"),
+          layout="image", aten=(Aten("aten.avg_pool2d.default"), _given_input("aten.avg_pool2d_backward.default"))),
 )
 
 # Operations that only describe a tensor (its shape, a view of it): they run on torch and are no

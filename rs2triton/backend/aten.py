@@ -1,0 +1,332 @@
+"""AOTAutograd's graphs on teenygrad's ops: each ATen node a row maps runs the row's op.
+
+The backend hands Dynamo's graph to ``aot_module_simplified`` (functionalized, as aot_eager and
+Inductor do), which traces the forward and the joint backward down to ATen operators and
+partitions them, deciding what the backward saves. :func:`compile_graph` then rewrites one of
+those graphs: every node whose ATen operator a row's :class:`~rs2triton.runtime.torch_mapping.Aten`
+names runs the row's op (``plan.py``, once per shape) — a forward operator through the op's
+``pack_args``/``grid``, a backward operator (``threshold_backward``, ``_softmax_backward_data``)
+through the op's backward kernels — and every other compute node runs on torch, counted with
+its reason. Views, copies, casts and SymInt arithmetic stay as they are: autocast's casts,
+in-place updates, views and dynamic shapes are torch's own.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from rs2triton.backend.plan import Fallback, _same, _strict
+from rs2triton.runtime.torch_mapping import Aten, Entry, OnesRow, Sized, Transposed
+from rs2triton.runtime.values import _torch
+
+log = logging.getLogger("rs2triton.backend")
+
+# ATen operators that only move, view, cast, allocate or describe tensors: they run on torch and
+# are no fallback (no teenygrad op computes anything of theirs). Any view operator is one too.
+MOVES = frozenset({
+    "aten.clone", "aten._to_copy", "aten.copy", "aten.copy_", "aten.detach", "aten.alias", "aten.lift_fresh_copy",
+    "aten.empty", "aten.empty_like", "aten.empty_strided", "aten.zeros", "aten.zeros_like", "aten.ones",
+    "aten.ones_like", "aten.full", "aten.full_like", "aten.new_empty", "aten.new_empty_strided", "aten.new_zeros",
+    "aten.new_ones", "aten.new_full", "aten.scalar_tensor", "aten.sym_size", "aten.sym_stride", "aten.sym_numel",
+    "aten.sym_storage_offset", "aten.view", "aten._unsafe_view", "aten.reshape", "aten.expand", "aten.contiguous",
+    "aten.t", "aten.permute", "aten.transpose", "aten.squeeze", "aten.unsqueeze", "aten.slice", "aten.select",
+    "aten._assert_tensor_metadata", "aten.view_as", "aten._reshape_alias", "aten.as_strided",
+})
+
+
+_OWN: dict = {}
+
+
+def own_decompositions() -> dict:
+    """Backward operators that take a tensor the forward makes only for them, made operators that
+    do not: ``max_pool2d_with_indices_backward`` takes the forward's indices, so the partitioner
+    saves them and the forward must compute them, which a teenygrad pooling op does not; it is
+    made ``rs2triton_aot::max_pool2d_backward`` (the same arguments with the forward's output in
+    place of the indices, the pooling computed again in the backward graph, where the op's
+    forward kernel runs it; on torch, it finds the indices again), which the max-pooling row
+    maps to the op's backward kernels. Defined once per process."""
+    if not _OWN:
+        torch = _torch()
+        aten = torch.ops.aten
+        schema = ("(Tensor grad_output, Tensor self, Tensor output, int[2] kernel_size, int[2] stride, "
+                  "int[2] padding, int[2] dilation, bool ceil_mode) -> Tensor")
+
+        def impl(grad_output, self, output, kernel_size, stride, padding, dilation, ceil_mode):
+            indices = aten.max_pool2d_with_indices(self, kernel_size, stride, padding, dilation, ceil_mode)[1]
+            return aten.max_pool2d_with_indices_backward(grad_output, self, kernel_size, stride, padding, dilation,
+                                                         ceil_mode, indices)
+
+        op = torch.library.custom_op("rs2triton_aot::max_pool2d_backward", impl, mutates_args=(), schema=schema)
+        op.register_fake(lambda grad_output, self, *rest: torch.empty_like(self))
+
+        def decomposed(grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices):
+            output = aten.max_pool2d_with_indices(self, kernel_size, stride, padding, dilation, ceil_mode)[0]
+            return torch.ops.rs2triton_aot.max_pool2d_backward(grad_output, self, output, kernel_size, stride,
+                                                               padding, dilation, ceil_mode)
+
+        _OWN[aten.max_pool2d_with_indices_backward.default] = decomposed
+    return dict(_OWN)
+
+
+def aten_index(table: tuple[Entry, ...]) -> dict[str, tuple[Entry, Aten]]:
+    """Each ATen overload the rows name (``"aten.relu.default"``) -> (row, how it maps)."""
+    index: dict[str, tuple[Entry, Aten]] = {}
+    for entry in table:
+        for aten in entry.aten:
+            index.setdefault(aten.target, (entry, aten))
+    return index
+
+
+def _describe(node) -> str:
+    """What a report calls a node no row maps: the torch operation it came from, where Dynamo
+    recorded one (``Tensor.cumsum``, ``torch.nn.functional.dropout``), else its ATen operator."""
+    stack = node.meta.get("source_fn_stack") or ()
+    if stack:
+        target = stack[-1][1]
+        if isinstance(target, str):
+            return f"Tensor.{target}"
+        if isinstance(target, type) and target.__module__.startswith("torch.nn.modules"):
+            return f"torch.nn.{target.__name__}"
+        return _describe_target(target)
+    return str(node.target)
+
+
+def _describe_target(target) -> str:
+    """What a report calls a torch callable: ``torch.nn.functional.dropout``, ``torch.cumsum``."""
+    module = getattr(target, "__module__", None) or ("operator" if type(target).__name__ == "builtin_function_or_method"
+                                                      else "")
+    name = getattr(target, "__name__", str(target))
+    if module in ("torch._C._nn", "torch._C._VariableFunctions", "torch._C"):
+        module = "torch"
+    elif module == "_operator":  # (`a @ b`: operator.matmul, as Python names it)
+        module = "operator"
+    return f"{module}.{name}" if module else name
+
+
+def _is_move(target) -> bool:
+    return bool(getattr(target, "is_view", False)) or str(getattr(target, "overloadpacket", "")) in MOVES
+
+
+def _value(expr, given: dict):
+    """A row argument from the ATen call (see :class:`Aten`)."""
+    torch = _torch()
+    if isinstance(expr, Transposed):
+        t = given[expr.arg]
+        if not isinstance(t, torch.Tensor) or t.dim() != 2:
+            raise Fallback(f"`{expr.arg}` is not a matrix")
+        return t.t()
+    if isinstance(expr, Sized):
+        sizes = given[expr.arg]
+        return None if sizes is None else given[expr.like].new_empty(list(sizes))
+    if isinstance(expr, OnesRow):
+        t = given[expr.arg]
+        if not isinstance(t, torch.Tensor) or t.dim() != 2:
+            raise Fallback(f"`{expr.arg}` is not a matrix")
+        return t.new_ones((1, t.shape[0]))
+    return given[expr]
+
+
+def _channels_last(value) -> bool:
+    """Whether torch's output (the node's fake value) is a channels-last image, not a contiguous one."""
+    torch = _torch()
+    if isinstance(value, (list, tuple)):
+        value = value[0] if value else None
+    if not isinstance(value, torch.Tensor) or value.dim() != 4:
+        return False
+    try:
+        return bool(not value.is_contiguous() and value.is_contiguous(memory_format=torch.channels_last))
+    except Exception:  # noqa: BLE001 (a symbolic stride torch cannot decide: as torch lays it out)
+        return False
+
+
+def _other_outputs_used(node) -> bool:
+    import operator
+
+    return any(not (u.target is operator.getitem and u.args[1] == 0) for u in node.users)
+
+
+class _NodeRun:
+    """What one ATen node the row ``entry`` maps runs: its call bound to the ATen schema, made
+    the row's call, planned (once per shape) and run on the op — or on torch, with the reason."""
+
+    def __init__(self, backend, entry: Entry, aten: Aten, node, direction: str):
+        schema = node.target._schema
+        self.backend, self.entry, self.aten, self.direction = backend, entry, aten, direction
+        self.node_name = node.name
+        self.original = node.target
+        self.names = [a.name for a in schema.arguments]
+        self.defaults = {a.name: a.default_value for a in schema.arguments if a.has_default_value()}
+        self.signature = backend._signatures[entry.name]
+        self.outputs_used = aten.outputs > 1 and _other_outputs_used(node)
+        self.recorder: dict | None = None  # (set while the graph's wrapper records a shape set: wrapper.py)
+        self.channels_last = not aten.grad and _channels_last(node.meta.get("val"))
+
+    def row_args(self, given: dict) -> dict:
+        aten = self.aten
+        for key, want in aten.require.items():
+            if not _same(given.get(key), want):
+                raise Fallback(f"{self.entry.name}'s op implements {self.original}'s {key}={want!r} only; the call "
+                               f"has {key}={given.get(key)!r}")
+        args: dict[str, Any] = {}
+        for name in self.signature.parameters:
+            if name in aten.args:
+                args[name] = _value(aten.args[name], given)
+            elif name in aten.fixed:
+                args[name] = aten.fixed[name]
+            elif name in given:
+                args[name] = given[name]
+            elif name == "input" and "self" in given:
+                args[name] = given["self"]
+        bound = self.signature.bind(**args)
+        bound.apply_defaults()
+        return dict(bound.arguments)
+
+    def __call__(self, *args, **kwargs):
+        backend = self.backend
+        given = self.defaults | dict(zip(self.names, args, strict=False)) | kwargs
+        try:
+            if self.outputs_used:
+                raise Fallback(f"the graph uses the other outputs of {self.original} (saved for its backward), "
+                               "which the op does not compute")
+            bound = self.row_args(given)
+            backward = bool(self.aten.grad)
+            plan = backend.plan(self.entry, bound, backward)
+            result = self._backward(plan, bound, given) if backward else self._forward(plan, bound)
+            if backward and self.recorder is not None:
+                from rs2triton.backend.wrapper import backward_node
+
+                spec = backward_node(self, plan, bound, given)
+                if spec is not None:
+                    self.recorder[self.node_name] = spec
+        except Fallback as f:
+            reason = str(f)
+            if backend.strict:
+                raise _strict(self.node_name, self.entry.name, reason) from None
+            backend._report.record_fallback(self.entry.name, reason)
+            if self.recorder is not None:  # (the generated function calls torch's operator, and counts it)
+                self.recorder[self.node_name] = (self.entry.name, reason, self.original)
+            return self.original(*args, **kwargs)
+        backend._report.record_run(self.entry.name, plan.struct, self.direction, plan.notes)
+        return result
+
+    def _forward(self, plan, bound: dict):
+        if self.channels_last:  # (the op's output is dense row-major; torch's keeps the input's memory format)
+            out = plan.forward(plan.tensors(bound))[0]
+            out = out.contiguous(memory_format=_torch().channels_last)
+        elif self.recorder is not None:
+            from rs2triton.backend.wrapper import fast_node
+
+            spec, out = fast_node(self, plan, bound)
+            if spec is not None:
+                self.recorder[self.node_name] = spec
+        else:
+            out = plan.forward(plan.tensors(bound))[0]
+        return (out,) + (None,) * (self.aten.outputs - 1) if self.aten.outputs > 1 else out
+
+    def _backward(self, plan, bound: dict, given: dict):
+        torch = _torch()
+        aten = self.aten
+        tensors = plan.tensors(bound)
+        inputs, params, bias = plan.prepare(tensors)
+        if aten.from_output:  # (the output stands for the input: views of their own, so that a read shows)
+            inputs = tuple(x.view(x.shape) for x in inputs)
+        if aten.output:
+            out = given[aten.output].reshape(plan.op_shape).contiguous()
+        else:
+            out = torch.empty(plan.op_shape, dtype=inputs[0].dtype, device=inputs[0].device)
+        dy = given[aten.grad]
+        stand_ins = (inputs if aten.from_output else ()) + (() if aten.output else (out,))
+        if stand_ins:
+            problem = plan.__dict__.get("_stand_in_problem", False)
+            if problem is False:
+                problem = plan._stand_in_problem = _reads(plan, inputs, params, out, dy, stand_ins)
+            if problem:
+                raise Fallback(problem)
+        names = [a.name for a in [*plan.inputs, *plan.params] if a is not None and a.fill is None]
+        names += [plan.bias.name] if plan.bias is not None else []
+        saved = (inputs, params + ((bias,) if bias is not None else ()), out)
+        wanted = set(aten.returns)
+        if aten.mask:  # (which of the gradients the operator is asked for)
+            wanted = {n for n, m in zip(aten.returns, given[aten.mask], strict=True) if m}
+        grads = dict(zip(names, plan.backward(saved, dy, [n in wanted for n in names]), strict=True))
+        got = tuple(grads.get(n) if n in wanted else None for n in aten.returns)
+        return got[0] if len(got) == 1 else got
+
+
+def _reads(plan, inputs, params, output, dy, stand_ins) -> str | None:
+    """Why the op's backward cannot run on these stand-ins: where its ``pack_backward_args`` hands
+    one to a kernel (the backward would read a tensor the ATen operator was not given)."""
+    from rs2triton.runtime import apply
+
+    op = plan.op
+    shapes = [tuple(x.shape) for x in inputs]
+    with apply.host_code(op, shapes, plan.op_shape):
+        if int(op.n_backward_launches()) != 1:
+            return f"{plan.struct}'s backward makes several launches, and the stand-ins it would read are not checked"
+        required = int(op.backward_grad_output_row_stride(plan.op_shape))
+        visited = op.pack_backward_args(inputs, params, output, plan.op_shape, dy, required,
+                                        [x.view(x.shape) for x in inputs], [p.view(p.shape) for p in params])
+    for v in visited:
+        if any(v is s for s in stand_ins):
+            what = "output" if v is output else "input"
+            return (f"{plan.struct}'s backward reads the forward's {what}, which the ATen operator is not given "
+                    f"(its `pack_backward_args` hands it to the kernel)")
+    return None
+
+
+def _fallback_call(backend, node, operation: str, reason: str):
+    original, report = node.target, backend._report
+
+    def call(*args, **kwargs):
+        report.record_fallback(operation, reason)
+        return original(*args, **kwargs)
+
+    call.fallback = (operation, reason, original)  # type: ignore[attr-defined]  # (what the generated function calls)
+    return call
+
+
+def _as_function(run):
+    def call(*args, **kwargs):
+        return run(*args, **kwargs)
+
+    return call
+
+
+def compile_graph(backend, gm, direction: str, graph_id: int):
+    """``gm`` (an ATen graph of AOTAutograd's: the forward, or the backward) rewritten to run
+    the rows' ops: its callable (boxed by the caller)."""
+    torch = _torch()
+    lines = []
+    index = backend._aten
+    runs = {}
+    for node in list(gm.graph.nodes):
+        if node.op != "call_function" or not isinstance(node.target, torch._ops.OpOverload):
+            continue  # (placeholders, outputs, getitem, SymInt arithmetic)
+        found = index.get(str(node.target))
+        if found is None:
+            if _is_move(node.target) or node.target.namespace.startswith("rs2triton_"):
+                continue  # (a `backend.functional` op runs its row itself, and counts what ran)
+            operation = _describe(node)
+            reason = "no teenygrad op implements it (no row of the mapping)"
+            lines.append(f"  {node.name}: {operation} -> on torch: {reason} [{node.target}]")
+            if backend.strict:
+                raise _strict(node.name, operation, reason)
+            fn = _fallback_call(backend, node, operation, reason)
+        else:
+            entry, aten = found
+            struct = next((s for s in entry.op if s in backend.tree.ops), None)
+            lines.append(f"  {node.name}: {entry.name} -> "
+                         + (f"{struct} (planned per shape)" if struct else f"on torch: the tree has no {entry.op[0]}")
+                         + f" [{node.target}]")
+            run = runs[node.name] = _NodeRun(backend, entry, aten, node, direction)
+            fn = _as_function(run)
+        fn.__name__ = fn.__qualname__ = f"teenygrad_{node.name}"
+        node.target = fn
+    gm.recompile()
+    if log.isEnabledFor(logging.INFO):
+        log.info("teenygrad backend %r, graph %d (%s):\n%s", backend.name, graph_id, direction,
+                 "\n".join(lines) or "  (no compute nodes)")
+    from rs2triton.backend.wrapper import GraphWrapper
+
+    return GraphWrapper(backend, gm, runs)
