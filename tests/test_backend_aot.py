@@ -279,6 +279,29 @@ def test_a_dtype_the_kernels_generics_do_not_take_runs_on_torch(backend):
     assert "the tensors are bool" in next(iter(report.fallbacks("maximum")))
 
 
+@pytest.mark.skipif(DEVICE != "cpu", reason="the rule is the CPU interpreter's: a GPU computes bf16 and f64 right")
+def test_dtypes_the_interpreter_computes_wrong_run_on_torch_with_the_reason(backend):
+    """On Triton's interpreter a bf16 node (any kernel) and an f64 one whose kernel uses `tl.dot`
+    (linear) run on torch, with runtime.values.interpreter_dtype_problem's reason: they gave wrong
+    numbers (relu returned its input, the f64 matmul ~1e296). f64 elementwise stays on its kernel."""
+    import torch.nn.functional as F
+
+    torch._dynamo.reset()
+    backend.reset_report()
+    x = torch.randn(4, 8, dtype=torch.bfloat16)
+    got = torch.compile(lambda t: torch.relu(t) * 2, backend="rs2triton_aot_tests")(x)
+    torch.testing.assert_close(got, torch.relu(x) * 2)
+    w, x64 = torch.randn(3, 8, dtype=torch.float64), torch.randn(4, 8, dtype=torch.float64)
+    got = torch.compile(lambda t: torch.relu(F.linear(t, w)), backend="rs2triton_aot_tests")(x64)
+    torch.testing.assert_close(got, torch.relu(F.linear(x64, w)))
+    report = backend.report()
+    (why,) = report.fallbacks("relu")
+    assert "cannot run ReluForward in torch.bfloat16" in why and "run it on a GPU" in why, str(report)
+    assert any("cannot run LinearForward in torch.float64" in w for r in ("linear", "addmm", "mm")
+               for w in report.fallbacks(r)), str(report)
+    assert report.ran("relu", "forward") == 1, str(report)  # the f64 relu: its kernel has no dot
+
+
 def test_a_channels_last_output_keeps_its_memory_format(backend):
     torch._dynamo.reset()
     backend.reset_report()
