@@ -4,6 +4,8 @@ import tempfile
 import warnings
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 # In-process kernels run on Triton's CPU interpreter unless RS2TRITON_TEST_DEVICE=cuda
@@ -33,3 +35,20 @@ def jit_sources(text: str) -> dict[str, str]:
 
     parts = re.split(r"\n(?=@triton\.jit\n)", text)
     return {re.search(r"def (\w+)\(", p).group(1): p for p in parts[1:]}
+
+
+@pytest.fixture
+def launches(monkeypatch):
+    """The names of the kernels launched through ``apply``, in order (a spy on its one launch
+    path), for the backend's tests."""
+    from rs2triton.runtime import apply
+
+    seen: list[str] = []
+    real = apply._launch
+
+    def spy(op, kernel, args, grid, method, torch_op=False, labels=None):
+        seen.append(kernel.launcher.name)
+        return real(op, kernel, args, grid, method, torch_op, labels)
+
+    monkeypatch.setattr(apply, "_launch", spy)
+    return seen

@@ -17,7 +17,6 @@ import torch.nn.functional as F
 import rs2triton
 from rs2triton.backend.compiler import StrictFallback, register
 from rs2triton.backend.plan import _reference
-from rs2triton.runtime import apply
 from rs2triton.runtime.torch_mapping import TABLE
 from tests.conftest import DEVICE, ROOT
 from tests.numerics import assert_matches
@@ -28,20 +27,6 @@ NAME = "rs2triton_tests"
 @pytest.fixture(scope="module")
 def backend():
     return rs2triton.torch_backend(ROOT / "kernels_rs", name=NAME)
-
-
-@pytest.fixture
-def launches(monkeypatch):
-    """The names of the kernels launched, in order (a spy on the one launch path)."""
-    seen: list[str] = []
-    real = apply._launch
-
-    def spy(op, kernel, args, grid, method, torch_op=False, labels=None):
-        seen.append(kernel.launcher.name)
-        return real(op, kernel, args, grid, method, torch_op, labels)
-
-    monkeypatch.setattr(apply, "_launch", spy)
-    return seen
 
 
 def _gen(seed=0):

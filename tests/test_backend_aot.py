@@ -10,7 +10,6 @@ import torch
 import torch.nn as nn
 
 import rs2triton
-from rs2triton.runtime import apply
 from rs2triton.runtime.torch_mapping import TABLE
 from tests.conftest import DEVICE, ROOT
 from tests.numerics import assert_matches
@@ -24,19 +23,6 @@ def strict():
 @pytest.fixture(scope="module")
 def backend():
     return rs2triton.torch_backend(ROOT / "kernels_rs", name="rs2triton_aot_tests")
-
-
-@pytest.fixture
-def launches(monkeypatch):
-    seen: list[str] = []
-    real = apply._launch
-
-    def spy(op, kernel, args, grid, method, torch_op=False, labels=None):
-        seen.append(kernel.launcher.name)
-        return real(op, kernel, args, grid, method, torch_op, labels)
-
-    monkeypatch.setattr(apply, "_launch", spy)
-    return seen
 
 
 def _randn(*shape, seed=0):
