@@ -288,6 +288,376 @@ def _torch_activations() -> list[KernelCase]:
     ]
 
 
+# ── the ops a model's training needs (bmm, embedding, reductions, powers, nll) ──
+
+_BMM_CONSTS = {"BLOCK_M": 16, "BLOCK_N": 16, "BLOCK_K": 16}
+_BMM = (3, 37, 19, 45)  # batch, M, N, K: none a multiple of its block
+
+
+def _bmm_args(dtype: torch.dtype, gen: torch.Generator, backward: bool = False) -> Args:
+    batch, M, N, K = _BMM
+    a = _randn((batch, M, K), dtype, gen)
+    b = _randn((K, N), dtype, gen)  # one matrix for the whole batch: batch stride 0
+    if not backward:
+        return {"a_ptr": a, "b_ptr": b, "c_ptr": torch.empty(batch, M, N, dtype=dtype),
+                "M": M, "N": N, "K": K, "stride_ab": M * K, "stride_bb": 0}
+    return {"a_ptr": a, "b_ptr": b, "dc_ptr": _randn((batch, M, N), dtype, gen),
+            "da_ptr": torch.zeros(batch, M, K, dtype=dtype), "db_ptr": torch.zeros(K, N, dtype=dtype),
+            "M": M, "N": N, "K": K, "stride_ab": M * K, "stride_bb": 0}
+
+
+def _bmm_grid(args: Args) -> tuple[int, ...]:
+    batch, M, N, K = _BMM
+    return (_cdiv(M, 16), _cdiv(N, 16), batch)
+
+
+def _bmm_backward_grid(args: Args) -> tuple[int, ...]:
+    batch, M, N, K = _BMM
+    return (max(_cdiv(M, 16), _cdiv(N, 16)) * _cdiv(K, 16), 2, batch)
+
+
+def _bmm_ref(args: Args) -> dict[str, torch.Tensor]:
+    a, b, c = args["a_ptr"], args["b_ptr"], args["c_ptr"]
+    return {"c_ptr": (a.float() @ b.float()).to(c.dtype)}
+
+
+def _bmm_backward_ref(args: Args) -> dict[str, torch.Tensor]:
+    a, b, dc = args["a_ptr"].float(), args["b_ptr"].float(), args["dc_ptr"].float()
+    dtype = args["da_ptr"].dtype
+    return {"da_ptr": (dc @ b.T).to(dtype), "db_ptr": (a.transpose(1, 2) @ dc).sum(0).to(dtype)}
+
+
+_EMB_CONSTS = {"BLOCK_N": 16, "BLOCK_D": 32}
+_EMB = (50, 45, 61)  # table rows, dim, indices
+
+
+def _embedding_indices(gen: torch.Generator) -> torch.Tensor:
+    n_emb, _, n_idx = _EMB
+    idx = torch.randint(0, n_emb, (n_idx,), generator=gen)
+    idx[:6] = 7  # one row read (and its gradient added) six times
+    return idx
+
+
+def _embedding_fwd_args(dtype: torch.dtype, gen: torch.Generator) -> Args:
+    n_emb, dim, n_idx = _EMB
+    return {"w_ptr": _randn((n_emb, dim), dtype, gen), "idx_ptr": _embedding_indices(gen),
+            "y_ptr": torch.empty(n_idx, dim, dtype=dtype), "n_idx": n_idx, "dim": dim, "n_embeddings": n_emb}
+
+
+def _embedding_bwd_args(dtype: torch.dtype, gen: torch.Generator) -> Args:
+    n_emb, dim, n_idx = _EMB
+    return {"dy_ptr": _randn((n_idx, dim), dtype, gen), "idx_ptr": _embedding_indices(gen),
+            "dw_ptr": torch.zeros(n_emb, dim, dtype=dtype), "n_idx": n_idx, "dim": dim, "n_embeddings": n_emb}
+
+
+def _embedding_grid(args: Args) -> tuple[int, ...]:
+    return (_cdiv(int(args["n_idx"]), 16), _cdiv(int(args["dim"]), 32))
+
+
+def _embedding_fwd_ref(args: Args) -> dict[str, torch.Tensor]:
+    return {"y_ptr": args["w_ptr"][args["idx_ptr"]]}
+
+
+def _embedding_bwd_ref(args: Args) -> dict[str, torch.Tensor]:
+    dw = torch.zeros(args["dw_ptr"].shape, dtype=torch.float32)
+    dw.index_add_(0, args["idx_ptr"], args["dy_ptr"].float())
+    return {"dw_ptr": dw.to(args["dw_ptr"].dtype)}
+
+
+_ROWS_CONSTS = {"BLOCK_N": 64}
+_ROWS = (13, 150)
+
+
+def _rows_fwd_args(dtype: torch.dtype, gen: torch.Generator) -> Args:
+    n_rows, n_cols = _ROWS
+    return {"x_ptr": _randn((n_rows, n_cols), dtype, gen) + 0.25, "y_ptr": torch.empty(n_rows, dtype=dtype),
+            "n_cols": n_cols}
+
+
+def _rows_bwd_args(dtype: torch.dtype, gen: torch.Generator) -> Args:
+    n_rows, n_cols = _ROWS
+    return {"dy_ptr": _randn((n_rows,), dtype, gen), "dx_ptr": torch.empty(n_rows, n_cols, dtype=dtype),
+            "n_cols": n_cols}
+
+
+def _rows_case(kernel: str, reference: Callable[[Args], dict[str, torch.Tensor]], backward: bool) -> KernelCase:
+    return KernelCase(
+        id=kernel, file="kernels_rs/reduce.rs", kernel=kernel, consts=_ROWS_CONSTS,
+        dtypes=(torch.float32, torch.float16), make_args=_rows_bwd_args if backward else _rows_fwd_args,
+        grid=(lambda args: (_ROWS[0], _cdiv(_ROWS[1], 64))) if backward else (lambda args: (_ROWS[0],)),
+        reference=reference,
+        # a sum of 150 unit normals rounded to f16 once (|y| ~ 40: 0.03 an ulp)
+        atol={torch.float32: 1e-4, torch.float16: 3e-2}, rtol={torch.float32: 1e-5, torch.float16: 1e-3},
+    )
+
+
+_POW_CONSTS = {"BLOCK_SIZE": 256}
+
+
+def _flat_args(*names: str, exponent: float | None = None, positive: bool = False):
+    def make(dtype: torch.dtype, gen: torch.Generator) -> Args:
+        n = 1000
+        args: Args = {}
+        for name in names:
+            if name.startswith("d") and name.endswith("x_ptr"):
+                args[name] = torch.empty(n, dtype=dtype)
+            elif name == "y_ptr" and "dy_ptr" not in names:
+                args[name] = torch.empty(n, dtype=dtype)
+            else:
+                v = _randn((n,), torch.float32, gen) * 2
+                if name == "x_ptr":
+                    v[:4] = torch.tensor([0.0, -2.0, 1.0, -0.5])  # a zero, negatives: the sign rules
+                args[name] = (v.abs() + 0.1 if positive and name != "dy_ptr" else v).to(dtype)
+        args["n"] = n
+        if exponent is not None:
+            args["exponent"] = exponent
+        return args
+    return make
+
+
+def _flat_case(kernel: str, make_args, reference) -> KernelCase:
+    return KernelCase(
+        id=kernel, file="kernels_rs/pow.rs", kernel=kernel, consts=_POW_CONSTS, dtypes=(torch.float32, torch.float16),
+        make_args=make_args, grid=lambda args: (_cdiv(int(args["n"]), 256),), reference=reference,
+        atol={torch.float32: 1e-5, torch.float16: 1e-3}, rtol={torch.float32: 1e-5, torch.float16: 2e-3},
+    )
+
+
+def _pow_fwd_ref(args: Args) -> dict[str, torch.Tensor]:
+    return {"y_ptr": torch.pow(args["x_ptr"].float(), args["exponent"]).to(args["y_ptr"].dtype)}
+
+
+def _pow_bwd_ref(args: Args) -> dict[str, torch.Tensor]:
+    x, p = args["x_ptr"].float(), float(args["exponent"])
+    return {"dx_ptr": (args["dy_ptr"].float() * p * torch.pow(x, p - 1)).to(args["dx_ptr"].dtype)}
+
+
+def _rsqrt_fwd_ref(args: Args) -> dict[str, torch.Tensor]:
+    return {"y_ptr": torch.rsqrt(args["x_ptr"].float()).to(args["y_ptr"].dtype)}
+
+
+def _rsqrt_bwd_ref(args: Args) -> dict[str, torch.Tensor]:
+    y = args["y_ptr"].float()
+    return {"dx_ptr": (-0.5 * y * y * y * args["dy_ptr"].float()).to(args["dx_ptr"].dtype)}
+
+
+_NLL_CONSTS = {"BLOCK_R": 32}
+_NLL = (77, 13)  # rows, classes
+
+
+def _nll_targets(gen: torch.Generator) -> torch.Tensor:
+    n_rows, n_cols = _NLL
+    target = torch.randint(0, n_cols, (n_rows,), generator=gen)
+    target[::5] = -100  # ignored rows: neither summed nor counted
+    return target
+
+
+def _nll_fwd_args(dtype: torch.dtype, gen: torch.Generator) -> Args:
+    n_rows, n_cols = _NLL
+    lp = torch.log_softmax(_randn((n_rows, n_cols), torch.float32, gen), dim=1).to(dtype)
+    return {"lp_ptr": lp, "target_ptr": _nll_targets(gen), "loss_ptr": torch.empty(1, dtype=dtype),
+            "n_rows": n_rows, "n_cols": n_cols, "ignore_index": -100}
+
+
+def _nll_bwd_args(dtype: torch.dtype, gen: torch.Generator) -> Args:
+    n_rows, n_cols = _NLL
+    return {"dloss_ptr": torch.tensor([1.75], dtype=dtype), "target_ptr": _nll_targets(gen),
+            "dlp_ptr": torch.zeros(n_rows, n_cols, dtype=dtype), "n_rows": n_rows, "n_cols": n_cols,
+            "ignore_index": -100}
+
+
+def _nll_fwd_ref(args: Args) -> dict[str, torch.Tensor]:
+    import torch.nn.functional as F
+
+    loss = F.nll_loss(args["lp_ptr"].float(), args["target_ptr"], ignore_index=-100)
+    return {"loss_ptr": loss.reshape(1).to(args["loss_ptr"].dtype)}
+
+
+def _nll_bwd_ref(args: Args) -> dict[str, torch.Tensor]:
+    import torch.nn.functional as F
+
+    lp = torch.zeros(args["dlp_ptr"].shape, requires_grad=True)
+    F.nll_loss(lp, args["target_ptr"], ignore_index=-100).backward(args["dloss_ptr"].float()[0])
+    return {"dlp_ptr": lp.grad.to(args["dlp_ptr"].dtype)}
+
+
+_CAT_CONSTS = {"BLOCK_SIZE": 64}
+_CAT = (6, 75, 200, 50)  # n_outer, chunk, total, offset: one input's slab of a wider output
+
+
+def _cat_fwd_args(dtype: torch.dtype, gen: torch.Generator) -> Args:
+    n_outer, chunk, total, offset = _CAT
+    return {"x_ptr": _rand_input((n_outer, chunk), dtype, gen), "y_ptr": torch.zeros(n_outer, total, dtype=dtype),
+            "chunk": chunk, "total": total, "offset": offset}
+
+
+def _cat_bwd_args(dtype: torch.dtype, gen: torch.Generator) -> Args:
+    n_outer, chunk, total, offset = _CAT
+    return {"dy_ptr": _rand_input((n_outer, total), dtype, gen), "dx_ptr": torch.zeros(n_outer, chunk, dtype=dtype),
+            "chunk": chunk, "total": total, "offset": offset}
+
+
+def _cat_fwd_ref(args: Args) -> dict[str, torch.Tensor]:
+    _, chunk, _, offset = _CAT
+    y = torch.zeros_like(args["y_ptr"])  # the rest of the output stays as it was
+    y[:, offset:offset + chunk] = args["x_ptr"]
+    return {"y_ptr": y}
+
+
+def _cat_bwd_ref(args: Args) -> dict[str, torch.Tensor]:
+    _, chunk, _, offset = _CAT
+    return {"dx_ptr": args["dy_ptr"][:, offset:offset + chunk].clone()}
+
+
+_CE_CONSTS = {"BLOCK_N": 128, "BLOCK_R": 32}
+_CE = (41, 300)  # rows, classes: a row spans three column blocks
+
+
+def _ce_targets(gen: torch.Generator) -> torch.Tensor:
+    n_rows, n_cols = _CE
+    target = torch.randint(0, n_cols, (n_rows,), generator=gen)
+    target[::5] = -100
+    return target
+
+
+def _ce_fwd_args(dtype: torch.dtype, gen: torch.Generator) -> Args:
+    n_rows, n_cols = _CE
+    return {"logits_ptr": _randn((n_rows, n_cols), dtype, gen) * 3, "target_ptr": _ce_targets(gen),
+            "loss_ptr": torch.full((1,), 5.0, dtype=dtype), "n_rows": n_rows, "n_cols": n_cols,
+            "ignore_index": -100, "phase": 1}  # (phase 1 adds to the loss: it starts at 5)
+
+
+def _ce_bwd_args(dtype: torch.dtype, gen: torch.Generator) -> Args:
+    n_rows, n_cols = _CE
+    return {"logits_ptr": _randn((n_rows, n_cols), dtype, gen) * 3, "target_ptr": _ce_targets(gen),
+            "dloss_ptr": torch.tensor([0.75], dtype=dtype), "dlogits_ptr": torch.empty(n_rows, n_cols, dtype=dtype),
+            "n_rows": n_rows, "n_cols": n_cols, "ignore_index": -100}
+
+
+def _ce_fwd_ref(args: Args) -> dict[str, torch.Tensor]:
+    import torch.nn.functional as F
+
+    loss = 5.0 + F.cross_entropy(args["logits_ptr"].float(), args["target_ptr"], ignore_index=-100)
+    return {"loss_ptr": loss.reshape(1).to(args["loss_ptr"].dtype)}
+
+
+def _ce_bwd_ref(args: Args) -> dict[str, torch.Tensor]:
+    import torch.nn.functional as F
+
+    logits = args["logits_ptr"].float().requires_grad_()
+    F.cross_entropy(logits, args["target_ptr"], ignore_index=-100).backward(args["dloss_ptr"].float()[0])
+    return {"dlogits_ptr": logits.grad.to(args["dlogits_ptr"].dtype)}
+
+
+_BIAS_CONSTS = {"BLOCK_R": 16, "BLOCK_N": 32}
+_BIAS = (37, 45)  # rows, columns
+
+
+def _bias_fwd_args(dtype: torch.dtype, gen: torch.Generator) -> Args:
+    n_rows, n_cols = _BIAS
+    return {"x_ptr": _rand_input((n_rows, n_cols), dtype, gen), "b_ptr": _rand_input((n_cols,), dtype, gen),
+            "y_ptr": torch.empty(n_rows, n_cols, dtype=dtype), "n_rows": n_rows, "n_cols": n_cols}
+
+
+def _bias_bwd_args(dtype: torch.dtype, gen: torch.Generator) -> Args:
+    n_rows, n_cols = _BIAS
+    return {"dy_ptr": _randn((n_rows, n_cols), dtype, gen), "dx_ptr": torch.empty(n_rows, n_cols, dtype=dtype),
+            "db_ptr": torch.empty(n_cols, dtype=dtype), "n_rows": n_rows, "n_cols": n_cols}
+
+
+def _bias_fwd_ref(args: Args) -> dict[str, torch.Tensor]:
+    x, b = args["x_ptr"], args["b_ptr"]
+    if not x.dtype.is_floating_point:
+        return {"y_ptr": (x.long() + b.long()).to(x.dtype)}
+    return {"y_ptr": (x.float() + b.float()).to(x.dtype)}
+
+
+def _bias_bwd_ref(args: Args) -> dict[str, torch.Tensor]:
+    dy = args["dy_ptr"]
+    return {"dx_ptr": dy.clone(), "db_ptr": dy.float().sum(0).to(dy.dtype)}
+
+
+def _model_op_cases() -> list[KernelCase]:
+    bmm_tol = {"atol": {torch.float32: 1e-4, torch.float16: 1e-2}, "rtol": {torch.float32: 1e-4, torch.float16: 1e-2}}
+    exact = {"atol": {torch.float32: 0.0, torch.float16: 0.0, torch.int32: 0.0},
+             "rtol": {torch.float32: 0.0, torch.float16: 0.0, torch.int32: 0.0}}
+    return [
+        KernelCase(id="bmm_forward", file="kernels_rs/bmm.rs", kernel="bmm_forward", consts=_BMM_CONSTS,
+                   dtypes=(torch.float32, torch.float16), make_args=_bmm_args, grid=_bmm_grid,
+                   reference=_bmm_ref, **bmm_tol),
+        KernelCase(id="bmm_backward", file="kernels_rs/bmm.rs", kernel="bmm_backward", consts=_BMM_CONSTS,
+                   dtypes=(torch.float32, torch.float16), make_args=lambda d, g: _bmm_args(d, g, backward=True),
+                   grid=_bmm_backward_grid, reference=_bmm_backward_ref,
+                   # dB sums 3 * 37 products: f16's result is rounded once from ~20
+                   atol={torch.float32: 1e-4, torch.float16: 2e-2}, rtol={torch.float32: 1e-4, torch.float16: 1e-2}),
+        KernelCase(id="embedding_forward", file="kernels_rs/embedding.rs", kernel="embedding_forward",
+                   consts=_EMB_CONSTS, dtypes=(torch.float32, torch.float16), make_args=_embedding_fwd_args,
+                   grid=_embedding_grid, reference=_embedding_fwd_ref, **exact),
+        KernelCase(id="embedding_backward", file="kernels_rs/embedding.rs", kernel="embedding_backward",
+                   consts=_EMB_CONSTS, dtypes=(torch.float32, torch.float16), make_args=_embedding_bwd_args,
+                   grid=_embedding_grid, reference=_embedding_bwd_ref,
+                   # six f16 atomic adds into one row round after each add
+                   atol={torch.float32: 1e-6, torch.float16: 1e-2}, rtol={torch.float32: 1e-6, torch.float16: 1e-2}),
+        _rows_case("sum_rows_forward", lambda a: {"y_ptr": a["x_ptr"].float().sum(1).to(a["y_ptr"].dtype)}, False),
+        _rows_case("sum_rows_backward",
+                   lambda a: {"dx_ptr": a["dy_ptr"][:, None].expand(a["dx_ptr"].shape).to(a["dx_ptr"].dtype)}, True),
+        _rows_case("mean_rows_forward", lambda a: {"y_ptr": a["x_ptr"].float().mean(1).to(a["y_ptr"].dtype)}, False),
+        _rows_case("mean_rows_backward",
+                   lambda a: {"dx_ptr": (a["dy_ptr"].float()[:, None] / a["n_cols"])
+                              .expand(a["dx_ptr"].shape).to(a["dx_ptr"].dtype)}, True),
+        _flat_case("pow_scalar_forward", _flat_args("x_ptr", "y_ptr", exponent=3.0), _pow_fwd_ref),
+        _flat_case("pow_scalar_backward", _flat_args("dy_ptr", "x_ptr", "dx_ptr", exponent=2.0), _pow_bwd_ref),
+        _flat_case("rsqrt_forward", _flat_args("x_ptr", "y_ptr", positive=True), _rsqrt_fwd_ref),
+        _flat_case("rsqrt_backward", _flat_args("dy_ptr", "y_ptr", "dx_ptr", positive=True), _rsqrt_bwd_ref),
+        KernelCase(id="nll_mean_forward", file="kernels_rs/nll.rs", kernel="nll_mean_forward", consts=_NLL_CONSTS,
+                   dtypes=(torch.float32, torch.float16), make_args=_nll_fwd_args, grid=lambda args: (1,),
+                   reference=_nll_fwd_ref, **_default_tol()),
+        KernelCase(id="nll_mean_backward", file="kernels_rs/nll.rs", kernel="nll_mean_backward", consts=_NLL_CONSTS,
+                   dtypes=(torch.float32, torch.float16), make_args=_nll_bwd_args,
+                   grid=lambda args: (_cdiv(_NLL[0], 32),), reference=_nll_bwd_ref, **_default_tol()),
+        KernelCase(id="cat_forward", file="kernels_rs/cat.rs", kernel="cat_forward", consts=_CAT_CONSTS,
+                   dtypes=(torch.float32, torch.float16, torch.int32), make_args=_cat_fwd_args,
+                   grid=lambda args: (_CAT[0], _cdiv(_CAT[1], 64)), reference=_cat_fwd_ref, **exact),
+        KernelCase(id="cat_backward", file="kernels_rs/cat.rs", kernel="cat_backward", consts=_CAT_CONSTS,
+                   dtypes=(torch.float32, torch.float16), make_args=_cat_bwd_args,
+                   grid=lambda args: (_CAT[0], _cdiv(_CAT[1], 64)), reference=_cat_bwd_ref, **exact),
+        KernelCase(id="cross_entropy_mean_forward", file="kernels_rs/cross_entropy.rs",
+                   kernel="cross_entropy_mean_forward", consts=_CE_CONSTS, dtypes=(torch.float32, torch.float16),
+                   make_args=_ce_fwd_args, grid=lambda args: (_CE[0],), reference=_ce_fwd_ref,
+                   # f16: 41 atomic adds, each rounded to f16 (the loss is ~10: 0.008 an ulp)
+                   atol={torch.float32: 1e-5, torch.float16: 3e-2}, rtol={torch.float32: 1e-5, torch.float16: 1e-3}),
+        KernelCase(id="cross_entropy_mean_backward", file="kernels_rs/cross_entropy.rs",
+                   kernel="cross_entropy_mean_backward", consts=_CE_CONSTS, dtypes=(torch.float32, torch.float16),
+                   make_args=_ce_bwd_args, grid=lambda args: (_CE[0],), reference=_ce_bwd_ref, **_default_tol()),
+        KernelCase(id="bias_add_forward", file="kernels_rs/bias.rs", kernel="bias_add_forward", consts=_BIAS_CONSTS,
+                   dtypes=(torch.float32, torch.float16, torch.int32), make_args=_bias_fwd_args,
+                   grid=lambda args: (_cdiv(_BIAS[0], 16), _cdiv(_BIAS[1], 32)), reference=_bias_fwd_ref,
+                   **_default_tol()),
+        KernelCase(id="bias_add_backward", file="kernels_rs/bias.rs", kernel="bias_add_backward", consts=_BIAS_CONSTS,
+                   dtypes=(torch.float32, torch.float16), make_args=_bias_bwd_args,
+                   grid=lambda args: (_cdiv(_BIAS[1], 32),), reference=_bias_bwd_ref,
+                   # db: 37 values added in f32, rounded to f16 once (|db| up to ~15)
+                   atol={torch.float32: 1e-5, torch.float16: 1e-2}, rtol={torch.float32: 1e-5, torch.float16: 1e-3}),
+        KernelCase(id="sum_cols_forward", file="kernels_rs/reduce.rs", kernel="sum_cols_forward", consts=_BIAS_CONSTS,
+                   dtypes=(torch.float32, torch.float16),
+                   make_args=lambda d, g: {"x_ptr": _randn(_BIAS, d, g), "y_ptr": torch.empty(_BIAS[1], dtype=d),
+                                           "n_rows": _BIAS[0], "n_cols": _BIAS[1]},
+                   grid=lambda args: (_cdiv(_BIAS[1], 32),),
+                   reference=lambda a: {"y_ptr": a["x_ptr"].float().sum(0).to(a["y_ptr"].dtype)},
+                   atol={torch.float32: 1e-5, torch.float16: 1e-2}, rtol={torch.float32: 1e-5, torch.float16: 1e-3}),
+        KernelCase(id="sum_cols_backward", file="kernels_rs/reduce.rs", kernel="sum_cols_backward", consts=_BIAS_CONSTS,
+                   dtypes=(torch.float32, torch.float16),
+                   make_args=lambda d, g: {"dy_ptr": _randn((_BIAS[1],), d, g), "dx_ptr": torch.empty(_BIAS, dtype=d),
+                                           "n_rows": _BIAS[0], "n_cols": _BIAS[1]},
+                   grid=lambda args: (_cdiv(_BIAS[0], 16), _cdiv(_BIAS[1], 32)),
+                   reference=lambda a: {"dx_ptr": a["dy_ptr"].expand(_BIAS).clone()}, **exact),
+    ]
+
+
+def _default_tol() -> dict[str, dict[torch.dtype, float]]:
+    return {"atol": _ATOL, "rtol": _RTOL}
+
+
 # ── the table ────────────────────────────────────────────────────────────────
 
 CASES: list[KernelCase] = [
@@ -379,6 +749,7 @@ CASES: list[KernelCase] = [
         rtol={torch.float32: 1e-4, torch.float16: 1e-2},
     ),
     *_torch_activations(),
+    *_model_op_cases(),
 ]
 
 _BY_ID = {c.id: c for c in CASES}

@@ -155,7 +155,9 @@ def register_op(op, qualname: str | None = None, *, namespace: str = "rs2triton"
             else [bool(ctx.needs_input_grad[1])] * len(params)
         grads = backward_op(list(ins), list(params), output, grad_output, ctx.out_shape, needs + needs_p)
         grads = [g if n else None for g, n in zip(grads, needs + needs_p, strict=True)]
-        return grads[:len(ins)], grads[len(ins):], None
+        # out_shape has no gradient: None, or [] for a scalar's empty shape (torch.library holds an
+        # empty list to its own structure, not to a leaf)
+        return grads[:len(ins)], grads[len(ins):], (None if ctx.out_shape else [])
 
     custom.register_autograd(backward, setup_context=setup_context)
     return getattr(getattr(torch.ops, namespace_), short)
