@@ -264,8 +264,9 @@ def test_the_generated_wrapper_takes_strided_and_broadcast_inputs(backend):
 
 
 def test_a_dtype_the_kernels_generics_do_not_take_runs_on_torch(backend):
-    """kernels_rs' ReLU and addition take D: Float: an int or a bool tensor runs on torch (it
-    raised a TypeError), and the report names the kernel and the dtypes it takes."""
+    """kernels_rs' ReLU and AddForward take D: Float: an int or a bool tensor runs on torch (it
+    raised a TypeError), and the report names the kernel and the dtypes it takes; where a row's
+    next op takes the dtype (kernels_rs' VectorAdd takes int32), the call runs on that one."""
     torch._dynamo.reset()
     backend.reset_report()
     i = torch.arange(-3, 5, dtype=torch.int32).to(DEVICE)
@@ -275,7 +276,7 @@ def test_a_dtype_the_kernels_generics_do_not_take_runs_on_torch(backend):
     report = backend.report()
     assert report.fallbacks("relu") == {"ReluForward takes D = f32, f64, f16, bf16; the tensors are int32": 1}, \
         str(report)
-    assert "the tensors are int32" in next(iter(report.fallbacks("add")))
+    assert not report.fallbacks("add") and report.rows["add"].calls("VectorAdd", "forward") == 1, str(report)
     assert "the tensors are bool" in next(iter(report.fallbacks("maximum")))
 
 

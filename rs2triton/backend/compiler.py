@@ -112,9 +112,11 @@ class Backend:
         from torch._functorch.aot_autograd import aot_module_simplified, make_boxed_func
 
         from rs2triton.backend.aten import compile_graph
+        from rs2triton.backend.own_ops import rewrite
 
         self._graphs += 1
         graph_id = self._graphs
+        rewrite(gm)
 
         def forward(g, inputs):
             return make_boxed_func(compile_graph(self, g, "forward", graph_id))
@@ -221,9 +223,10 @@ def _decompositions() -> dict:
     from torch._decomp import get_decompositions
 
     from rs2triton.backend.aten import own_decompositions
+    from rs2triton.backend.own_ops import decompositions
 
     aten = torch.ops.aten
-    return get_decompositions([aten.elu_backward, aten.log_sigmoid_backward]) | own_decompositions()
+    return get_decompositions([aten.elu_backward, aten.log_sigmoid_backward]) | own_decompositions() | decompositions()
 
 
 _REGISTERED: set[str] = set()  # the names registered with Dynamo (the rest wait for its import)

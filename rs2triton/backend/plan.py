@@ -165,15 +165,41 @@ def _cols_dim(entry: Entry, args: dict, x) -> None:
         raise Fallback(f"it works along the last dimension; the call has dim={dim} on a {nd}-d tensor")
 
 
+def _dims(entry: Entry, args: dict, x) -> None:
+    """A reduction's ``dim`` names what the op reduces (:class:`Entry`'s ``dims``)."""
+    if not entry.dims:
+        return
+    nd = x.dim()
+    dim = args.get("dim")
+    named = None if dim is None or (isinstance(dim, (list, tuple)) and not dim and entry.dims == "last") \
+        else sorted({d % nd if nd else d for d in ([dim] if isinstance(dim, int) else dim)})
+    if entry.dims == "last" and named not in (None, [nd - 1]):
+        raise Fallback(f"it reduces the last dimension (or all); the call has dim={dim} on a {nd}-d tensor")
+    if entry.dims == "leading" and (named is None or nd < 2 or named != list(range(len(named)))
+                                    or len(named) >= nd):
+        raise Fallback(f"it reduces leading dimensions (not all); the call has dim={dim} on a {nd}-d tensor")
+
+
 def make_plan(entry: Entry, ops: dict[str, Any], args: dict, grad: bool) -> Plan:
     """The plan for one call (``args``: the call bound to the entry's schema; ``grad``: whether
     a gradient will be needed), or :class:`Fallback`."""
+    structs = [s for s in entry.op if s in ops]
+    if not structs:
+        raise Fallback(f"the kernel tree has no {' or '.join(entry.op)}")
+    first: Fallback | None = None
+    for struct in structs:  # (in order of preference: the first that takes the call)
+        try:
+            return _make_plan(entry, struct, ops, args, grad)
+        except Fallback as f:
+            first = first or f
+    assert first is not None
+    raise first
+
+
+def _make_plan(entry: Entry, struct: str, ops: dict[str, Any], args: dict, grad: bool) -> Plan:
     torch = _torch()
     from rs2triton.runtime import apply
 
-    struct = next((s for s in entry.op if s in ops), None)
-    if struct is None:
-        raise Fallback(f"the kernel tree has no {' or '.join(entry.op)}")
     for key, want in entry.require.items():
         if not _same(args.get(key), want):
             raise Fallback(f"{struct} implements {key}={want!r} only; the call has {key}={args.get(key)!r}")
@@ -186,7 +212,12 @@ def make_plan(entry: Entry, ops: dict[str, Any], args: dict, grad: bool) -> Plan
     bias = args.get(entry.bias) if entry.bias else None
     if bias is not None and not isinstance(bias, torch.Tensor):
         raise Fallback(f"`{entry.bias}` is a {type(bias).__name__}, and {struct} takes tensors")
-    tensors = inputs + [p for p in given if p is not None] + ([bias] if bias is not None else [])
+    for n in entry.indices:
+        if args[n].dtype.is_floating_point or args[n].dtype.is_complex or args[n].dtype == torch.bool:
+            raise Fallback(f"`{n}` holds indices, and is {args[n].dtype}")
+    tensors = [t for n, t in zip([n for n in entry.inputs if n not in scalars], inputs, strict=True)
+               if n not in entry.indices]
+    tensors += [p for p in given if p is not None] + ([bias] if bias is not None else [])
     if len({t.dtype for t in tensors}) > 1:
         raise Fallback(f"the tensors' dtypes differ ({', '.join(sorted({str(t.dtype) for t in tensors}))})")
     if len({t.device for t in tensors}) > 1:
@@ -225,6 +256,16 @@ def make_plan(entry: Entry, ops: dict[str, Any], args: dict, grad: bool) -> Plan
         rows = x.numel() // k if k else 0
         op_shape = [rows, cols]
         arg_list = [Arg(n, tuple(t.shape), view=(rows, k)) for n, t in zip(entry.inputs, inputs, strict=True)]
+    elif entry.layout == "given":
+        _dims(entry, args, x)
+        op_shape = list(out_shape)
+        arg_list = [Arg(n, tuple(t.shape)) for n, t in zip(entry.inputs, inputs, strict=True)]
+        if entry.dims == "leading":  # (as [rows, cols]: the rows are the dimensions reduced)
+            lead = len([args["dim"]] if isinstance(args["dim"], int) else args["dim"])
+            cols = math.prod(x.shape[lead:])
+            op_shape = [cols]
+            arg_list[0].view = (x.numel() // cols if cols else 0, cols)
+        cols = op_shape[-1] if op_shape else 1
     elif entry.layout == "image":
         if x.dim() not in (3, 4):
             raise Fallback(f"it takes [B, C, H, W] images (or one [C, H, W]); the input is {x.dim()}-d")
@@ -240,7 +281,10 @@ def make_plan(entry: Entry, ops: dict[str, Any], args: dict, grad: bool) -> Plan
              "rows": numel // op_shape[-1] if op_shape and op_shape[-1] else 0,
              "k": int(x.shape[-1]) if x.dim() else 1,
              "plane": math.prod(op_shape[-2:]) if len(op_shape) >= 2 else numel}
-    if numel == 0:
+    if entry.layout == "given":  # (a reduction's or a product's rows are its input's)
+        k = (arg_list[0].view or x.shape or (1,))[-1]
+        sizes["k"], sizes["rows"] = int(k), x.numel() // int(k) if k else 0
+    if numel == 0 or x.numel() == 0:
         raise Fallback("the output is empty")
 
     op = _build(entry, struct, ops[struct], args, sizes)

@@ -14,6 +14,7 @@ multiplies out when it is read.
 
 from __future__ import annotations
 
+import math
 import operator
 import weakref
 from dataclasses import dataclass, field
@@ -171,9 +172,9 @@ class GraphWrapper:
             if isinstance(a, (list, tuple)):
                 inner = ", ".join(expr(x) for x in a)
                 return f"[{inner}]" if isinstance(a, list) else f"({inner}{',' if len(a) == 1 else ''})"
-            if a is None or isinstance(a, (bool, int, float, str)):
+            if a is None or isinstance(a, (bool, int, str)) or isinstance(a, float) and math.isfinite(a):
                 return repr(a)
-            return const(a)
+            return const(a)  # (an inf or NaN too: its repr is no Python literal)
 
         for i, node in enumerate(self.gm.graph.nodes):
             var = names[node] = f"v{i}"
@@ -181,6 +182,9 @@ class GraphWrapper:
                 continue
             if node.op == "output":
                 lines.append(f"return {expr(node.args[0])}")
+                continue
+            if node.op == "get_attr":  # (a tensor the graph holds: a constant AOTAutograd lifted)
+                lines.append(f"{var} = {const(operator.attrgetter(node.target)(self.gm))}")
                 continue
             spec = fast.get(node.name)
             if spec is not None:
@@ -234,7 +238,8 @@ class GraphWrapper:
             elif kind == "param":
                 args.append(prepared[spec.n_inputs + value])
             else:
-                args.append(repr(value) if isinstance(value, (int, float)) or value is None else const(value))
+                literal = value is None or isinstance(value, int) or isinstance(value, float) and math.isfinite(value)
+                args.append(repr(value) if literal else const(value))
         if all(g > 0 for g in spec.grid):
             lines.append(f"{const(spec.kernel)}[{spec.grid!r}]({', '.join(args)})")
         if spec.keep_nan:
