@@ -257,7 +257,7 @@ class _NodeRun:
         else:
             out = torch.empty(plan.op_shape, dtype=inputs[0].dtype, device=inputs[0].device)
         dy = given[aten.grad]
-        stand_ins = (inputs if aten.from_output else ()) + (() if aten.output else (out,))
+        stand_ins = inputs if aten.from_output else ()
         stand_ins += tuple(t for a, t in zip([a for a in [*plan.inputs, *plan.params] if a is not None],
                                              [*inputs, *params], strict=True) if a.name in self.made)
         if stand_ins:
@@ -266,6 +266,19 @@ class _NodeRun:
                 problem = plan._stand_in_problem = _reads(plan, inputs, params, out, dy, stand_ins)
             if problem:
                 raise Fallback(problem)
+        if not aten.output:  # (an operator given the input, not the output: silu_backward, gelu_backward)
+            again = plan.__dict__.get("_forward_again")
+            if again is None:
+                again = plan._forward_again = _reads(plan, inputs, params, out, dy, (out,)) is not None
+                if again and aten.from_output:
+                    raise Fallback(_reads(plan, inputs, params, out, dy, (out,)))
+                if again:
+                    plan.notes += (f"the forward run again in the backward ({plan.struct}'s backward kernel reads "
+                                   "its output, which the ATen operator is not given)",)
+            if again:  # (the op's forward, on its input, gives what its backward reads)
+                from rs2triton.runtime import apply
+
+                out = apply.forward(plan.op, inputs, params, None, list(plan.op_shape))
         names = [a.name for a in [*plan.inputs, *plan.params] if a is not None and a.fill is None]
         names += [plan.bias.name] if plan.bias is not None else []
         saved = (inputs, params + ((bias,) if bias is not None else ()), out)
