@@ -96,6 +96,8 @@ def _model_sample(name, x, shape, dtype, contiguous):
     """The rows a model's graphs add (kernels_rs' bmm, embedding, reductions, pow, NLL)."""
     if name == "pow":
         return (x, 3), {}
+    if name == "cat":  # (two tensors along the last dimension, the second 3 wider)
+        return ([x, _randn((*shape[:-1], shape[-1] + 3), dtype, contiguous, seed=1)],), {"dim": -1}
     if name == "bmm":  # ([b, m, k] @ [b, k, 5])
         b, m = (shape[0], shape[1] if len(shape) > 2 else 3) if len(shape) > 1 else (1, 2)
         a = _randn((b, m, shape[-1]), dtype, contiguous)
@@ -149,12 +151,22 @@ SHAPES = [(1,), (7,), (3, 5), (2, 3, 17)]
 ENTRIES = {e.name: e for e in TABLE}
 
 
+def _map_tensors(fn, args) -> tuple:
+    return tuple([fn(t) for t in a] if isinstance(a, list) else fn(a) for a in args)
+
+
 def _floating(a) -> bool:
     return isinstance(a, torch.Tensor) and a.is_floating_point()  # (not an embedding's indices, a loss's targets)
 
 
 def _grad_inputs(args):
-    return [a for a in args if isinstance(a, torch.Tensor) and a.is_floating_point()]
+    flat = [t for a in args for t in (a if isinstance(a, list) else [a])]  # (cat's list of tensors)
+    return [a for a in flat if isinstance(a, torch.Tensor) and a.is_floating_point()]
+
+
+def _n_launches(name, args) -> int:
+    """The op's launches each way: cat makes one per input."""
+    return len(args[0]) if name == "cat" else 1
 
 
 def _tolerance(dtype):
@@ -194,7 +206,7 @@ def test_each_row_forward_matches_torch(backend, launches, name, shape, dtype, c
     assert not report.fallbacks(name), str(report)
     assert report.ran(name, "forward") == 1
     launcher = backend.tree.ops[struct]
-    assert launches == [getattr(launcher, "name", None) or _kernel_of(launcher)]
+    assert launches == [getattr(launcher, "name", None) or _kernel_of(launcher)] * _n_launches(name, args)
 
 
 def _kernel_of(wrapper_class):
@@ -209,8 +221,8 @@ def _kernel_of(wrapper_class):
 def test_each_row_backward_matches_torch(backend, launches, name, shape, dtype):
     entry = ENTRIES[name]
     args, kwargs = sample(name, shape, dtype, contiguous=False)
-    args = tuple(a.detach().requires_grad_() if _floating(a) else a for a in args)
-    ref_args = tuple(a.detach().double().requires_grad_() if _floating(a) else a for a in args)
+    args = _map_tensors(lambda a: a.detach().requires_grad_() if _floating(a) else a, args)
+    ref_args = _map_tensors(lambda a: a.detach().double().requires_grad_() if _floating(a) else a, args)
     reference = _reference(entry.reference)
     backend.reset_report()
     out = getattr(backend.functional, name)(*args, **kwargs)
@@ -220,7 +232,8 @@ def test_each_row_backward_matches_torch(backend, launches, name, shape, dtype):
     want.backward(grad.double())
     report = backend.report()  # (every row's op in kernels_rs has a backward kernel)
     assert report.ran(name, "forward") == 1 and report.ran(name, "backward") == 1, str(report)
-    assert len(launches) == 2 and launches[1] != launches[0]  # the op's own backward kernel ran
+    n = _n_launches(name, args)
+    assert len(launches) == 2 * n and launches[n] != launches[0]  # the op's own backward kernel ran
     tol = _tolerance(dtype)
     for a, r in zip(_grad_inputs(args), _grad_inputs(ref_args), strict=True):
         assert_matches(f"{name}: grad", a.grad.double(), r.grad, **tol)

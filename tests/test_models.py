@@ -1,8 +1,8 @@
 """Whole models on the backend (issue 33 part 3): a 1-layer GPT-2 and a tiny Qwen3, built from
 transformers configs (nothing downloaded), forward and one training step (the loss's backward
 and an optimizer step) under torch.compile on the project's own kernels (kernels_rs/), against
-the same model run eagerly; every compute node of their graphs runs on a kernel, but for the
-nodes ``ON_TORCH`` lists, each with its reason.
+the same model run eagerly; every compute node of their graphs runs on a kernel (``ON_TORCH`` would list
+any that may not, each with its reason: none does).
 
 The same run on teenygrad's feature-branch tree (with kernels_rs for what it lacks) is
 ``benchmarks/models.py``.
@@ -22,18 +22,7 @@ transformers = pytest.importorskip("transformers")
 BATCH, SEQ, VOCAB = 2, 8, 64
 
 # The nodes that run on torch, by model, with why (the report's reasons must be these alone):
-ON_TORCH = {
-    "gpt2": {
-        # the key/value cache's concatenation of an empty past with the new keys and values, and the
-        # split of GPT-2's fused q/k/v projection, whose gradient is a concatenation: kernels_rs'
-        # CatRuntimeOp takes a list of tensors, which no row passes yet
-        "torch.cat": "no teenygrad op implements it",
-        "aten.cat.default": "no teenygrad op implements it",
-    },
-    "qwen3": {
-        "torch.cat": "no teenygrad op implements it",  # (rotary halves, the cache: as above)
-    },
-}
+ON_TORCH: dict[str, dict[str, str]] = {"gpt2": {}, "qwen3": {}}
 
 
 def gpt2():
@@ -83,6 +72,7 @@ def test_model_trains_on_the_kernels_as_eager(name, make):
     for operation in ("embedding", "bmm", "layer_norm" if name == "gpt2" else "rsqrt", "log_softmax", "nll_loss"):
         assert report.ran(operation, "forward") and report.ran(operation, "backward") or operation == "rsqrt", \
             f"{name}: {operation}\n{report}"
+    assert report.ran("cat"), str(report)  # (the key/value cache, GPT-2's fused q/k/v split's gradient, rotary halves)
     allowed = ON_TORCH[name]
     for operation, reasons in _fallbacks(report).items():
         assert operation in allowed and all(allowed[operation] in r for r in reasons), \

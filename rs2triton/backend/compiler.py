@@ -160,7 +160,8 @@ class Backend:
         torch = _torch()
         try:
             bound = self.bind(entry, args, kwargs)
-            tensors = [v for v in bound.values() if isinstance(v, torch.Tensor)]
+            tensors = [t for v in bound.values() for t in (v if isinstance(v, (list, tuple)) else [v])
+                       if isinstance(t, torch.Tensor)]  # (a list's too: cat's)
             grad = torch.is_grad_enabled() and any(t.requires_grad for t in tensors)
             plan = self.plan(entry, bound, grad)
         except Fallback as f:

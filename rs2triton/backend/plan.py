@@ -15,7 +15,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from rs2triton.runtime.torch_mapping import Cover, Dim, Entry, Exact, Present, Value
+from rs2triton.runtime.torch_mapping import Count, Cover, Dim, Entry, Exact, Present, Value
 from rs2triton.runtime.values import _torch
 
 _DESCRIPTOR_ALIGN = 16  # bytes: a tensor descriptor's row strides (Triton's and TMA's rule)
@@ -44,7 +44,38 @@ def _meta(value):
     torch = _torch()
     if isinstance(value, torch.Tensor):
         return torch.empty(value.shape, dtype=value.dtype, device="meta")
+    if isinstance(value, (list, tuple)):
+        return type(value)(_meta(v) for v in value)
     return value
+
+
+def lookup(args: dict, name: str):
+    """A call's argument by name; ``"tensors.1"`` is item 1 of the list argument ``tensors``."""
+    if name in args:
+        return args[name]
+    base, _, index = name.rpartition(".")
+    return args[base][int(index)]
+
+
+def _listed(entry: Entry, args: dict) -> tuple[dict, tuple[str, ...]]:
+    """The call's arguments with each list of tensors among the inputs (``cat``'s ``tensors``)
+    spread out as ``"tensors.0"``, ``"tensors.1"``..., leaving out empty tensors (they add
+    nothing to a concatenation); and the inputs' names so spread."""
+    torch = _torch()
+    names: list[str] = []
+    spread = dict(args)
+    for n in entry.inputs:
+        value = args.get(n)
+        if isinstance(value, (list, tuple)) and all(isinstance(t, torch.Tensor) for t in value):
+            kept = [i for i, t in enumerate(value) if t.numel()]
+            if not kept:
+                raise Fallback(f"`{n}` holds no element")
+            for i in kept:
+                spread[f"{n}.{i}"] = value[i]
+                names.append(f"{n}.{i}")
+        else:
+            names.append(n)
+    return spread, tuple(names)
 
 
 def _uses_descriptors(op) -> bool:
@@ -107,7 +138,7 @@ class Plan:
     def tensors(self, args: dict) -> list:
         """The call's tensors the op takes, inputs then the parameters that are given (then the
         bias added on torch, if given)."""
-        return [args[a.name] for a in [*self.inputs, *self.params] if a is not None and a.fill is None] \
+        return [lookup(args, a.name) for a in [*self.inputs, *self.params] if a is not None and a.fill is None] \
             + ([args[self.bias.name]] if self.bias is not None else [])
 
     def prepare(self, tensors: list) -> tuple[tuple, tuple, Any]:
@@ -203,9 +234,11 @@ def _make_plan(entry: Entry, struct: str, ops: dict[str, Any], args: dict, grad:
     for key, want in entry.require.items():
         if not _same(args.get(key), want):
             raise Fallback(f"{struct} implements {key}={want!r} only; the call has {key}={args.get(key)!r}")
+    call = args
+    args, input_names = _listed(entry, args)
     scalars = _scalar_operands(entry, args)
-    inputs = [args[n] for n in entry.inputs if n not in scalars]
-    for n in entry.inputs:
+    inputs = [args[n] for n in input_names if n not in scalars]
+    for n in input_names:
         if n not in scalars and not isinstance(args[n], torch.Tensor):
             raise Fallback(f"`{n}` is a {type(args[n]).__name__}, and {struct} takes tensors")
     given = [args.get(n) for n in entry.params]
@@ -215,7 +248,7 @@ def _make_plan(entry: Entry, struct: str, ops: dict[str, Any], args: dict, grad:
     for n in entry.indices:
         if args[n].dtype.is_floating_point or args[n].dtype.is_complex or args[n].dtype == torch.bool:
             raise Fallback(f"`{n}` holds indices, and is {args[n].dtype}")
-    tensors = [t for n, t in zip([n for n in entry.inputs if n not in scalars], inputs, strict=True)
+    tensors = [t for n, t in zip([n for n in input_names if n not in scalars], inputs, strict=True)
                if n not in entry.indices]
     tensors += [p for p in given if p is not None] + ([bias] if bias is not None else [])
     if len({t.dtype for t in tensors}) > 1:
@@ -224,7 +257,7 @@ def _make_plan(entry: Entry, struct: str, ops: dict[str, Any], args: dict, grad:
         raise Fallback("the tensors are on different devices")
     dtype = inputs[0].dtype
     try:
-        ref = _reference(entry.reference)(**{k: _meta(v) for k, v in args.items()})
+        ref = _reference(entry.reference)(**{k: _meta(v) for k, v in call.items()})
     except (TypeError, ValueError, RuntimeError, IndexError) as e:  # (torch's own error, raised again on torch)
         raise Fallback(f"torch rejects the call: {e}") from e
     out_shape = tuple(int(s) for s in ref.shape)
@@ -247,7 +280,7 @@ def _make_plan(entry: Entry, struct: str, ops: dict[str, Any], args: dict, grad:
         cols = int(x.shape[-1])
         rows = x.numel() // cols if cols else 0
         op_shape = [rows, cols]
-        arg_list = [Arg(n, tuple(t.shape), view=(rows, cols)) for n, t in zip(entry.inputs, inputs, strict=True)]
+        arg_list = [Arg(n, tuple(t.shape), view=(rows, cols)) for n, t in zip(input_names, inputs, strict=True)]
     elif entry.layout == "matrix":
         if x.dim() == 0:
             raise Fallback("its input is a 0-d tensor")
@@ -255,11 +288,11 @@ def _make_plan(entry: Entry, struct: str, ops: dict[str, Any], args: dict, grad:
         cols = out_shape[-1] if out_shape else 1
         rows = x.numel() // k if k else 0
         op_shape = [rows, cols]
-        arg_list = [Arg(n, tuple(t.shape), view=(rows, k)) for n, t in zip(entry.inputs, inputs, strict=True)]
+        arg_list = [Arg(n, tuple(t.shape), view=(rows, k)) for n, t in zip(input_names, inputs, strict=True)]
     elif entry.layout == "given":
         _dims(entry, args, x)
         op_shape = list(out_shape)
-        arg_list = [Arg(n, tuple(t.shape)) for n, t in zip(entry.inputs, inputs, strict=True)]
+        arg_list = [Arg(n, tuple(t.shape)) for n, t in zip(input_names, inputs, strict=True)]
         if entry.dims == "leading":  # (as [rows, cols]: the rows are the dimensions reduced)
             lead = len([args["dim"]] if isinstance(args["dim"], int) else args["dim"])
             cols = math.prod(x.shape[lead:])
@@ -272,7 +305,7 @@ def _make_plan(entry: Entry, struct: str, ops: dict[str, Any], args: dict, grad:
         batched = x.dim() == 4
         op_shape = list(out_shape) if batched else [1, *out_shape]
         arg_list = [Arg(n, tuple(t.shape), view=None if batched else (1, *t.shape))
-                    for n, t in zip(entry.inputs, inputs, strict=True)]
+                    for n, t in zip(input_names, inputs, strict=True)]
     else:  # pragma: no cover (the table's layouts)
         raise AssertionError(entry.layout)
     param_list = [None if t is None else Arg(n, tuple(t.shape)) for n, t in zip(entry.params, given, strict=True)]
@@ -426,6 +459,8 @@ def _build(entry: Entry, struct: str, maker, args: dict, sizes: dict[str, int]):
             return args.get(rule.arg) is not None
         if isinstance(rule, Value):
             return _int_value(args, rule)
+        if isinstance(rule, Count):
+            return sum(1 for k in args if k.rpartition(".")[0] == rule.arg)
         if isinstance(rule, Dim):
             t = args.get(rule.arg)
             if t is None or t.dim() <= rule.dim:

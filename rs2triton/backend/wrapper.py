@@ -216,7 +216,10 @@ class GraphWrapper:
             else:
                 _, arg, expand, view = source
                 mapped = run.aten.args.get(arg, arg if arg in given else "self")
-                if isinstance(mapped, Transposed):
+                base, _, index = arg.rpartition(".")
+                if base in given and index.isdigit():  # (item `index` of a list argument: cat's tensors)
+                    code = expr(given[base][int(index)])
+                elif isinstance(mapped, Transposed):
                     code = f"{expr(given[mapped.arg])}.t()"
                 else:
                     code = expr(given[mapped])

@@ -139,7 +139,18 @@ class Dim:
         raise AssertionError("Dim is read from the call's arguments")
 
 
-Rule = Block | Cover | Exact | Fixed | Present | Value | Dim
+@dataclass(frozen=True)
+class Count:
+    """How many tensors of the list argument ``arg`` the op takes (``cat``'s inputs; empty ones
+    are left out)."""
+
+    arg: str
+
+    def choose(self, sizes: dict[str, int]) -> tuple[Any, str]:  # (resolved by the planner)
+        raise AssertionError("Count is read from the call's arguments")
+
+
+Rule = Block | Cover | Exact | Fixed | Present | Value | Dim | Count
 
 
 @dataclass(frozen=True)
@@ -246,6 +257,7 @@ class Entry:
     the op's ``D``; ``dims``: for the ``"given"`` layout, which dimensions a reduction's ``dim``
     must name: ``"last"`` (or none: everything), ``"leading"`` (the first ones: the input is seen
     as ``[rows, cols]``, the rows those dimensions, and the op sums over its rows).
+    An input that is a list of tensors (``cat``'s) gives the op each of them, empty ones left out.
     ``layout="given"``: the tensors reach the op as they are (made dense), in the call's shapes,
     and the output has torch's shape (the op's host logic must agree: a matrix product over a
     batch, an embedding, a reduction).
@@ -419,6 +431,9 @@ TABLE: tuple[Entry, ...] = (
                 Aten("aten.sum.dim_IntList", {"input": OnesRow("self"), "weight": Transposed("self")},
                      require={"dim": [0], "keepdim": True, "dtype": None}))),
     # ---------------------------------------------------------------- a model's (kernels_rs: docs/kernels.md)
+    Entry("cat", "cat(Tensor[] tensors, int dim=0) -> Tensor", ("torch.cat", "torch.concat", "torch.concatenate"),
+          ("CatRuntimeOp",), ("tensors",), "torch.cat", new=(Block("numel", hi=1024), Count("tensors"), "dim"),
+          layout="given", aten=(Aten("aten.cat.default"),)),
     Entry("bmm", "bmm(Tensor input, Tensor mat2) -> Tensor", ("torch.bmm", "Tensor.bmm"), ("BmmForward",),
           ("input", "mat2"), "torch.bmm", consts=_MATMUL, layout="given", aten=(Aten("aten.bmm.default"),)),
     Entry("embedding", "embedding(Tensor weight, Tensor indices, int padding_idx=-1, bool scale_grad_by_freq=False, "
