@@ -334,3 +334,131 @@ def test_nan_and_inf_follow_torch(backend):
     assert report.ran("relu") == 2 and report.total_fallbacks == 0
     assert "NaN put back on torch where an input has one (ReluForward takes a maximum" in str(report)
     assert "NaN put back" not in "".join(report.rows["exp"].notes)
+
+
+def test_the_generated_wrapper_writes_an_infinity_as_a_constant(backend):
+    """A node's argument with no Python literal (-inf, in a masked fill) is a constant of the
+    generated source, not `-inf` (a NameError at the second call)."""
+    torch._dynamo.reset()
+
+    def f(x):
+        return torch.softmax(x.masked_fill(x > 1, float("-inf")), dim=-1) + 1
+
+    compiled = torch.compile(f, backend="rs2triton_aot_tests")
+    x = _randn(3, 5)
+    with torch.no_grad():
+        for call in range(2):
+            assert_matches(f"call {call}", compiled(x), f(x), atol=1e-6, rtol=1e-5)
+
+
+def test_a_node_that_runs_on_torch_is_torch_s_operator_in_the_generated_wrapper(backend, monkeypatch):
+    """A node no row maps (cumsum) and one whose plan runs on torch (the exact GELU) are, from
+    the second call with a shape set, torch's operators called directly (no node's plan is
+    consulted again), and the report counts each call's fallbacks."""
+    from rs2triton.backend import aten
+
+    torch._dynamo.reset()
+    backend.reset_report()
+
+    def f(x):
+        return torch.nn.functional.gelu(x).cumsum(0) + torch.relu(x)
+
+    compiled = torch.compile(f, backend="rs2triton_aot_tests")
+    x = _randn(4, 6)
+    runs = []
+    real = aten._NodeRun.__call__
+
+    def spy(self, *args, **kwargs):
+        runs.append(self.node_name)
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(aten._NodeRun, "__call__", spy)
+    with torch.no_grad():
+        compiled(x)
+        assert sorted(runs) == ["add", "gelu", "relu"]
+        del runs[:]
+        assert_matches("second call", compiled(x), f(x), atol=1e-6, rtol=1e-5)
+    assert runs == []
+    report = backend.report()
+    assert sum(report.fallbacks("gelu").values()) == 2 and sum(report.fallbacks("Tensor.cumsum").values()) == 2
+    assert report.ran("relu") == 2 and report.ran("add") == 2
+
+
+def test_training_with_one_shape_runs_the_generated_functions_as_eager_torch(strict, launches, monkeypatch):
+    """Fixed shapes: from the second step the forward and backward graphs are their generated
+    functions (apply's launch path is left after the first step: its spy sees one step), the
+    losses and parameters stay eager's, and the kernels keep running (a spy on the launchers
+    sees every step)."""
+    from rs2triton.runtime.launcher import Configured
+
+    grids: list[str] = []
+    real = Configured.__getitem__
+
+    def spy(self, grid):
+        grids.append(self.launcher.name)
+        return real(self, grid)
+
+    monkeypatch.setattr(Configured, "__getitem__", spy)
+    torch._dynamo.reset()
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(6, 8), nn.ReLU(), nn.Linear(8, 3), nn.Softmax(dim=-1))
+    eager = nn.Sequential(nn.Linear(6, 8), nn.ReLU(), nn.Linear(8, 3), nn.Softmax(dim=-1))
+    eager.load_state_dict(model.state_dict())
+    compiled = torch.compile(model, backend="rs2triton_aot_strict")
+    opt, opt_eager = torch.optim.SGD(model.parameters(), lr=0.1), torch.optim.SGD(eager.parameters(), lr=0.1)
+    strict.reset_report()
+    x = _randn(5, 6)
+    for step in range(4):
+        losses = []
+        for m, o in ((compiled, opt), (eager, opt_eager)):
+            o.zero_grad()
+            loss = m(x).square().mean()
+            loss.backward()
+            o.step()
+            losses.append(loss.item())
+        assert losses[0] == pytest.approx(losses[1], rel=1e-5, abs=1e-7), step
+    for p, q in zip(model.parameters(), eager.parameters(), strict=True):
+        assert_matches("parameter after 4 steps", p.detach(), q.detach(), atol=1e-6, rtol=1e-5)
+    report = strict.report()
+    assert report.total_fallbacks == 0
+    assert report.ran("linear", "forward") == 8 and report.ran("relu", "backward") == 4
+    assert report.ran("softmax", "backward") == 4
+    assert launches.count("ReluBackward") == 1 and launches.count("SoftmaxBackward") == 1
+    assert grids.count("ReluBackward") == 4 and grids.count("SoftmaxBackward") == 4 and grids.count("ReluForward") == 4
+
+
+GRADIENTS = {
+    "gelu": lambda t: torch.nn.functional.gelu(t, approximate="tanh"),
+    "mish": torch.nn.functional.mish,
+    "softplus": lambda t: torch.nn.functional.softplus(t, beta=2.0),
+    "log_softmax": lambda t: torch.log_softmax(t, dim=-1),
+    "max_pool2d": lambda t: torch.nn.functional.max_pool2d(t.view(2, 3, 4, 5), 2, stride=1, padding=1),
+    "avg_pool2d": lambda t: torch.nn.functional.avg_pool2d(t.view(2, 3, 4, 5), 3, stride=2, padding=1),
+}
+
+
+@pytest.mark.parametrize("name", sorted(GRADIENTS))
+def test_gradient_nodes_in_the_generated_function_match_torch(backend, name):
+    """Each gradient operator a row maps, called three times with one shape (the second and
+    third: the backward graph's generated function), against eager torch."""
+    torch._dynamo.reset()
+    backend.reset_report()
+    f = GRADIENTS[name]
+    compiled = torch.compile(f, backend="rs2triton_aot_tests")
+    for call in range(3):
+        x = _randn(6, 20, seed=call).requires_grad_()
+        g = _randn(*f(x).shape, seed=10 + call)
+        (got,) = torch.autograd.grad(compiled(x), x, g)
+        ref = x.detach().requires_grad_()
+        (want,) = torch.autograd.grad(f(ref), ref, g)
+        assert_matches(f"{name}, call {call}", got, want, atol=1e-5, rtol=1e-5)
+    assert backend.report().ran(name, "backward") >= 3, str(backend.report())
+
+
+def test_an_unmapped_python_operator_is_named_as_python_names_it(backend):
+    torch._dynamo.reset()
+    backend.reset_report()
+    a, b = _randn(2, 3, 4), _randn(2, 3, 4, seed=1).abs() + 0.5  # (a remainder, which no row maps)
+    with torch.no_grad():
+        assert_matches("a % b", torch.compile(lambda x, y: x % y, backend="rs2triton_aot_tests")(a, b), a % b)
+    assert backend.report().fallbacks("operator.mod") == {"no teenygrad op implements it (no row of the mapping)": 1}

@@ -2,10 +2,13 @@
 
 :func:`torch_backend` loads the ops of a teenygrad kernel tree (``kernels/teeny-kernels/src``,
 or any tree of ``.rs`` files with ``impl RuntimeOp``) and registers a torch.compile backend
-that runs every captured node it can on them: ``compiler.py`` rewrites the graph, ``plan.py``
-plans one call (op, const generics, views, pads, or why not), ``runtime/torch_mapping.py`` is the
-mapping (data, one row per torch operation), ``report.py`` counts what ran, ``functional.py`` is the same ops
-with torch's signatures. See ``docs/torch-backend.md``.
+that runs every node it can of AOTAutograd's forward and backward graphs on them: ``compiler.py``
+hands Dynamo's graph to AOTAutograd, ``aten.py`` rewrites its ATen graphs, ``wrapper.py`` writes
+each graph as one Python function per shape set, ``plan.py`` plans one call (op, const
+generics, views, pads, or why not), ``runtime/torch_mapping.py`` is the mapping (data, one row
+per operation, with the ATen operators it computes), ``tree.py`` finds a tree's ops and loads
+them when asked, ``report.py`` counts what ran, ``functional.py`` is the same ops with torch's
+signatures. See ``docs/torch-backend.md``.
 """
 
 from __future__ import annotations

@@ -106,6 +106,8 @@ def _describe_target(target) -> str:
     name = getattr(target, "__name__", str(target))
     if module in ("torch._C._nn", "torch._C._VariableFunctions", "torch._C"):
         module = "torch"
+    elif module == "_operator":  # (`a @ b`: operator.matmul, as Python names it)
+        module = "operator"
     return f"{module}.{name}" if module else name
 
 
@@ -219,6 +221,14 @@ class _NodeRun:
                 backward = bool(self.aten.grad)
                 plan = backend.plan(self.entry, bound, backward)
                 result = self._backward(plan, bound, given) if backward else self._forward(plan, bound)
+                # (a backward that runs the forward again, or reads a stand-in made here, stays a call)
+                if backward and self.recorder is not None and not plan.__dict__.get("_forward_again") \
+                        and not self.made:
+                    from rs2triton.backend.wrapper import backward_node
+
+                    spec = backward_node(self, plan, bound, given)
+                    if spec is not None:
+                        self.recorder[self.node_name] = spec
             except Fallback as f:
                 reasons.append(f"{entry.name}: {f}" if len(self.candidates) > 1 else str(f))
                 continue
@@ -229,6 +239,8 @@ class _NodeRun:
         if backend.strict:
             raise _strict(self.node_name, self.entry.name, reason) from None
         backend._report.record_fallback(self.entry.name, reason)
+        if self.recorder is not None:  # (the generated function calls torch's operator, and counts it)
+            self.recorder[self.node_name] = (self.entry.name, reason, self.original)
         return self.original(*args, **kwargs)
 
     def _forward(self, plan, bound: dict):
@@ -318,6 +330,7 @@ def _fallback_call(backend, node, operation: str, reason: str):
         report.record_fallback(operation, reason)
         return original(*args, **kwargs)
 
+    call.fallback = (operation, reason, original)  # type: ignore[attr-defined]  # (what the generated function calls)
     return call
 
 

@@ -48,9 +48,9 @@ class Report:
             for n in notes:
                 row.notes[n] += times
 
-    def record_fallback(self, operation: str, reason: str) -> None:
+    def record_fallback(self, operation: str, reason: str, times: int = 1) -> None:
         with self._lock:
-            self._row(operation).fell_back[reason] += 1
+            self._row(operation).fell_back[reason] += times
 
     def copy(self) -> Report:
         out = Report()

@@ -6,10 +6,12 @@ node: each mapped node binds its call, plans it, runs the op's host logic (``pac
 fixed for those shapes, so :class:`GraphWrapper` then writes the graph as Python source, once
 per shape set: a forward node whose op makes one launch is its inputs' views, an allocation and
 the launch through the launcher's fast path, with the grid, the scalar arguments and the output
-dtype as constants; every other node (a fallback, a view, a backward operator, an op with several
-launches or a padded row) is a call of what the node runs. A later call with those shapes is
-that function: allocations plus launches. The report counts a generated function's calls and
-multiplies out when it is read.
+dtype as constants; a gradient node whose op's backward is one launch returning the input's
+gradient is its tensors' views, zeroed gradient buffers and that launch; a node that runs on torch (no row maps it, or its plan says why not) is
+torch's operator called directly; every other node (a view, a backward operator, an op with
+several launches or a padded row) is a call of what the node runs. A later call with those
+shapes is that function: allocations plus launches. The report counts a generated function's
+calls and multiplies out when it is read.
 """
 
 from __future__ import annotations
@@ -46,6 +48,11 @@ class FastNode:
     record: tuple  # (operation, struct, direction, notes): what the report counts per call
 
 
+def taken_args(plan) -> list:
+    """The plan's inputs, then the parameters the op takes (as ``plan.prepare`` returns them)."""
+    return [a for a in [*plan.inputs, *plan.params] if a is not None]
+
+
 def fast_node(run, plan, bound: dict) -> tuple[FastNode | None, Any]:
     """Runs one forward node's plan as ``plan.forward`` does (every check included), and returns
     what the generated code needs to do it again (None where the node is not one launch of a
@@ -69,8 +76,9 @@ def fast_node(run, plan, bound: dict) -> tuple[FastNode | None, Any]:
             return None, result
         args = op.pack_args(inputs, params, apply._Output(), list(plan.op_shape), required)
         grid = tuple(int(g) for g in op.grid(list(plan.op_shape)))
-    if apply.written_params(op.forward_kernel(), [(args, grid)], params):
-        return None, result  # (a parameter the kernel writes is no constant)
+    made = [t for a, t in zip(taken_args(plan), [*inputs, *params], strict=True) if a.fill is not None]
+    if apply.written_params(op.forward_kernel(), [(args, grid)], [*params, *made]):
+        return None, result  # (a parameter, or a tensor made once, that the kernel writes is no constant)
     slots: list = []
     for v in args:
         if isinstance(v, apply._Output):
@@ -86,8 +94,7 @@ def fast_node(run, plan, bound: dict) -> tuple[FastNode | None, Any]:
         else:
             return None, result
     sources: list[tuple] = []
-    for a, prepared in zip([a for a in [*plan.inputs, *plan.params] if a is not None], [*inputs, *params],
-                           strict=True):
+    for a, prepared in zip(taken_args(plan), [*inputs, *params], strict=True):
         if a.fill is not None or isinstance(run.aten.args.get(a.name), OnesRow):
             sources.append(("const", prepared))  # (made of a number: the same every call; the kernel reads it)
         else:
@@ -96,11 +103,89 @@ def fast_node(run, plan, bound: dict) -> tuple[FastNode | None, Any]:
                     out.device, run.aten.outputs, plan.keep_nan, len(inputs), (run.entry.name, plan.struct, run.direction, plan.notes)), result
 
 
+def _literal(value) -> str:
+    """A constant as Python source, where it has a literal (an infinity or a NaN has none)."""
+    if value is None or isinstance(value, (bool, int, str)) or (isinstance(value, float) and math.isfinite(value)):
+        return repr(value)
+    return ""
+
+
 def _fold(report, variants: dict) -> None:
     for v in variants.values():
         n, v.calls[0] = v.calls[0], 0
         for operation, struct, direction, notes in v.records if n else ():
             report.record_run(operation, struct, direction, notes, times=n)
+        for operation, reason in v.fallbacks if n else ():
+            report.record_fallback(operation, reason, times=n)
+
+
+@dataclass
+class BackwardNode:
+    """A gradient node as the generated code runs it: its op's one backward launch, into zeroed
+    gradient buffers, the input's gradient returned."""
+
+    kernel: Any  # the configured backward kernel
+    grid: tuple[int, ...]
+    args: list  # per kernel argument: ("in", i) | ("param", j) | ("out", None) | ("dy", None) | ("gin", i) |
+    #             ("gparam", j) | ("const", value)
+    inputs: list  # per op input and parameter: (row argument, view)
+    shapes: list  # the prepared inputs' and parameters' shapes (their gradient buffers')
+    op_shape: tuple[int, ...]
+    grad_shape: tuple[int, ...]  # the returned gradient's shape (the call's input's)
+    dtype: Any
+    device: Any
+    n_inputs: int
+    record: tuple
+
+
+def backward_node(run, plan, bound: dict, given: dict) -> BackwardNode | None:
+    """What the generated code needs to run a gradient node again: only the plain case (one
+    launch, one gradient returned, no view, pad, broadcast, bias or parameter made here: the
+    rest stays a call of the node)."""
+    from rs2triton.runtime import apply
+
+    aten = run.aten
+    taken = taken_args(plan)
+    if (aten.returns != ("input",) or aten.mask or plan.bias is not None
+            or any(a.fill is not None or a.pad or a.expand is not None for a in taken)
+            or any(not isinstance(aten.args.get(a.name, ""), str) for a in taken)):
+        return None
+    inputs, params, _ = plan.prepare(plan.tensors(bound))
+    if aten.from_output:
+        inputs = tuple(x.view(x.shape) for x in inputs)
+    out = given[aten.output].reshape(plan.op_shape).contiguous() if aten.output else None
+    dy = given[aten.grad].reshape(plan.op_shape).contiguous()
+    op = plan.op
+    shapes = [tuple(int(d) for d in x.shape) for x in inputs]
+    grad_inputs = [x.view(x.shape) for x in inputs]  # (markers: the kernel's arguments are only told apart)
+    grad_params = [p.view(p.shape) for p in params]
+    with apply.host_code(op, shapes, plan.op_shape):
+        if int(op.n_backward_launches()) != 1:
+            return None
+        required = int(op.backward_grad_output_row_stride(plan.op_shape))
+        if required != (plan.op_shape[-1] if plan.op_shape else 1):
+            return None
+        args = op.pack_backward_args(inputs, params, out, list(plan.op_shape), dy, required, grad_inputs, grad_params)
+        grid = tuple(int(g) for g in op.backward_grid(shapes, list(plan.op_shape)))
+    groups = (("in", inputs), ("param", params), ("gin", grad_inputs), ("gparam", grad_params))
+    slots: list = []
+    for v in args:
+        if out is not None and v is out:
+            slots.append(("out", None))
+        elif v is dy:
+            slots.append(("dy", None))
+        elif (found := next(((k, i) for k, group in groups for i, t in enumerate(group) if v is t), None)):
+            slots.append(found)
+        elif isinstance(v, (int, float)) or v is None:
+            slots.append(("const", v))
+        else:
+            return None
+    if ("gin", 0) not in slots:
+        return None
+    return BackwardNode(op.backward_kernel(), grid, slots, [(a.name, a.view) for a in taken],
+                        [tuple(x.shape) for x in [*inputs, *params]], tuple(plan.op_shape), tuple(plan.inputs[0].shape),
+                        inputs[0].dtype, inputs[0].device, len(inputs),
+                        (run.entry.name, plan.struct, run.direction, plan.notes))
 
 
 @dataclass
@@ -109,7 +194,8 @@ class Variant:
 
     fn: Any
     source: str
-    records: list
+    records: list  # (operation, struct, direction, notes) of each node run on an op
+    fallbacks: list  # (operation, reason) of each node run on torch
     calls: list = field(default_factory=lambda: [0])
 
 
@@ -136,7 +222,7 @@ class GraphWrapper:
         variant = self.variants.get(key)
         if variant is not None:
             return variant.fn(*args)
-        fast: dict[str, FastNode] = {}
+        fast: dict[str, Any] = {}  # node name -> its FastNode, or (operation, reason, torch's operator)
         for run in self.runs.values():
             run.recorder = fast
         try:
@@ -154,12 +240,13 @@ class GraphWrapper:
         """The generated functions' calls, added to the backend's report (and counted from zero)."""
         _fold(self.backend._report, self.variants)
 
-    def generate(self, fast: dict[str, FastNode]) -> Variant:
+    def generate(self, fast: dict[str, Any]) -> Variant:
         torch = _torch()
         names: dict[Any, str] = {}
-        consts: dict[str, Any] = {"_empty": torch.empty, "_getitem": operator.getitem}
+        consts: dict[str, Any] = {"_empty": torch.empty, "_zeros": torch.zeros}
         lines: list[str] = []
         records: list = []
+        fallbacks: list = []
 
         def const(value) -> str:
             name = f"_c{len(consts)}"
@@ -172,9 +259,7 @@ class GraphWrapper:
             if isinstance(a, (list, tuple)):
                 inner = ", ".join(expr(x) for x in a)
                 return f"[{inner}]" if isinstance(a, list) else f"({inner}{',' if len(a) == 1 else ''})"
-            if a is None or isinstance(a, (bool, int, str)) or isinstance(a, float) and math.isfinite(a):
-                return repr(a)
-            return const(a)  # (an inf or NaN too: its repr is no Python literal)
+            return _literal(a) or const(a)
 
         for i, node in enumerate(self.gm.graph.nodes):
             var = names[node] = f"v{i}"
@@ -187,11 +272,20 @@ class GraphWrapper:
                 lines.append(f"{var} = {const(operator.attrgetter(node.target)(self.gm))}")
                 continue
             spec = fast.get(node.name)
-            if spec is not None:
+            if isinstance(spec, FastNode):
                 lines += self._emit(spec, self.runs[node.name], node, var, expr, const)
                 records.append(spec.record)
                 continue
+            if isinstance(spec, BackwardNode):
+                lines += self._emit_backward(spec, self.runs[node.name], node, var, expr, const)
+                records.append(spec.record)
+                continue
             target = const(node.target)
+            fell_back = spec or getattr(node.target, "fallback", None)
+            if fell_back is not None:  # (torch's operator, called directly; the report counts the calls)
+                operation, reason, original = fell_back
+                target = const(original)
+                fallbacks.append((operation, reason))
             call_args = ", ".join([expr(a) for a in node.args] + [f"{k}={expr(v)}" for k, v in node.kwargs.items()])
             lines.append(f"{var} = {target}({call_args})")
         calls = [0]
@@ -200,7 +294,56 @@ class GraphWrapper:
         body = "\n    ".join(["_calls[0] += 1", *lines])
         source = f"def call({params}):\n    {body}\n"
         exec(compile(source, f"<rs2triton graph {self.backend.name}>", "exec"), consts)  # noqa: S102
-        return Variant(consts["call"], source, records, calls)
+        return Variant(consts["call"], source, records, fallbacks, calls)
+
+    @staticmethod
+    def _emit_backward(spec: BackwardNode, run, node, var: str, expr, const) -> list[str]:
+        """The lines of one gradient node: its tensors as the op's backward takes them, zeroed
+        gradient buffers, the launch, the input's gradient."""
+        given = dict(run.defaults) | dict(zip(run.names, node.args, strict=False)) | dict(node.kwargs)
+        aten = run.aten
+        lines = []
+
+        def dense(name: str, code: str, view) -> None:
+            lines.append(f"{name} = {code}")
+            lines.append(f"{name} = {name} if {name}.is_contiguous() else {name}.contiguous()")
+            if view is not None:
+                lines.append(f"{name} = {name}.view({list(view)})")
+
+        prepared = []
+        for j, (arg, view) in enumerate(spec.inputs):
+            mapped = aten.args.get(arg, arg if arg in given else "self")
+            dense(f"{var}_{j}", expr(given[mapped]), view)
+            prepared.append(f"{var}_{j}")
+        used = {kind for kind, _ in spec.args}
+        if "out" in used:
+            dense(f"{var}_o", f"{expr(given[aten.output])}.reshape({list(spec.op_shape)})", None)
+        dense(f"{var}_dy", f"{expr(given[aten.grad])}.reshape({list(spec.op_shape)})", None)
+        zeros = {}
+        for kind, i in spec.args:
+            if kind in ("gin", "gparam") and (kind, i) not in zeros:
+                index = i if kind == "gin" else spec.n_inputs + i
+                zeros[(kind, i)] = name = f"{var}_{kind}{i}"
+                lines.append(f"{name} = _zeros({list(spec.shapes[index])}, dtype={const(spec.dtype)}, "
+                             f"device={const(spec.device)})")
+        args = []
+        for kind, value in spec.args:
+            if kind == "in":
+                args.append(prepared[value])
+            elif kind == "param":
+                args.append(prepared[spec.n_inputs + value])
+            elif kind == "out":
+                args.append(f"{var}_o")
+            elif kind == "dy":
+                args.append(f"{var}_dy")
+            elif kind in ("gin", "gparam"):
+                args.append(zeros[(kind, value)])
+            else:
+                args.append(_literal(value) or const(value))
+        if all(g > 0 for g in spec.grid):
+            lines.append(f"{const(spec.kernel)}[{spec.grid!r}]({', '.join(args)})")
+        lines.append(f"{var} = {zeros[('gin', 0)]}.reshape({list(spec.grad_shape)})")
+        return lines
 
     @staticmethod
     def _emit(spec: FastNode, run, node, var: str, expr, const) -> list[str]:
@@ -241,8 +384,7 @@ class GraphWrapper:
             elif kind == "param":
                 args.append(prepared[spec.n_inputs + value])
             else:
-                literal = value is None or isinstance(value, int) or isinstance(value, float) and math.isfinite(value)
-                args.append(repr(value) if literal else const(value))
+                args.append(_literal(value) or const(value))
         if all(g > 0 for g in spec.grid):
             lines.append(f"{const(spec.kernel)}[{spec.grid!r}]({', '.join(args)})")
         if spec.keep_nan:
