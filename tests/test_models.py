@@ -109,3 +109,25 @@ def test_a_graph_with_a_tensor_constant_runs_again_generated():
     for _ in range(3):
         assert_matches("relu(x * c)", compiled(x), f(x))
     assert backend.report().ran("mul", "forward") == 3
+
+
+def test_a_later_tree_s_op_of_the_same_name_takes_what_the_first_does_not(tmp_path):
+    """Trees given as a list may define one op name twice (teenygrad's SoftmaxForward has no
+    backward, kernels_rs' has one): a call the first definition does not take (a gradient) runs
+    on the later one, noted (the softmax's gradient ran on torch)."""
+    text = (ROOT / "kernels_rs" / "softmax.rs").read_text()
+    no_backward = "fn has_backward(&self) -> bool {\n                true"
+    assert no_backward in text
+    (tmp_path / "softmax.rs").write_text(text.replace(no_backward, no_backward.replace("true", "false")))
+    backend = rs2triton.torch_backend([tmp_path, ROOT / "kernels_rs"], name="models_two_trees")
+    x = torch.randn(4, 6, generator=torch.Generator().manual_seed(0)).to(DEVICE).requires_grad_()
+    x_ref = x.detach().clone().requires_grad_()
+    dy = torch.randn(4, 6, generator=torch.Generator().manual_seed(1)).to(DEVICE)
+    torch.compile(lambda t: torch.softmax(t, dim=-1), backend=backend)(x).backward(dy)
+    torch.softmax(x_ref, dim=-1).backward(dy)
+    assert_matches("softmax: grad", x.grad, x_ref.grad, atol=1e-6, rtol=1e-5)
+    report = backend.report()
+    assert report.ran("softmax", "forward") == 1 and report.ran("softmax", "backward") == 1, str(report)
+    assert not report.fallbacks("softmax")
+    assert backend.tree.files["SoftmaxForward"] == (tmp_path / "softmax.rs").resolve()  # (the first: the forward's)
+    assert any("SoftmaxForward of kernels_rs/softmax.rs" in n for n in report.rows["softmax"].notes), str(report)

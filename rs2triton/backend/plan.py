@@ -220,14 +220,22 @@ def make_plan(entry: Entry, ops: dict[str, Any], args: dict, grad: bool) -> Plan
     first: Fallback | None = None
     for struct in structs:  # (in order of preference: the first that takes the call)
         try:
-            return _make_plan(entry, struct, ops, args, grad)
+            return _make_plan(entry, struct, ops[struct], args, grad)
         except Fallback as f:
             first = first or f
+        # (a name several trees define: the later definitions in turn, looked for only now)
+        for maker, path in (ops.alternatives(struct)[1:] if hasattr(ops, "alternatives") else ()):
+            try:
+                plan = _make_plan(entry, struct, maker, args, grad)
+            except Fallback:
+                continue
+            plan.notes += (f"{struct} of {path.parent.name}/{path.name} (the first {struct} does not take the call)",)
+            return plan
     assert first is not None
     raise first
 
 
-def _make_plan(entry: Entry, struct: str, ops: dict[str, Any], args: dict, grad: bool) -> Plan:
+def _make_plan(entry: Entry, struct: str, maker, args: dict, grad: bool) -> Plan:
     torch = _torch()
     from rs2triton.runtime import apply
 
@@ -320,7 +328,7 @@ def _make_plan(entry: Entry, struct: str, ops: dict[str, Any], args: dict, grad:
     if numel == 0 or x.numel() == 0:
         raise Fallback("the output is empty")
 
-    op = _build(entry, struct, ops[struct], args, sizes)
+    op = _build(entry, struct, maker, args, sizes)
     problem = _dtype_problem(op, struct, dtype, grad)
     if problem:
         raise Fallback(problem)
@@ -336,7 +344,7 @@ def _make_plan(entry: Entry, struct: str, ops: dict[str, Any], args: dict, grad:
         if any(a.pad for a in arg_list + [p for p in param_list if p is not None]):
             notes.append(f"rows zero-padded to {_DESCRIPTOR_ALIGN} bytes (its kernels use tensor descriptors)")
             sizes["k"] += next((a.pad for a in arg_list if a.pad), 0)
-            op = apply.bind_dtype(_build(entry, struct, ops[struct], args, sizes), tuple(inputs))
+            op = apply.bind_dtype(_build(entry, struct, maker, args, sizes), tuple(inputs))
     param_list = _check_host(op, struct, arg_list, param_list, op_shape, dtype, entry)
     notes += [f"`{p.name}` not given: {_FILLS.get(p.fill, f'a tensor of {p.fill:g}')} passed ({struct} takes one)"
               for p in param_list if p is not None and p.fill is not None]
