@@ -8,6 +8,7 @@ Adam, under ``strict=True``.
 """
 
 import logging
+import math
 
 import pytest
 import torch
@@ -40,7 +41,7 @@ def _randn(shape, dtype, contiguous=True, seed=0):
     return t.permute(*reversed(range(len(shape))))  # the same shape, not contiguous
 
 
-POSITIVE = {"log", "sqrt"}
+POSITIVE = {"log", "sqrt", "rsqrt"}
 
 
 def sample(name, shape, dtype, contiguous):
@@ -73,6 +74,31 @@ def sample(name, shape, dtype, contiguous):
         return (x, [n], _randn((n,), dtype, seed=2), _randn((n,), dtype, seed=3)), {}
     if name == "linear":
         return (x, _randn((5, shape[-1]), dtype, seed=2), _randn((5,), dtype, seed=3)), {}
+    return _model_sample(name, x, shape, dtype, contiguous)
+
+
+def _model_sample(name, x, shape, dtype, contiguous):
+    """The rows a model's graphs add (kernels_rs' bmm, embedding, reductions, pow, NLL)."""
+    if name == "pow":
+        return (x, 3), {}
+    if name == "cat":  # (two tensors along the last dimension, the second 3 wider)
+        return ([x, _randn((*shape[:-1], shape[-1] + 3), dtype, contiguous, seed=1)],), {"dim": -1}
+    if name == "bmm":  # ([b, m, k] @ [b, k, 5])
+        b, m = (shape[0], shape[1] if len(shape) > 2 else 3) if len(shape) > 1 else (1, 2)
+        a = _randn((b, m, shape[-1]), dtype, contiguous)
+        return (a, _randn((b, shape[-1], 5), dtype, contiguous, seed=1)), {}
+    if name == "embedding":  # (a table of 11 rows of shape[-1], indices of shape[:-1] with repeats)
+        indices = torch.randint(0, 11, shape[:-1] or (4,), generator=torch.Generator().manual_seed(2))
+        return (_randn((11, shape[-1]), dtype, contiguous), indices.to(DEVICE)), {}
+    if name == "sum_rows":  # (a sum over the leading dimension, keeping it)
+        return (_randn((2, *shape), dtype, contiguous),), {"dim": [0], "keepdim": True}
+    if name in ("sum", "mean") and len(shape) > 1:
+        return (x,), {"dim": -1}
+    if name == "nll_loss":  # (log-probabilities of [rows, classes], a target per row, one ignored)
+        rows = math.prod(shape[:-1]) if len(shape) > 1 else 4
+        target = torch.randint(0, shape[-1], (rows,), generator=torch.Generator().manual_seed(2))
+        target[-1] = -100
+        return (_randn((rows, shape[-1]), dtype, contiguous).log_softmax(-1), target.to(DEVICE), None, 1, -100), {}
     return (x,), {}
 
 
@@ -110,8 +136,22 @@ SHAPES = [(1,), (7,), (3, 5), (2, 3, 17)]
 ENTRIES = {e.name: e for e in TABLE}
 
 
+def _map_tensors(fn, args) -> tuple:
+    return tuple([fn(t) for t in a] if isinstance(a, list) else fn(a) for a in args)
+
+
+def _floating(a) -> bool:
+    return isinstance(a, torch.Tensor) and a.is_floating_point()  # (not an embedding's indices, a loss's targets)
+
+
 def _grad_inputs(args):
-    return [a for a in args if isinstance(a, torch.Tensor) and a.is_floating_point()]
+    flat = [t for a in args for t in (a if isinstance(a, list) else [a])]  # (cat's list of tensors)
+    return [a for a in flat if isinstance(a, torch.Tensor) and a.is_floating_point()]
+
+
+def _n_launches(name, args) -> int:
+    """The op's launches each way: cat makes one per input."""
+    return len(args[0]) if name == "cat" else 1
 
 
 def _tolerance(dtype):
@@ -151,7 +191,7 @@ def test_each_row_forward_matches_torch(backend, launches, name, shape, dtype, c
     assert not report.fallbacks(name), str(report)
     assert report.ran(name, "forward") == 1
     launcher = backend.tree.ops[struct]
-    assert launches == [getattr(launcher, "name", None) or _kernel_of(launcher)]
+    assert launches == [getattr(launcher, "name", None) or _kernel_of(launcher)] * _n_launches(name, args)
 
 
 def _kernel_of(wrapper_class):
@@ -166,8 +206,8 @@ def _kernel_of(wrapper_class):
 def test_each_row_backward_matches_torch(backend, launches, name, shape, dtype):
     entry = ENTRIES[name]
     args, kwargs = sample(name, shape, dtype, contiguous=False)
-    args = tuple(a.detach().requires_grad_() if isinstance(a, torch.Tensor) else a for a in args)
-    ref_args = tuple(a.detach().double().requires_grad_() if isinstance(a, torch.Tensor) else a for a in args)
+    args = _map_tensors(lambda a: a.detach().requires_grad_() if _floating(a) else a, args)
+    ref_args = _map_tensors(lambda a: a.detach().double().requires_grad_() if _floating(a) else a, args)
     reference = _reference(entry.reference)
     backend.reset_report()
     out = getattr(backend.functional, name)(*args, **kwargs)
@@ -177,7 +217,8 @@ def test_each_row_backward_matches_torch(backend, launches, name, shape, dtype):
     want.backward(grad.double())
     report = backend.report()  # (every row's op in kernels_rs has a backward kernel)
     assert report.ran(name, "forward") == 1 and report.ran(name, "backward") == 1, str(report)
-    assert len(launches) == 2 and launches[1] != launches[0]  # the op's own backward kernel ran
+    n = _n_launches(name, args)
+    assert len(launches) == 2 * n and launches[n] != launches[0]  # the op's own backward kernel ran
     tol = _tolerance(dtype)
     for a, r in zip(_grad_inputs(args), _grad_inputs(ref_args), strict=True):
         assert_matches(f"{name}: grad", a.grad.double(), r.grad, **tol)

@@ -17,7 +17,7 @@ import logging
 from typing import Any
 
 from rs2triton.backend.plan import Fallback, _same, _strict
-from rs2triton.runtime.torch_mapping import Aten, Entry, OnesRow, Sized, Transposed
+from rs2triton.runtime.torch_mapping import Aten, Entry, OnesRow, Sized, Table, Transposed
 from rs2triton.runtime.values import _torch
 
 log = logging.getLogger("rs2triton.backend")
@@ -32,6 +32,11 @@ MOVES = frozenset({
     "aten.sym_storage_offset", "aten.view", "aten._unsafe_view", "aten.reshape", "aten.expand", "aten.contiguous",
     "aten.t", "aten.permute", "aten.transpose", "aten.squeeze", "aten.unsqueeze", "aten.slice", "aten.select",
     "aten._assert_tensor_metadata", "aten.view_as", "aten._reshape_alias", "aten.as_strided",
+    # (a range of integers, made: position ids; a tensor padded with a constant: a loss's shifted labels;
+    # a triangle of a tensor kept, the rest zeroed: a causal mask made of a constant)
+    "aten.arange", "aten.constant_pad_nd", "aten.triu", "aten.tril",
+    # (a slice's gradient: the output's gradient copied into zeros)
+    "aten.slice_backward",
 })
 
 
@@ -69,12 +74,14 @@ def own_decompositions() -> dict:
     return dict(_OWN)
 
 
-def aten_index(table: tuple[Entry, ...]) -> dict[str, tuple[Entry, Aten]]:
-    """Each ATen overload the rows name (``"aten.relu.default"``) -> (row, how it maps)."""
-    index: dict[str, tuple[Entry, Aten]] = {}
+def aten_index(table: tuple[Entry, ...]) -> dict[str, list[tuple[Entry, Aten]]]:
+    """Each ATen overload the rows name (``"aten.relu.default"``) -> the (row, how it maps) of
+    each row naming it, in the table's order (a node tries them in turn: ``sum.dim_IntList`` over
+    the rows is a linear op's bias gradient, over the last dimension a row sum)."""
+    index: dict[str, list[tuple[Entry, Aten]]] = {}
     for entry in table:
         for aten in entry.aten:
-            index.setdefault(aten.target, (entry, aten))
+            index.setdefault(aten.target, []).append((entry, aten))
     return index
 
 
@@ -119,6 +126,9 @@ def _value(expr, given: dict):
     if isinstance(expr, Sized):
         sizes = given[expr.arg]
         return None if sizes is None else given[expr.like].new_empty(list(sizes))
+    if isinstance(expr, Table):
+        like = given[expr.like]
+        return like.new_empty((int(given[expr.arg]), int(like.shape[-1]) if like.dim() else 1))
     if isinstance(expr, OnesRow):
         t = given[expr.arg]
         if not isinstance(t, torch.Tensor) or t.dim() != 2:
@@ -147,20 +157,34 @@ def _other_outputs_used(node) -> bool:
 
 
 class _NodeRun:
-    """What one ATen node the row ``entry`` maps runs: its call bound to the ATen schema, made
-    the row's call, planned (once per shape) and run on the op — or on torch, with the reason."""
+    """What one ATen node the rows ``candidates`` map runs: its call bound to the ATen schema,
+    made the first candidate row's call that its op takes, planned (once per shape) and run on
+    the op — or on torch, with the reason."""
 
-    def __init__(self, backend, entry: Entry, aten: Aten, node, direction: str):
+    def __init__(self, backend, candidates: list[tuple[Entry, Aten]], node, direction: str):
         schema = node.target._schema
-        self.backend, self.entry, self.aten, self.direction = backend, entry, aten, direction
+        self.backend, self.candidates, self.direction = backend, candidates, direction
+        self.entry, self.aten = candidates[0]
         self.node_name = node.name
         self.original = node.target
         self.names = [a.name for a in schema.arguments]
         self.defaults = {a.name: a.default_value for a in schema.arguments if a.has_default_value()}
-        self.signature = backend._signatures[entry.name]
-        self.outputs_used = aten.outputs > 1 and _other_outputs_used(node)
+        self.other_outputs_used = _other_outputs_used(node)
         self.recorder: dict | None = None  # (set while the graph's wrapper records a shape set: wrapper.py)
-        self.channels_last = not aten.grad and _channels_last(node.meta.get("val"))
+        self.val = node.meta.get("val")
+        self.made: set[str] = set()  # (row arguments made for the call: stand-ins the op must not read)
+
+    @property
+    def signature(self):
+        return self.backend._signatures[self.entry.name]
+
+    @property
+    def outputs_used(self) -> bool:
+        return self.aten.outputs > 1 and self.other_outputs_used
+
+    @property
+    def channels_last(self) -> bool:
+        return not self.aten.grad and _channels_last(self.val)
 
     def row_args(self, given: dict) -> dict:
         aten = self.aten
@@ -169,6 +193,7 @@ class _NodeRun:
                 raise Fallback(f"{self.entry.name}'s op implements {self.original}'s {key}={want!r} only; the call "
                                f"has {key}={given.get(key)!r}")
         args: dict[str, Any] = {}
+        self.made = {n for n, e in aten.args.items() if isinstance(e, (Sized, Table))}
         for name in self.signature.parameters:
             if name in aten.args:
                 args[name] = _value(aten.args[name], given)
@@ -185,30 +210,38 @@ class _NodeRun:
     def __call__(self, *args, **kwargs):
         backend = self.backend
         given = self.defaults | dict(zip(self.names, args, strict=False)) | kwargs
-        try:
-            if self.outputs_used:
-                raise Fallback(f"the graph uses the other outputs of {self.original} (saved for its backward), "
-                               "which the op does not compute")
-            bound = self.row_args(given)
-            backward = bool(self.aten.grad)
-            plan = backend.plan(self.entry, bound, backward)
-            result = self._backward(plan, bound, given) if backward else self._forward(plan, bound)
-            if backward and self.recorder is not None:
-                from rs2triton.backend.wrapper import backward_node
+        reasons = []
+        for entry, aten in self.candidates:
+            self.entry, self.aten = entry, aten
+            try:
+                if self.outputs_used:
+                    raise Fallback(f"the graph uses the other outputs of {self.original} (saved for its backward), "
+                                   "which the op does not compute")
+                bound = self.row_args(given)
+                backward = bool(self.aten.grad)
+                plan = backend.plan(self.entry, bound, backward)
+                result = self._backward(plan, bound, given) if backward else self._forward(plan, bound)
+                # (a backward that runs the forward again, or reads a stand-in made here, stays a call)
+                if backward and self.recorder is not None and not plan.__dict__.get("_forward_again") \
+                        and not self.made:
+                    from rs2triton.backend.wrapper import backward_node
 
-                spec = backward_node(self, plan, bound, given)
-                if spec is not None:
-                    self.recorder[self.node_name] = spec
-        except Fallback as f:
-            reason = str(f)
-            if backend.strict:
-                raise _strict(self.node_name, self.entry.name, reason) from None
-            backend._report.record_fallback(self.entry.name, reason)
-            if self.recorder is not None:  # (the generated function calls torch's operator, and counts it)
-                self.recorder[self.node_name] = (self.entry.name, reason, self.original)
-            return self.original(*args, **kwargs)
-        backend._report.record_run(self.entry.name, plan.struct, self.direction, plan.notes)
-        return result
+                    spec = backward_node(self, plan, bound, given)
+                    if spec is not None:
+                        self.recorder[self.node_name] = spec
+            except Fallback as f:
+                reasons.append(f"{entry.name}: {f}" if len(self.candidates) > 1 else str(f))
+                continue
+            backend._report.record_run(self.entry.name, plan.struct, self.direction, plan.notes)
+            return result
+        self.entry, self.aten = self.candidates[0]
+        reason = "; ".join(reasons)
+        if backend.strict:
+            raise _strict(self.node_name, self.entry.name, reason) from None
+        backend._report.record_fallback(self.entry.name, reason)
+        if self.recorder is not None:  # (the generated function calls torch's operator, and counts it)
+            self.recorder[self.node_name] = (self.entry.name, reason, self.original)
+        return self.original(*args, **kwargs)
 
     def _forward(self, plan, bound: dict):
         if self.channels_last:  # (the op's output is dense row-major; torch's keeps the input's memory format)
@@ -236,13 +269,28 @@ class _NodeRun:
         else:
             out = torch.empty(plan.op_shape, dtype=inputs[0].dtype, device=inputs[0].device)
         dy = given[aten.grad]
-        stand_ins = (inputs if aten.from_output else ()) + (() if aten.output else (out,))
+        stand_ins = inputs if aten.from_output else ()
+        stand_ins += tuple(t for a, t in zip([a for a in [*plan.inputs, *plan.params] if a is not None],
+                                             [*inputs, *params], strict=True) if a.name in self.made)
         if stand_ins:
             problem = plan.__dict__.get("_stand_in_problem", False)
             if problem is False:
                 problem = plan._stand_in_problem = _reads(plan, inputs, params, out, dy, stand_ins)
             if problem:
                 raise Fallback(problem)
+        if not aten.output:  # (an operator given the input, not the output: silu_backward, gelu_backward)
+            again = plan.__dict__.get("_forward_again")
+            if again is None:
+                again = plan._forward_again = _reads(plan, inputs, params, out, dy, (out,)) is not None
+                if again and aten.from_output:
+                    raise Fallback(_reads(plan, inputs, params, out, dy, (out,)))
+                if again:
+                    plan.notes += (f"the forward run again in the backward ({plan.struct}'s backward kernel reads "
+                                   "its output, which the ATen operator is not given)",)
+            if again:  # (the op's forward, on its input, gives what its backward reads)
+                from rs2triton.runtime import apply
+
+                out = apply.forward(plan.op, inputs, params, None, list(plan.op_shape))
         names = [a.name for a in [*plan.inputs, *plan.params] if a is not None and a.fill is None]
         names += [plan.bias.name] if plan.bias is not None else []
         saved = (inputs, params + ((bias,) if bias is not None else ()), out)
@@ -304,7 +352,7 @@ def compile_graph(backend, gm, direction: str, graph_id: int):
         if node.op != "call_function" or not isinstance(node.target, torch._ops.OpOverload):
             continue  # (placeholders, outputs, getitem, SymInt arithmetic)
         found = index.get(str(node.target))
-        if found is None:
+        if not found:
             if _is_move(node.target) or node.target.namespace.startswith("rs2triton_"):
                 continue  # (a `backend.functional` op runs its row itself, and counts what ran)
             operation = _describe(node)
@@ -314,12 +362,12 @@ def compile_graph(backend, gm, direction: str, graph_id: int):
                 raise _strict(node.name, operation, reason)
             fn = _fallback_call(backend, node, operation, reason)
         else:
-            entry, aten = found
-            struct = next((s for s in entry.op if s in backend.tree.ops), None)
-            lines.append(f"  {node.name}: {entry.name} -> "
+            entry = found[0][0]
+            struct = next((s for e, _ in found for s in e.op if s in backend.tree.ops), None)
+            lines.append(f"  {node.name}: {'/'.join(e.name for e, _ in found)} -> "
                          + (f"{struct} (planned per shape)" if struct else f"on torch: the tree has no {entry.op[0]}")
                          + f" [{node.target}]")
-            run = runs[node.name] = _NodeRun(backend, entry, aten, node, direction)
+            run = runs[node.name] = _NodeRun(backend, found, node, direction)
             fn = _as_function(run)
         fn.__name__ = fn.__qualname__ = f"teenygrad_{node.name}"
         node.target = fn

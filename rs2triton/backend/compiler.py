@@ -112,9 +112,11 @@ class Backend:
         from torch._functorch.aot_autograd import aot_module_simplified, make_boxed_func
 
         from rs2triton.backend.aten import compile_graph
+        from rs2triton.backend.own_ops import rewrite
 
         self._graphs += 1
         graph_id = self._graphs
+        rewrite(gm)
 
         def forward(g, inputs):
             return make_boxed_func(compile_graph(self, g, "forward", graph_id))
@@ -158,7 +160,8 @@ class Backend:
         torch = _torch()
         try:
             bound = self.bind(entry, args, kwargs)
-            tensors = [v for v in bound.values() if isinstance(v, torch.Tensor)]
+            tensors = [t for v in bound.values() for t in (v if isinstance(v, (list, tuple)) else [v])
+                       if isinstance(t, torch.Tensor)]  # (a list's too: cat's)
             grad = torch.is_grad_enabled() and any(t.requires_grad for t in tensors)
             plan = self.plan(entry, bound, grad)
         except Fallback as f:
@@ -221,9 +224,10 @@ def _decompositions() -> dict:
     from torch._decomp import get_decompositions
 
     from rs2triton.backend.aten import own_decompositions
+    from rs2triton.backend.own_ops import decompositions
 
     aten = torch.ops.aten
-    return get_decompositions([aten.elu_backward, aten.log_sigmoid_backward]) | own_decompositions()
+    return get_decompositions([aten.elu_backward, aten.log_sigmoid_backward]) | own_decompositions() | decompositions()
 
 
 _REGISTERED: set[str] = set()  # the names registered with Dynamo (the rest wait for its import)

@@ -15,7 +15,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from rs2triton.runtime.torch_mapping import Cover, Dim, Entry, Exact, Present, Value
+from rs2triton.runtime.torch_mapping import Count, Cover, Dim, Entry, Exact, Present, Value
 from rs2triton.runtime.values import _torch
 
 _DESCRIPTOR_ALIGN = 16  # bytes: a tensor descriptor's row strides (Triton's and TMA's rule)
@@ -44,7 +44,38 @@ def _meta(value):
     torch = _torch()
     if isinstance(value, torch.Tensor):
         return torch.empty(value.shape, dtype=value.dtype, device="meta")
+    if isinstance(value, (list, tuple)):
+        return type(value)(_meta(v) for v in value)
     return value
+
+
+def lookup(args: dict, name: str):
+    """A call's argument by name; ``"tensors.1"`` is item 1 of the list argument ``tensors``."""
+    if name in args:
+        return args[name]
+    base, _, index = name.rpartition(".")
+    return args[base][int(index)]
+
+
+def _listed(entry: Entry, args: dict) -> tuple[dict, tuple[str, ...]]:
+    """The call's arguments with each list of tensors among the inputs (``cat``'s ``tensors``)
+    spread out as ``"tensors.0"``, ``"tensors.1"``..., leaving out empty tensors (they add
+    nothing to a concatenation); and the inputs' names so spread."""
+    torch = _torch()
+    names: list[str] = []
+    spread = dict(args)
+    for n in entry.inputs:
+        value = args.get(n)
+        if isinstance(value, (list, tuple)) and all(isinstance(t, torch.Tensor) for t in value):
+            kept = [i for i, t in enumerate(value) if t.numel()]
+            if not kept:
+                raise Fallback(f"`{n}` holds no element")
+            for i in kept:
+                spread[f"{n}.{i}"] = value[i]
+                names.append(f"{n}.{i}")
+        else:
+            names.append(n)
+    return spread, tuple(names)
 
 
 def _uses_descriptors(op) -> bool:
@@ -107,7 +138,7 @@ class Plan:
     def tensors(self, args: dict) -> list:
         """The call's tensors the op takes, inputs then the parameters that are given (then the
         bias added on torch, if given)."""
-        return [args[a.name] for a in [*self.inputs, *self.params] if a is not None and a.fill is None] \
+        return [lookup(args, a.name) for a in [*self.inputs, *self.params] if a is not None and a.fill is None] \
             + ([args[self.bias.name]] if self.bias is not None else [])
 
     def prepare(self, tensors: list) -> tuple[tuple, tuple, Any]:
@@ -165,35 +196,76 @@ def _cols_dim(entry: Entry, args: dict, x) -> None:
         raise Fallback(f"it works along the last dimension; the call has dim={dim} on a {nd}-d tensor")
 
 
+def _dims(entry: Entry, args: dict, x) -> None:
+    """A reduction's ``dim`` names what the op reduces (:class:`Entry`'s ``dims``)."""
+    if not entry.dims:
+        return
+    nd = x.dim()
+    dim = args.get("dim")
+    named = None if dim is None or (isinstance(dim, (list, tuple)) and not dim and entry.dims == "last") \
+        else sorted({d % nd if nd else d for d in ([dim] if isinstance(dim, int) else dim)})
+    if entry.dims == "last" and named not in (None, [nd - 1]):
+        raise Fallback(f"it reduces the last dimension (or all); the call has dim={dim} on a {nd}-d tensor")
+    if entry.dims == "leading" and (named is None or nd < 2 or named != list(range(len(named)))
+                                    or len(named) >= nd):
+        raise Fallback(f"it reduces leading dimensions (not all); the call has dim={dim} on a {nd}-d tensor")
+
+
 def make_plan(entry: Entry, ops: dict[str, Any], args: dict, grad: bool) -> Plan:
     """The plan for one call (``args``: the call bound to the entry's schema; ``grad``: whether
     a gradient will be needed), or :class:`Fallback`."""
+    structs = [s for s in entry.op if s in ops]
+    if not structs:
+        raise Fallback(f"the kernel tree has no {' or '.join(entry.op)}")
+    first: Fallback | None = None
+    for struct in structs:  # (in order of preference: the first that takes the call)
+        try:
+            return _make_plan(entry, struct, ops[struct], args, grad)
+        except Fallback as f:
+            first = first or f
+        # (a name several trees define: the later definitions in turn, looked for only now)
+        for maker, path in (ops.alternatives(struct)[1:] if hasattr(ops, "alternatives") else ()):
+            try:
+                plan = _make_plan(entry, struct, maker, args, grad)
+            except Fallback:
+                continue
+            plan.notes += (f"{struct} of {path.parent.name}/{path.name} (the first {struct} does not take the call)",)
+            return plan
+    assert first is not None
+    raise first
+
+
+def _make_plan(entry: Entry, struct: str, maker, args: dict, grad: bool) -> Plan:
     torch = _torch()
     from rs2triton.runtime import apply
 
-    struct = next((s for s in entry.op if s in ops), None)
-    if struct is None:
-        raise Fallback(f"the kernel tree has no {' or '.join(entry.op)}")
     for key, want in entry.require.items():
         if not _same(args.get(key), want):
             raise Fallback(f"{struct} implements {key}={want!r} only; the call has {key}={args.get(key)!r}")
+    call = args
+    args, input_names = _listed(entry, args)
     scalars = _scalar_operands(entry, args)
-    inputs = [args[n] for n in entry.inputs if n not in scalars]
-    for n in entry.inputs:
+    inputs = [args[n] for n in input_names if n not in scalars]
+    for n in input_names:
         if n not in scalars and not isinstance(args[n], torch.Tensor):
             raise Fallback(f"`{n}` is a {type(args[n]).__name__}, and {struct} takes tensors")
     given = [args.get(n) for n in entry.params]
     bias = args.get(entry.bias) if entry.bias else None
     if bias is not None and not isinstance(bias, torch.Tensor):
         raise Fallback(f"`{entry.bias}` is a {type(bias).__name__}, and {struct} takes tensors")
-    tensors = inputs + [p for p in given if p is not None] + ([bias] if bias is not None else [])
+    for n in entry.indices:
+        if args[n].dtype.is_floating_point or args[n].dtype.is_complex or args[n].dtype == torch.bool:
+            raise Fallback(f"`{n}` holds indices, and is {args[n].dtype}")
+    tensors = [t for n, t in zip([n for n in input_names if n not in scalars], inputs, strict=True)
+               if n not in entry.indices]
+    tensors += [p for p in given if p is not None] + ([bias] if bias is not None else [])
     if len({t.dtype for t in tensors}) > 1:
         raise Fallback(f"the tensors' dtypes differ ({', '.join(sorted({str(t.dtype) for t in tensors}))})")
     if len({t.device for t in tensors}) > 1:
         raise Fallback("the tensors are on different devices")
     dtype = inputs[0].dtype
     try:
-        ref = _reference(entry.reference)(**{k: _meta(v) for k, v in args.items()})
+        ref = _reference(entry.reference)(**{k: _meta(v) for k, v in call.items()})
     except (TypeError, ValueError, RuntimeError, IndexError) as e:  # (torch's own error, raised again on torch)
         raise Fallback(f"torch rejects the call: {e}") from e
     out_shape = tuple(int(s) for s in ref.shape)
@@ -216,7 +288,7 @@ def make_plan(entry: Entry, ops: dict[str, Any], args: dict, grad: bool) -> Plan
         cols = int(x.shape[-1])
         rows = x.numel() // cols if cols else 0
         op_shape = [rows, cols]
-        arg_list = [Arg(n, tuple(t.shape), view=(rows, cols)) for n, t in zip(entry.inputs, inputs, strict=True)]
+        arg_list = [Arg(n, tuple(t.shape), view=(rows, cols)) for n, t in zip(input_names, inputs, strict=True)]
     elif entry.layout == "matrix":
         if x.dim() == 0:
             raise Fallback("its input is a 0-d tensor")
@@ -224,14 +296,24 @@ def make_plan(entry: Entry, ops: dict[str, Any], args: dict, grad: bool) -> Plan
         cols = out_shape[-1] if out_shape else 1
         rows = x.numel() // k if k else 0
         op_shape = [rows, cols]
-        arg_list = [Arg(n, tuple(t.shape), view=(rows, k)) for n, t in zip(entry.inputs, inputs, strict=True)]
+        arg_list = [Arg(n, tuple(t.shape), view=(rows, k)) for n, t in zip(input_names, inputs, strict=True)]
+    elif entry.layout == "given":
+        _dims(entry, args, x)
+        op_shape = list(out_shape)
+        arg_list = [Arg(n, tuple(t.shape)) for n, t in zip(input_names, inputs, strict=True)]
+        if entry.dims == "leading":  # (as [rows, cols]: the rows are the dimensions reduced)
+            lead = len([args["dim"]] if isinstance(args["dim"], int) else args["dim"])
+            cols = math.prod(x.shape[lead:])
+            op_shape = [cols]
+            arg_list[0].view = (x.numel() // cols if cols else 0, cols)
+        cols = op_shape[-1] if op_shape else 1
     elif entry.layout == "image":
         if x.dim() not in (3, 4):
             raise Fallback(f"it takes [B, C, H, W] images (or one [C, H, W]); the input is {x.dim()}-d")
         batched = x.dim() == 4
         op_shape = list(out_shape) if batched else [1, *out_shape]
         arg_list = [Arg(n, tuple(t.shape), view=None if batched else (1, *t.shape))
-                    for n, t in zip(entry.inputs, inputs, strict=True)]
+                    for n, t in zip(input_names, inputs, strict=True)]
     else:  # pragma: no cover (the table's layouts)
         raise AssertionError(entry.layout)
     param_list = [None if t is None else Arg(n, tuple(t.shape)) for n, t in zip(entry.params, given, strict=True)]
@@ -240,10 +322,13 @@ def make_plan(entry: Entry, ops: dict[str, Any], args: dict, grad: bool) -> Plan
              "rows": numel // op_shape[-1] if op_shape and op_shape[-1] else 0,
              "k": int(x.shape[-1]) if x.dim() else 1,
              "plane": math.prod(op_shape[-2:]) if len(op_shape) >= 2 else numel}
-    if numel == 0:
+    if entry.layout == "given":  # (a reduction's or a product's rows are its input's)
+        k = (arg_list[0].view or x.shape or (1,))[-1]
+        sizes["k"], sizes["rows"] = int(k), x.numel() // int(k) if k else 0
+    if numel == 0 or x.numel() == 0:
         raise Fallback("the output is empty")
 
-    op = _build(entry, struct, ops[struct], args, sizes)
+    op = _build(entry, struct, maker, args, sizes)
     problem = _dtype_problem(op, struct, dtype, grad)
     if problem:
         raise Fallback(problem)
@@ -259,7 +344,7 @@ def make_plan(entry: Entry, ops: dict[str, Any], args: dict, grad: bool) -> Plan
         if any(a.pad for a in arg_list + [p for p in param_list if p is not None]):
             notes.append(f"rows zero-padded to {_DESCRIPTOR_ALIGN} bytes (its kernels use tensor descriptors)")
             sizes["k"] += next((a.pad for a in arg_list if a.pad), 0)
-            op = apply.bind_dtype(_build(entry, struct, ops[struct], args, sizes), tuple(inputs))
+            op = apply.bind_dtype(_build(entry, struct, maker, args, sizes), tuple(inputs))
     param_list = _check_host(op, struct, arg_list, param_list, op_shape, dtype, entry)
     notes += [f"`{p.name}` not given: {_FILLS.get(p.fill, f'a tensor of {p.fill:g}')} passed ({struct} takes one)"
               for p in param_list if p is not None and p.fill is not None]
@@ -382,6 +467,8 @@ def _build(entry: Entry, struct: str, maker, args: dict, sizes: dict[str, int]):
             return args.get(rule.arg) is not None
         if isinstance(rule, Value):
             return _int_value(args, rule)
+        if isinstance(rule, Count):
+            return sum(1 for k in args if k.rpartition(".")[0] == rule.arg)
         if isinstance(rule, Dim):
             t = args.get(rule.arg)
             if t is None or t.dim() <= rule.dim:

@@ -37,6 +37,7 @@ class Ops(Mapping):
         self._index = index
         self._opaque = opaque  # files whose op names a macro makes: loaded where a name is found in no other
         self._loaded: dict[str, Any] = {}
+        self._all: dict[str, list[tuple[Any, Path]]] = {}  # every definition of a name, in the tree's order
 
     def _find(self, name: str):
         if name in self._loaded:
@@ -46,6 +47,17 @@ class Ops(Mapping):
             if name in self._loaded:
                 return self._loaded[name]
         return None
+
+    def alternatives(self, name: str) -> list[tuple[Any, Path]]:
+        """Every definition of the op ``name`` in the trees (each file that defines it loaded),
+        with its file, in the order the trees were given: ``ops[name]`` is the first; a later one
+        of the same name (kernels_rs' ``SoftmaxForward`` after teenygrad's) may take a call the
+        first does not (a gradient)."""
+        if self._find(name) is None:
+            return []
+        for f in [*self._index.get(name, ()), *self._opaque]:  # (a macro-made definition too)
+            self._tree._load(f)
+        return list(self._all.get(name, ()))
 
     def __contains__(self, name) -> bool:
         return isinstance(name, str) and self._find(name) is not None
@@ -111,6 +123,7 @@ class Tree:
                 name = value.RUST_NAME
             else:
                 continue
+            self.ops._all.setdefault(name, []).append((value, f))
             if name not in self.ops._loaded:
                 self.ops._loaded[name] = value
                 self.files[name] = f

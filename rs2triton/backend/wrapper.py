@@ -17,6 +17,7 @@ calls and multiplies out when it is read.
 from __future__ import annotations
 
 import math
+import operator
 import weakref
 from dataclasses import dataclass, field
 from typing import Any
@@ -267,6 +268,9 @@ class GraphWrapper:
             if node.op == "output":
                 lines.append(f"return {expr(node.args[0])}")
                 continue
+            if node.op == "get_attr":  # (a tensor the graph holds: a constant AOTAutograd lifted)
+                lines.append(f"{var} = {const(operator.attrgetter(node.target)(self.gm))}")
+                continue
             spec = fast.get(node.name)
             if isinstance(spec, FastNode):
                 lines += self._emit(spec, self.runs[node.name], node, var, expr, const)
@@ -355,7 +359,10 @@ class GraphWrapper:
             else:
                 _, arg, expand, view = source
                 mapped = run.aten.args.get(arg, arg if arg in given else "self")
-                if isinstance(mapped, Transposed):
+                base, _, index = arg.rpartition(".")
+                if base in given and index.isdigit():  # (item `index` of a list argument: cat's tensors)
+                    code = expr(given[base][int(index)])
+                elif isinstance(mapped, Transposed):
                     code = f"{expr(given[mapped.arg])}.t()"
                 else:
                     code = expr(given[mapped])

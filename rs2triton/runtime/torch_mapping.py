@@ -139,7 +139,18 @@ class Dim:
         raise AssertionError("Dim is read from the call's arguments")
 
 
-Rule = Block | Cover | Exact | Fixed | Present | Value | Dim
+@dataclass(frozen=True)
+class Count:
+    """How many tensors of the list argument ``arg`` the op takes (``cat``'s inputs; empty ones
+    are left out)."""
+
+    arg: str
+
+    def choose(self, sizes: dict[str, int]) -> tuple[Any, str]:  # (resolved by the planner)
+        raise AssertionError("Count is read from the call's arguments")
+
+
+Rule = Block | Cover | Exact | Fixed | Present | Value | Dim | Count
 
 
 @dataclass(frozen=True)
@@ -169,11 +180,22 @@ class Sized:
 
 
 @dataclass(frozen=True)
+class Table:
+    """A ``[n, d]`` tensor standing for a table whose values the op's backward does not read:
+    ``n`` the ATen argument ``arg`` (an int: ``embedding_dense_backward``'s ``num_weights``),
+    ``d`` the last dimension of the ATen argument ``like`` (the output's gradient)."""
+
+    arg: str
+    like: str
+
+
+@dataclass(frozen=True)
 class Aten:
     """An ATen operator (what AOTAutograd's graphs call) that a row's op computes.
 
     ``target``: the overload (``"aten.add.Tensor"``); ``args``: a row argument -> what it is of
-    the ATen call (an argument's name, :class:`Transposed`, :class:`OnesRow`; a row argument not
+    the ATen call (an argument's name, :class:`Transposed`, :class:`OnesRow`, :class:`Sized`,
+    :class:`Table`: a tensor made for it is a stand-in the op's backward must not read; a row argument not
     named here is the ATen argument of the same name, or ``self`` for ``input``); ``fixed``: row
     arguments the operator leaves implicit (``_softmax``'s ``dtype=None``); ``require``: ATen
     argument values this needs (``half_to_float=False``), another value runs on torch;
@@ -229,7 +251,16 @@ class Entry:
     unaligned row fit a tensor-descriptor kernel); ``reference``: the torch function with the
     same meaning (the output's shape and dtype come from it, on meta tensors; the tests compare
     with it); ``aten``: the ATen operators (:class:`Aten`) of AOTAutograd's forward and backward
-    graphs that the op computes, forward or backward.
+    graphs that the op computes, forward or backward (an ATen operator several rows name is
+    tried on each, in the table's order, until one takes the call); ``indices``: inputs that are
+    integer tensors of indices (an embedding's, a loss's targets), passed as they are, whatever
+    the op's ``D``; ``dims``: for the ``"given"`` layout, which dimensions a reduction's ``dim``
+    must name: ``"last"`` (or none: everything), ``"leading"`` (the first ones: the input is seen
+    as ``[rows, cols]``, the rows those dimensions, and the op sums over its rows).
+    An input that is a list of tensors (``cat``'s) gives the op each of them, empty ones left out.
+    ``layout="given"``: the tensors reach the op as they are (made dense), in the call's shapes,
+    and the output has torch's shape (the op's host logic must agree: a matrix product over a
+    batch, an embedding, a reduction).
     """
 
     name: str
@@ -248,6 +279,8 @@ class Entry:
     absent: dict[str, float] = field(default_factory=dict)
     note: str = ""
     aten: tuple[Aten, ...] = ()
+    indices: tuple[str, ...] = ()
+    dims: str = ""
 
     def __hash__(self) -> int:
         return hash(self.name)
@@ -255,6 +288,8 @@ class Entry:
 
 # ---------------------------------------------------------------------- the rows
 ELEMENTS: dict[str, Rule] = {"BLOCK_SIZE": Block("numel", hi=1024)}
+_MATMUL: dict[str, Rule] = {"BLOCK_M": Block("rows", 16, 64), "BLOCK_N": Block("cols", 16, 64),
+                            "BLOCK_K": Block("k", 16, 64)}
 
 
 def _binary(name: str, struct: str | tuple[str, ...], operator: str | None, *, alpha: bool = False, reference: str = "",
@@ -304,11 +339,12 @@ def _pool_consts() -> dict[str, Rule]:
 
 TABLE: tuple[Entry, ...] = (
     # ---------------------------------------------------------------- elementwise, two tensors
-    _binary("add", ("ElemwiseAddForward", "AddForward", "VectorAdd"), "add", alpha=True),
+    _binary("add", ("ElemwiseAddForward", "AddForward", "VectorAdd"), "add", alpha=True,
+            aten=(Aten("aten.add.Scalar"),)),
     _binary("sub", ("ElemwiseSubForward", "SubForward"), "sub", alpha=True),
-    _binary("mul", ("ElemwiseMulForward", "MulForward"), "mul"),
+    _binary("mul", ("ElemwiseMulForward", "MulForward"), "mul", aten=(Aten("aten.mul.Scalar"),)),
     _binary("div", ("ElemwiseDivForward", "DivForward"), "truediv", extra=", *, str? rounding_mode=None",
-            require={"rounding_mode": None}, aten=(Aten("aten.div.Tensor_mode"),)),
+            require={"rounding_mode": None}, aten=(Aten("aten.div.Tensor_mode"), Aten("aten.div.Scalar"))),
     _binary("maximum", ("ElemwiseMaxForward", "MaximumForward"), None),
     _binary("minimum", ("ElemwiseMinForward", "MinimumForward"), None),
     # ---------------------------------------------------------------- activations
@@ -348,6 +384,10 @@ TABLE: tuple[Entry, ...] = (
     _unary("cos", ("ElemwiseCosForward", "CosForward")),
     _unary("erf", ("ElemwiseErfForward", "ErfForward")),
     _unary("reciprocal", ("ElemwiseReciprocalForward", "ReciprocalForward")),
+    _unary("rsqrt", ("RsqrtForward",)),
+    Entry("pow", "pow(Tensor input, Scalar exponent) -> Tensor",
+          ("torch.pow", "Tensor.pow", "operator.pow", "Tensor.__pow__"), ("PowScalarRuntimeOp",), ("input",),
+          "torch.pow", new=(Block("numel", hi=1024), "exponent"), aten=(Aten("aten.pow.Tensor_Scalar"),)),
     # ---------------------------------------------------------------- rows
     Entry("softmax", "softmax(Tensor input, int dim, ScalarType? dtype=None) -> Tensor",
           ("torch.softmax", "torch.nn.functional.softmax", "Tensor.softmax", "torch.special.softmax"),
@@ -370,7 +410,12 @@ TABLE: tuple[Entry, ...] = (
           "torch.nn.functional.layer_norm",
           params=("weight", "bias"), consts={"BLOCK_N": Block("cols", hi=1024)},
           new=(Block("cols", hi=1024), "eps"), layout="rows", absent={"weight": 1.0, "bias": 0.0},
-          aten=(Aten("aten.native_layer_norm.default", outputs=3),)),
+          # (in a graph that trains, the backend makes torch's layer_norm its own operator, whose
+          # backward is given the input and eps, not the mean and reciprocal standard deviation:
+          # backend/aten.py, own_operators)
+          aten=(Aten("aten.native_layer_norm.default", outputs=3), Aten("rs2triton_aot.layer_norm.default"),
+                Aten("rs2triton_aot.layer_norm_backward.default", grad="grad_output",
+                     returns=("input", "weight", "bias"), mask="output_mask"))),
     # ---------------------------------------------------------------- matrices
     Entry("linear", "linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor",
           ("torch._C._nn.linear", "torch.nn.functional.linear"), ("LinearForward",), ("input",),
@@ -385,6 +430,41 @@ TABLE: tuple[Entry, ...] = (
                 Aten("aten.mm.default", {"input": "self", "weight": Transposed("mat2")}),
                 Aten("aten.sum.dim_IntList", {"input": OnesRow("self"), "weight": Transposed("self")},
                      require={"dim": [0], "keepdim": True, "dtype": None}))),
+    # ---------------------------------------------------------------- a model's (kernels_rs: docs/kernels.md)
+    Entry("cat", "cat(Tensor[] tensors, int dim=0) -> Tensor", ("torch.cat", "torch.concat", "torch.concatenate"),
+          ("CatRuntimeOp",), ("tensors",), "torch.cat", new=(Block("numel", hi=1024), Count("tensors"), "dim"),
+          layout="given", aten=(Aten("aten.cat.default"),)),
+    Entry("bmm", "bmm(Tensor input, Tensor mat2) -> Tensor", ("torch.bmm", "Tensor.bmm"), ("BmmForward",),
+          ("input", "mat2"), "torch.bmm", consts=_MATMUL, layout="given", aten=(Aten("aten.bmm.default"),)),
+    Entry("embedding", "embedding(Tensor weight, Tensor indices, int padding_idx=-1, bool scale_grad_by_freq=False, "
+          "bool sparse=False) -> Tensor", ("torch.embedding",), ("EmbeddingForward",), ("weight", "indices"),
+          "torch.embedding", consts={"BLOCK_N": Block("rows", 16, 64), "BLOCK_D": Block("cols", 16, 256)},
+          require={"padding_idx": -1, "scale_grad_by_freq": False, "sparse": False}, layout="given",
+          indices=("indices",),
+          aten=(Aten("aten.embedding.default"),
+                Aten("aten.embedding_dense_backward.default", {"weight": Table("num_weights", "grad_output")},
+                     require={"padding_idx": -1, "scale_grad_by_freq": False}, grad="grad_output",
+                     returns=("weight",)))),
+    Entry("sum", "sum(Tensor input, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
+          ("torch.sum", "Tensor.sum"), ("SumRowsForward",), ("input",), "torch.sum",
+          consts={"BLOCK_N": Block("k", 16, 1024)}, require={"dtype": None}, layout="given", dims="last",
+          aten=(Aten("aten.sum.dim_IntList"), Aten("aten.sum.default"))),
+    Entry("sum_rows", "sum_rows(Tensor input, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> "
+          "Tensor", (), ("SumColsForward",), ("input",), "torch.sum",
+          consts={"BLOCK_R": Block("rows", 16, 64), "BLOCK_N": Block("k", 16, 256)}, require={"dtype": None},
+          layout="given", dims="leading", aten=(Aten("aten.sum.dim_IntList"),)),
+    Entry("mean", "mean(Tensor input, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
+          ("torch.mean", "Tensor.mean"), ("MeanRowsForward",), ("input",), "torch.mean",
+          consts={"BLOCK_N": Block("k", 16, 1024)}, require={"dtype": None}, layout="given", dims="last",
+          aten=(Aten("aten.mean.dim"), Aten("aten.mean.default"))),
+    # (torch._C._nn.nll_loss's own defaults are not F.nll_loss's: the schema has none)
+    Entry("nll_loss", "nll_loss(Tensor input, Tensor target, Tensor? weight, int reduction, int ignore_index) -> Tensor", ("torch._C._nn.nll_loss",), ("NllMeanRuntimeOp",), ("input", "target"),
+          "torch._C._nn.nll_loss", new=(Block("rows", 16, 256), "ignore_index"),
+          require={"weight": None, "reduction": 1}, layout="given", indices=("target",),
+          note="the mean over the rows (reduction='mean'), without class weights",
+          # (its backward is given no total weight: backend/aten.py, own_decompositions)
+          aten=(Aten("aten.nll_loss_forward.default", outputs=2),
+                Aten("rs2triton_aot.nll_loss_backward.default", grad="grad_output"))),
     # ---------------------------------------------------------------- images
     Entry("conv2d", "conv2d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=1, SymInt[2] padding=0, "
           "SymInt[2] dilation=1, SymInt groups=1) -> Tensor",

@@ -1,0 +1,148 @@
+"""The backend's own operators, for torch operators whose backward takes what a teenygrad op's
+forward does not compute, and the rewrite of Dynamo's graph that uses them.
+
+- ``native_layer_norm_backward`` takes the forward's mean and reciprocal standard deviation, and
+  no ``eps``: a layer-norm op computes neither, and its backward kernel recomputes them from the
+  input and ``eps``. In Dynamo's graph (before AOTAutograd) a ``layer_norm`` call becomes
+  ``rs2triton_aot::layer_norm``, whose autograd formula is ``rs2triton_aot::layer_norm_backward``
+  (given the input, the weight, the bias and ``eps``): the layer-norm row maps both, and the
+  forward saves no statistics.
+- ``nll_loss_backward`` takes the forward's total weight, which the NLL op does not return: it is
+  decomposed into ``rs2triton_aot::nll_loss_backward``, given none (:func:`decompositions`).
+- ``scaled_dot_product_attention`` is made torch's math attention in Dynamo's graph, so that
+  AOTAutograd traces it (forward and backward) to matrix products, a softmax and elementwise
+  ops, each on a row's op (on CPU torch picks a fused kernel of its own, on CUDA another).
+
+On torch (a node that falls back) each operator computes what torch's own does.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rs2triton.runtime.values import _torch
+
+_DEFINED: dict[str, Any] = {}
+
+
+def define() -> None:
+    """Define the operators, once per process."""
+    if _DEFINED:
+        return
+    torch = _torch()
+    aten = torch.ops.aten
+    lib = torch.library
+
+    def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
+        return aten.native_layer_norm(input, normalized_shape, weight, bias, eps)[0]
+
+    ln = lib.custom_op("rs2triton_aot::layer_norm", layer_norm, mutates_args=(),
+                       schema="(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, "
+                              "float eps=1e-05) -> Tensor")
+    ln.register_fake(lambda input, *rest: input.new_empty(input.shape))
+
+    def layer_norm_backward(grad_output, input, normalized_shape, weight, bias, eps, output_mask):
+        _, mean, rstd = aten.native_layer_norm(input, normalized_shape, weight, bias, eps)
+        grads = aten.native_layer_norm_backward(grad_output, input, normalized_shape, mean, rstd, weight, bias,
+                                                output_mask)
+        return tuple(input.new_empty(0) if g is None else g for g in grads)
+
+    ln_bwd = lib.custom_op("rs2triton_aot::layer_norm_backward", layer_norm_backward, mutates_args=(),
+                           schema="(Tensor grad_output, Tensor input, int[] normalized_shape, Tensor? weight, "
+                                  "Tensor? bias, float eps, bool[3] output_mask) -> (Tensor, Tensor, Tensor)")
+
+    @ln_bwd.register_fake
+    def _(grad_output, input, normalized_shape, weight, bias, eps, output_mask):
+        return (input.new_empty(input.shape) if output_mask[0] else input.new_empty(0),
+                weight.new_empty(weight.shape) if weight is not None and output_mask[1] else input.new_empty(0),
+                bias.new_empty(bias.shape) if bias is not None and output_mask[2] else input.new_empty(0))
+
+    def setup_context(ctx, inputs, output):
+        input, normalized_shape, weight, bias, eps = inputs
+        ctx.save_for_backward(input, weight, bias)
+        ctx.normalized_shape, ctx.eps = normalized_shape, eps
+
+    def backward(ctx, grad):
+        input, weight, bias = ctx.saved_tensors
+        needs = ctx.needs_input_grad
+        mask = [bool(needs[0]), weight is not None and bool(needs[2]), bias is not None and bool(needs[3])]
+        gi, gw, gb = torch.ops.rs2triton_aot.layer_norm_backward(grad, input, ctx.normalized_shape, weight, bias,
+                                                                 ctx.eps, mask)
+        return gi if mask[0] else None, None, gw if mask[1] else None, gb if mask[2] else None, None
+
+    ln.register_autograd(backward, setup_context=setup_context)
+
+    def nll_loss_backward(grad_output, self, target, weight, reduction, ignore_index):
+        total_weight = aten.nll_loss_forward(self, target, weight, reduction, ignore_index)[1]
+        return aten.nll_loss_backward(grad_output, self, target, weight, reduction, ignore_index, total_weight)
+
+    nll_bwd = lib.custom_op("rs2triton_aot::nll_loss_backward", nll_loss_backward, mutates_args=(),
+                            schema="(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, "
+                                   "SymInt ignore_index) -> Tensor")
+    nll_bwd.register_fake(lambda grad_output, self, *rest: self.new_empty(self.shape))
+
+    def nll_decomposed(grad_output, self, target, weight, reduction, ignore_index, total_weight):
+        return torch.ops.rs2triton_aot.nll_loss_backward(grad_output, self, target, weight, reduction, ignore_index)
+
+    _DEFINED[str(aten.nll_loss_backward.default)] = (aten.nll_loss_backward.default, nll_decomposed)
+
+
+def decompositions() -> dict:
+    """ATen operators made the backend's own (see the module)."""
+    define()
+    return dict(_DEFINED.values())
+
+
+def _sdpa_math(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None, enable_gqa=False):
+    """torch's scaled_dot_product_attention, as matrix products, a scale, the causal mask added
+    (``-inf`` above the diagonal: a constant made by ``full`` and ``triu``) and a softmax, which
+    AOTAutograd traces forward and backward onto rows' ops. Where no mask is given or the mask
+    is causal, no row is wholly masked, so the softmax is torch's; with a mask of the caller's or
+    dropout it is torch's math attention (a wholly masked row gives zeros there)."""
+    torch = _torch()
+    if attn_mask is not None or dropout_p:
+        return torch.ops.aten._scaled_dot_product_attention_math(query, key, value, attn_mask, dropout_p, is_causal,
+                                                                 scale=scale, enable_gqa=enable_gqa)[0]
+    # (with grouped heads, each key head serves a group of query heads: the group's queries are
+    # one matrix's rows, so that a key's gradient is a product too, not a sum over the group)
+    heads, kv_heads = query.shape[-3], key.shape[-3]
+    group = heads // kv_heads if enable_gqa and kv_heads != heads else 1
+    L, S, E = query.shape[-2], key.shape[-2], query.shape[-1]
+    q = query.reshape(*query.shape[:-3], kv_heads, group * L, E) if group > 1 else query
+    scale = E ** -0.5 if scale is None else scale
+    scores = torch.matmul(q, key.transpose(-2, -1)) * scale
+    if is_causal:
+        mask = torch.full((group, L, S), float("-inf"), dtype=scores.dtype, device=scores.device).triu(1)
+        scores = scores + mask.reshape(group * L, S)
+    out = torch.matmul(torch.softmax(scores, dim=-1), value)
+    return out.reshape(*query.shape[:-1], value.shape[-1]) if group > 1 else out
+
+
+_LAYER_NORM = ("input", "normalized_shape", "weight", "bias", "eps")
+
+
+def rewrite(gm) -> None:
+    """Dynamo's graph ``gm``, with its layer norms made ``rs2triton_aot::layer_norm`` and its
+    attention torch's math attention (see the module), in place."""
+    torch = _torch()
+    define()
+    F = torch.nn.functional
+    layer_norms = (F.layer_norm, torch.layer_norm)
+    attentions = (F.scaled_dot_product_attention, torch._C._nn.scaled_dot_product_attention)
+    changed = False
+    for node in gm.graph.nodes:
+        if node.op != "call_function":
+            continue
+        if node.target in layer_norms:
+            given = dict(zip(_LAYER_NORM, node.args, strict=False)) | dict(node.kwargs)
+            if set(given) - set(_LAYER_NORM) or not isinstance(given.get("normalized_shape"), (list, tuple)):
+                continue
+            node.target = torch.ops.rs2triton_aot.layer_norm.default
+            node.args, node.kwargs = (given["input"], list(given["normalized_shape"])), \
+                {k: given[k] for k in _LAYER_NORM[2:] if k in given}
+            changed = True
+        elif node.target in attentions:
+            node.target = _sdpa_math
+            changed = True
+    if changed:
+        gm.recompile()
