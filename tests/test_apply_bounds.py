@@ -12,7 +12,6 @@ import pytest
 import torch
 
 import rs2triton
-from rs2triton.runtime.locations import generated_function, mask_bounds
 from tests.conftest import ROOT
 
 
@@ -21,11 +20,10 @@ def windows():
     return rs2triton.load(ROOT / "tests" / "kernels" / "windows.rs", interpret=True)
 
 
-def test_the_bounds_are_read_from_the_kernels_masks(windows):
-    square = mask_bounds(generated_function(windows.SquareForward.fn))
+def test_the_bounds_are_the_facts_the_transpiler_recorded_from_the_kernels_masks(windows):
+    square = windows.SquareForward.bounds
     assert square == {"x_ptr": frozenset({"n_elements"}), "y_ptr": frozenset({"n_elements"})}
-    twice = mask_bounds(generated_function(windows.TwiceForward.fn))
-    assert set(twice) == {"x_ptr", "first_ptr", "second_ptr"}
+    assert set(windows.TwiceForward.bounds) == {"x_ptr", "first_ptr", "second_ptr"}
 
 
 def test_a_fitting_call_runs_and_a_view_is_read_as_its_own_elements(windows):

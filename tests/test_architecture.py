@@ -126,3 +126,25 @@ def test_the_type_checker_passes():
 def test_modules_stay_readable_in_size():
     sizes = {p.relative_to(ROOT).as_posix(): len(p.read_text().splitlines()) for p in PACKAGE.rglob("*.py")}
     assert not {p: n for p, n in sizes.items() if n > 720}
+
+
+def test_nothing_at_run_time_reads_facts_from_generated_python():
+    """The runtime and the backend read what they must know of a kernel's code from its launcher's
+    facts (recorded by the transpiler: rs2triton/transpiler/emit/facts.py), never by reading the
+    generated Python back: no source (``inspect.getsource``, a JITFunction's ``.src``), no code
+    object's names, no parse of it. Two modules parse text for error messages alone: errors.py
+    the generated file's line comments (the Rust line of a Triton error), host.py the subscript
+    of a failing host line (an index-out-of-bounds panic's message)."""
+    import re
+
+    reads = re.compile(r"getsource|co_names|\.src\b|ast\.parse|\bgenerated_function\b|\bstores_through\b|\bmask_bounds\b\(")
+    parse_for_messages = {"runtime/errors.py": 1, "runtime/host.py": 1}
+    found = {}
+    for folder in ("runtime", "backend"):
+        for path in sorted((PACKAGE / folder).rglob("*.py")):
+            hits = [line.strip() for line in path.read_text().splitlines() if reads.search(line)]
+            if hits:
+                found[str(path.relative_to(PACKAGE))] = hits
+    allowed = {k: v for k, v in found.items()
+               if parse_for_messages.get(k) == len(v) and all("ast.parse(" in h for h in v)}
+    assert found.keys() - allowed.keys() == set(), {k: found[k] for k in found.keys() - allowed.keys()}

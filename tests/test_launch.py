@@ -324,7 +324,7 @@ def test_the_interpreter_refuses_the_dtypes_it_computes_wrongly():
 
     relu = rs2triton.load(ROOT / "kernels_rs" / "relu.rs")
     mm = rs2triton.load(ROOT / "kernels_rs" / "matmul.rs")
-    assert mm.Matmul.uses == {"dot"} and relu.ReluForward.uses == frozenset()  # (the transpiler's fact)
+    assert mm.Matmul.uses == {"dot"} and relu.ReluForward.uses == {"nan_dropping_max"}  # (the transpiler's fact)
     x = torch.linspace(-3, 3, 8, device=DEVICE)
     y = torch.linspace(-3, 3, 8, device=DEVICE).double()
     relu.ReluForward(BLOCK_SIZE=8)[(1,)](x.double(), y, 8)
@@ -378,17 +378,18 @@ def test_the_fast_path_leaves_a_dtype_the_interpreter_computes_wrongly_to_the_ge
 def test_the_transpiler_records_a_dot_its_kernel_reaches_through_helpers():
     import ast
 
-    from rs2triton.transpiler.emit.launchers import kernel_uses
+    from rs2triton.transpiler.emit.facts import kernel_uses
 
     module = ast.parse("def k(a):\n    return h(a)\n\ndef h(a):\n    return g(a) + tl.sum(a)\n\n"
                        "def g(a):\n    return tl.dot(a, a)\n\ndef r(a):\n    return r(a) + tl.sum(a)\n")
     fns = {f.name: f for f in module.body}
     assert kernel_uses(fns["k"], fns) == ["dot"] and kernel_uses(fns["g"], fns) == ["dot"]
     assert kernel_uses(fns["k"], {}) == [] and kernel_uses(fns["r"], fns) == []  # (a recursive helper ends)
-    # written into the launcher only where there is a fact: other launchers read as before
+    # written into the launcher's facts only where there is one
     text = rs2triton.transpile_source((ROOT / "kernels_rs" / "matmul.rs").read_text(), "matmul.rs").text
-    assert '    uses=["dot"],\n)' in text
-    assert "uses=" not in rs2triton.transpile_source((ROOT / "kernels_rs" / "relu.rs").read_text(), "relu.rs").text
+    assert '    facts={"uses": ["dot"], "stores": ["c_ptr"]},\n)' in text
+    add = rs2triton.transpile_source((ROOT / "kernels_rs" / "vector_add.rs").read_text(), "vector_add.rs").text
+    assert '"uses"' not in add and '"stores": ["out_ptr"]' in add
 
 
 class _Pointer:

@@ -79,13 +79,10 @@ def _listed(entry: Entry, args: dict) -> tuple[dict, tuple[str, ...]]:
 
 
 def _uses_descriptors(op) -> bool:
-    """Whether the op's kernels build tensor descriptors (``T::make_tensor_descriptor``): their
-    bases' row strides must then be 16-byte multiples."""
-    for kernel in (op.forward_kernel(), op.backward_kernel() if op.has_backward() else None):
-        fn = getattr(getattr(getattr(kernel, "launcher", None), "fn", None), "fn", None)  # (jit fn -> Python fn)
-        if "make_tensor_descriptor" in getattr(getattr(fn, "__code__", None), "co_names", ()):
-            return True
-    return False
+    """Whether the op's kernels build tensor descriptors (``T::make_tensor_descriptor``: the fact
+    ``"descriptor"`` their launchers record): their bases' row strides must then be 16-byte multiples."""
+    return any("descriptor" in getattr(getattr(kernel, "launcher", None), "uses", ())
+               for kernel in (op.forward_kernel(), op.backward_kernel() if op.has_backward() else None))
 
 
 @dataclass
@@ -371,17 +368,9 @@ def nan_mask(inputs):
 
 def drops_nan(kernel) -> bool:
     """Whether the kernel takes a maximum or minimum that drops NaN (``tl.maximum``/``tl.minimum``
-    without ``propagate_nan``: Triton's default, and Rust's ``f32::max``), read from the kernel
-    the Rust became; torch's relu, maximum and minimum keep NaN."""
-    import ast
-
-    from rs2triton.runtime.locations import generated_function
-
-    func = generated_function(getattr(getattr(kernel, "launcher", None), "fn", None))
-    if func is None:
-        return False
-    return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in ("maximum", "minimum")
-               and not any(k.arg == "propagate_nan" for k in n.keywords) for n in ast.walk(func))
+    without ``propagate_nan``: Triton's default, and Rust's ``f32::max``; the fact
+    ``"nan_dropping_max"`` its launcher records); torch's relu, maximum and minimum keep NaN."""
+    return "nan_dropping_max" in getattr(getattr(kernel, "launcher", None), "uses", ())
 
 
 def _dtype_problem(op, struct: str, dtype, grad: bool) -> str | None:
@@ -440,19 +429,11 @@ def next_multiple(n: int, m: int) -> int:
 
 
 def loads_masked(launcher) -> bool:
-    """Whether the kernel masks its loads (``T::load(..., Some(mask), ...)``), read from the
-    kernel the Rust became: one whose loads have no mask reads exactly its block, so a block
-    that must cover a row must equal it (teenygrad's softmax; kernels_rs' masks its row)."""
-    import ast
-
-    from rs2triton.runtime.locations import generated_function
-
-    func = generated_function(getattr(launcher, "fn", None))
-    if func is None:
-        return True  # (not known: the rule as the row states it)
-    loads = [n for n in ast.walk(func) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
-             and n.func.attr == "load"]
-    return not loads or any(k.arg == "mask" for n in loads for k in n.keywords)
+    """Whether the kernel masks its loads (``T::load(..., Some(mask), ...)``): false where its
+    launcher records ``"unmasked_loads"`` (it loads, and no load has a mask). One whose loads have
+    no mask reads exactly its block, so a block that must cover a row must equal it (teenygrad's
+    softmax; kernels_rs' masks its row)."""
+    return "unmasked_loads" not in getattr(launcher, "uses", ())
 
 
 def _build(entry: Entry, struct: str, maker, args: dict, sizes: dict[str, int]):

@@ -165,7 +165,7 @@ def _check_visited(op, kernel, args, method: str) -> None:
 
 def _check_windows(op, kernel, args, method: str, labels: dict[int, str]) -> None:
     """Each tensor a launch hands to a pointer the kernel addresses as a flat buffer under a
-    bound (``offs < n_elements``: :func:`~rs2triton.runtime.locations.mask_bounds`) holds that
+    bound (``offs < n_elements``: :func:`mask_bounds_of`) holds that
     many elements: a view too small, or an ``out_shape`` that does not fit the inputs, would have
     the kernel read or write past it (into the rest of its storage, or another tensor)."""
     bounds = mask_bounds_of(kernel)
@@ -200,16 +200,9 @@ def _check_windows(op, kernel, args, method: str, labels: dict[int, str]) -> Non
 
 
 def mask_bounds_of(kernel) -> dict[str, frozenset[str]]:
-    """:func:`~rs2triton.runtime.locations.mask_bounds` of a kernel's generated function (once a kernel)."""
-    launcher = kernel.launcher
-    found = launcher.__dict__.get("_mask_bounds")
-    if found is None:
-        from rs2triton.runtime.locations import generated_function, mask_bounds
-
-        func = generated_function(getattr(launcher, "fn", None))
-        found = mask_bounds(func) if func is not None else {}
-        launcher._mask_bounds = found
-    return found
+    """The kernel's pointer parameters addressed as flat buffers under a bound, each with the
+    count parameters of its bounds: the fact its launcher records (``facts={"bounds": ...}``)."""
+    return getattr(kernel.launcher, "bounds", {})
 
 
 def _check_interpreter_dtypes(op, kernel, args, method: str, labels: dict[int, str]) -> None:
@@ -330,16 +323,9 @@ def written_params(kernel, launches: Iterable, params) -> list[tuple[int, str]]:
 
 
 def stored_pointers(kernel) -> frozenset[str]:
-    """The kernel's pointer parameters it stores through (:func:`stores_through`, on its generated
-    function). Empty where the source cannot be read."""
-    from rs2triton.runtime.locations import generated_function, stores_through
-
-    func = generated_function(getattr(getattr(kernel, "launcher", None), "fn", None))
-    if func is None:
-        return frozenset()
-    pointers = {p.name for p in getattr(kernel.launcher, "_params", ()) if p.pointer}
-    stored = stores_through(func)
-    return frozenset(stored & pointers if pointers else stored)
+    """The kernel's pointer parameters it stores through: the fact its launcher records
+    (``facts={"stores": ...}``, found by the transpiler)."""
+    return frozenset(getattr(getattr(kernel, "launcher", None), "stores", ()))
 
 
 def forward(op, inputs: tuple, params: tuple, out, output_shape: list[int], torch_op: bool = False,

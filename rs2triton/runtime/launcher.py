@@ -71,18 +71,26 @@ class Launcher:
     const values go through Triton's autotuner. ``debug``: the kernel was transpiled with Rust's
     debug-build checks (``transpile --debug``): it is compiled with Triton's ``debug`` option (and
     without Triton's own overflow checks, which are not Rust's), the interpreter honours its
-    assertions, and a failed one is a :class:`KernelPanic`. ``uses``: what the kernel's code uses
-    that the runtime must know of (``"dot"``: it calls ``tl.dot``), as the transpiler found it;
-    on Triton's interpreter a dtype it computes wrongly for such a kernel is refused
-    (:func:`~rs2triton.runtime.values.interpreter_dtype_problem`).
+    assertions, and a failed one is a :class:`KernelPanic`. ``facts``: what the runtime and the
+    torch backend must know of the kernel's code, as the transpiler found it (nothing reads the
+    generated Python at run time; docs/python-api.md, "Kernel facts"): ``uses``, flags (``"dot"``:
+    it calls ``tl.dot``, and on Triton's interpreter a dtype it computes wrongly for such a kernel
+    is refused, :func:`~rs2triton.runtime.values.interpreter_dtype_problem`; ``"descriptor"``,
+    ``"nan_dropping_max"``, ``"unmasked_loads"``), ``stores`` (the pointer parameters it stores
+    through) and ``bounds`` (per pointer addressed as a flat buffer under ``offs < n``, the ``n``).
+    ``uses``: flags given alone (modules generated before ``facts``).
     """
 
     def __init__(self, fn, name: str, *, params: dict[str, str], consts: dict[str, str] | None = None,
                  dtypes: Mapping[str, str | tuple[str, ...]] | None = None, access: dict[str, str] | None = None,
                  backward: str | None = None, names: dict[str, str] | None = None, tuning: dict | None = None,
-                 op: type | None = None, debug: bool = False, uses: Iterable[str] = ()):
+                 op: type | None = None, debug: bool = False, uses: Iterable[str] = (),
+                 facts: Mapping | None = None):
         self.fn = fn
-        self.uses = frozenset(uses)
+        facts = dict(facts or {})
+        self.uses = frozenset(uses) | frozenset(facts.get("uses", ()))
+        self.stores = frozenset(facts.get("stores", ()))
+        self.bounds = {p: frozenset(ns) for p, ns in dict(facts.get("bounds", {})).items()}
         self.debug = debug
         self.name = name
         self.params = dict(params)
@@ -180,6 +188,18 @@ class Launcher:
         return f" (did you mean `{close[0]}`?)" if close else ""
 
     @property
+    def facts(self) -> dict:
+        """The kernel facts as the ``facts=`` mapping the launcher was given (with ``uses`` merged)."""
+        out: dict = {}
+        if self.uses:
+            out["uses"] = sorted(self.uses)
+        if self.stores:
+            out["stores"] = sorted(self.stores)
+        if self.bounds:
+            out["bounds"] = {p: sorted(ns) for p, ns in self.bounds.items()}
+        return out
+
+    @property
     def backward(self) -> Launcher | None:
         """The launcher named by ``#[kernel(backward = ...)]``, from the same module."""
         if self.backward_name is None:
@@ -216,7 +236,7 @@ class Launcher:
         tuning = {"configs": list(configs), "key": list(key), **autotune_options}
         return Launcher(self.fn, self.name, params=self.params, consts=self.consts, dtypes=self.dtypes,
                         access=self.access, backward=self.backward_name, names=self.names, tuning=tuning,
-                        op=self.op, debug=self.debug, uses=self.uses)
+                        op=self.op, debug=self.debug, facts=self.facts)
 
     def _set_tuning(self, tuning: dict) -> None:
         configs = [self._config_dict(c, i) for i, c in enumerate(tuning.get("configs") or [])]

@@ -599,6 +599,10 @@ SoftplusForward = Launcher(
     consts={"BLOCK_SIZE": "i32"},
     dtypes={"D": "f32, f64, f16, bf16"},
     backward="SoftplusBackward",
+    facts={
+        "stores": ["y_ptr"],
+        "bounds": {"x_ptr": ["n_elements"], "y_ptr": ["n_elements"]},
+    },
 )
 
 LogsigmoidForward = Launcher(
@@ -608,6 +612,10 @@ LogsigmoidForward = Launcher(
     consts={"BLOCK_SIZE": "i32"},
     dtypes={"D": "f32, f64, f16, bf16"},
     backward="LogsigmoidBackward",
+    facts={
+        "stores": ["y_ptr"],
+        "bounds": {"x_ptr": ["n_elements"], "y_ptr": ["n_elements"]},
+    },
     op=LogsigmoidForwardOp,
 )
 
@@ -618,6 +626,10 @@ MishForward = Launcher(
     consts={"BLOCK_SIZE": "i32"},
     dtypes={"D": "f32, f64, f16, bf16"},
     backward="MishBackward",
+    facts={
+        "stores": ["y_ptr"],
+        "bounds": {"x_ptr": ["n_elements"], "y_ptr": ["n_elements"]},
+    },
     op=MishForwardOp,
 )
 
@@ -628,6 +640,10 @@ GeluTanhForward = Launcher(
     consts={"BLOCK_SIZE": "i32"},
     dtypes={"D": "f32, f64, f16, bf16"},
     backward="GeluTanhBackward",
+    facts={
+        "stores": ["y_ptr"],
+        "bounds": {"x_ptr": ["n_elements"], "y_ptr": ["n_elements"]},
+    },
     op=GeluTanhForwardOp,
 )
 
@@ -638,6 +654,10 @@ EluForward = Launcher(
     consts={"BLOCK_SIZE": "i32"},
     dtypes={"D": "f32, f64, f16, bf16"},
     backward="EluBackward",
+    facts={
+        "stores": ["y_ptr"],
+        "bounds": {"x_ptr": ["n_elements"], "y_ptr": ["n_elements"]},
+    },
 )
 
 CeluForward = Launcher(
@@ -647,6 +667,11 @@ CeluForward = Launcher(
     consts={"BLOCK_SIZE": "i32"},
     dtypes={"D": "f32, f64, f16, bf16"},
     backward="CeluBackward",
+    facts={
+        "uses": ["nan_dropping_max"],
+        "stores": ["y_ptr"],
+        "bounds": {"x_ptr": ["n_elements"], "y_ptr": ["n_elements"]},
+    },
 )
 
 SoftplusBackward = Launcher(
@@ -661,6 +686,14 @@ SoftplusBackward = Launcher(
     },
     consts={"BLOCK_SIZE": "i32"},
     dtypes={"D": "f32, f64, f16, bf16"},
+    facts={
+        "stores": ["dx_ptr"],
+        "bounds": {
+            "dx_ptr": ["n_elements"],
+            "dy_ptr": ["n_elements"],
+            "x_ptr": ["n_elements"],
+        },
+    },
 )
 
 LogsigmoidBackward = Launcher(
@@ -669,6 +702,14 @@ LogsigmoidBackward = Launcher(
     params={"dy_ptr": "*D", "x_ptr": "*D", "dx_ptr": "*D", "n_elements": "i32"},
     consts={"BLOCK_SIZE": "i32"},
     dtypes={"D": "f32, f64, f16, bf16"},
+    facts={
+        "stores": ["dx_ptr"],
+        "bounds": {
+            "dx_ptr": ["n_elements"],
+            "dy_ptr": ["n_elements"],
+            "x_ptr": ["n_elements"],
+        },
+    },
 )
 
 MishBackward = Launcher(
@@ -677,6 +718,14 @@ MishBackward = Launcher(
     params={"dy_ptr": "*D", "x_ptr": "*D", "dx_ptr": "*D", "n_elements": "i32"},
     consts={"BLOCK_SIZE": "i32"},
     dtypes={"D": "f32, f64, f16, bf16"},
+    facts={
+        "stores": ["dx_ptr"],
+        "bounds": {
+            "dx_ptr": ["n_elements"],
+            "dy_ptr": ["n_elements"],
+            "x_ptr": ["n_elements"],
+        },
+    },
 )
 
 GeluTanhBackward = Launcher(
@@ -685,6 +734,14 @@ GeluTanhBackward = Launcher(
     params={"dy_ptr": "*D", "x_ptr": "*D", "dx_ptr": "*D", "n_elements": "i32"},
     consts={"BLOCK_SIZE": "i32"},
     dtypes={"D": "f32, f64, f16, bf16"},
+    facts={
+        "stores": ["dx_ptr"],
+        "bounds": {
+            "dx_ptr": ["n_elements"],
+            "dy_ptr": ["n_elements"],
+            "x_ptr": ["n_elements"],
+        },
+    },
 )
 
 EluBackward = Launcher(
@@ -699,6 +756,14 @@ EluBackward = Launcher(
     },
     consts={"BLOCK_SIZE": "i32"},
     dtypes={"D": "f32, f64, f16, bf16"},
+    facts={
+        "stores": ["dx_ptr"],
+        "bounds": {
+            "dx_ptr": ["n_elements"],
+            "dy_ptr": ["n_elements"],
+            "x_ptr": ["n_elements"],
+        },
+    },
 )
 
 CeluBackward = Launcher(
@@ -713,6 +778,14 @@ CeluBackward = Launcher(
     },
     consts={"BLOCK_SIZE": "i32"},
     dtypes={"D": "f32, f64, f16, bf16"},
+    facts={
+        "stores": ["dx_ptr"],
+        "bounds": {
+            "dx_ptr": ["n_elements"],
+            "dy_ptr": ["n_elements"],
+            "x_ptr": ["n_elements"],
+        },
+    },
 )
 
 
@@ -721,5 +794,5 @@ CeluBackward = Launcher(
 locate(
     globals(),
     "kernels_rs/activations.rs",
-    "27:20*10,29,30,31,32,33,34,35,36;47:41*4,49,50,51,52,53,54,55;60:62*7,70,71,72,73,74,75,76,77,78;78:84*6,92,93,94,95,96,97,98,99;94:104*4,113,114,115,116,117,118,119,120;108:125*4,134,135,136,137,138,139,140,141,142,143;124:160*6,170,171,172,173,174,175,176;139:160*4,170,171,172,173,174,175,176;152:160*4,170,171,172,173,174,175,188,189,190,191,192*5,176;174:160*4,170,171,172,173,174,175,197,198,176*5;193:160*4,170,171,172,173,174,175,176*5;210:160*4,170,171,172,173,174,175,176*5;228:283;231:283*2;234:283*2;237:283*6;245:283*3;249:283*2;252:283*11;264:283*6;272:283*2;276:284;279:284*2;282:284*2;285:284*6;293:284*3;297:284*2;300:284*11;312:284*6;320:284*2;324:285;327:285*2;330:285*2;333:285*6;341:285*3;345:285*2;348:285*11;360:285*6;368:285*2;372:372;383:372*9;399:372*2;402:372*2;405:372*7;414:372*3;418:372*2;421:372*11;433:372*7;442:372*2;446:373;457:373*9;473:373*2;476:373*2;479:373*7;488:373*3;492:373*2;495:373*11;507:373*7;516:373*2;520:374;531:374*9;547:374*2;550:374*2;553:374*7;562:374*3;566:374*2;569:374*11;581:374*7;590:374*2;595:20*8;604:41*9;614:62*9;624:84*9;634:104*8;643:125*8;652:160*13;666:160*7;674:160*7;682:160*7;690:160*13;704:160*13",
+    "27:20*10,29,30,31,32,33,34,35,36;47:41*4,49,50,51,52,53,54,55;60:62*7,70,71,72,73,74,75,76,77,78;78:84*6,92,93,94,95,96,97,98,99;94:104*4,113,114,115,116,117,118,119,120;108:125*4,134,135,136,137,138,139,140,141,142,143;124:160*6,170,171,172,173,174,175,176;139:160*4,170,171,172,173,174,175,176;152:160*4,170,171,172,173,174,175,188,189,190,191,192*5,176;174:160*4,170,171,172,173,174,175,197,198,176*5;193:160*4,170,171,172,173,174,175,176*5;210:160*4,170,171,172,173,174,175,176*5;228:283;231:283*2;234:283*2;237:283*6;245:283*3;249:283*2;252:283*11;264:283*6;272:283*2;276:284;279:284*2;282:284*2;285:284*6;293:284*3;297:284*2;300:284*11;312:284*6;320:284*2;324:285;327:285*2;330:285*2;333:285*6;341:285*3;345:285*2;348:285*11;360:285*6;368:285*2;372:372;383:372*9;399:372*2;402:372*2;405:372*7;414:372*3;418:372*2;421:372*11;433:372*7;442:372*2;446:373;457:373*9;473:373*2;476:373*2;479:373*7;488:373*3;492:373*2;495:373*11;507:373*7;516:373*2;520:374;531:374*9;547:374*2;550:374*2;553:374*7;562:374*3;566:374*2;569:374*11;581:374*7;590:374*2;595:20*12;608:41*13;622:62*13;636:84*13;650:104*12;663:125*13;677:160*21;699:160*15;715:160*15;731:160*15;747:160*21;769:160*21",
 )

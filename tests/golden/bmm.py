@@ -351,7 +351,7 @@ BmmForward = Launcher(
     consts={"BLOCK_M": "i32", "BLOCK_N": "i32", "BLOCK_K": "i32"},
     dtypes={"D": "f32, f16, bf16"},
     backward="BmmBackward",
-    uses=["dot"],
+    facts={"uses": ["dot"], "stores": ["c_ptr"]},
     op=BmmForwardOp,
 )
 
@@ -372,7 +372,7 @@ BmmBackward = Launcher(
     },
     consts={"BLOCK_M": "i32", "BLOCK_N": "i32", "BLOCK_K": "i32"},
     dtypes={"D": "f32, f16, bf16"},
-    uses=["dot"],
+    facts={"uses": ["dot"], "stores": ["da_ptr", "db_ptr"]},
 )
 
 

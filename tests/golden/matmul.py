@@ -93,7 +93,7 @@ Matmul = Launcher(
     },
     consts={"BLOCK_M": "i32", "BLOCK_N": "i32", "BLOCK_K": "i32"},
     dtypes={"D": "f32, f64, f16, bf16, i8, i16, i32, i64, u8, u16, u32, u64"},
-    uses=["dot"],
+    facts={"uses": ["dot"], "stores": ["c_ptr"]},
 )
 
 

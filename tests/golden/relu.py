@@ -109,6 +109,11 @@ ReluForward = Launcher(
     consts={"BLOCK_SIZE": "i32"},
     dtypes={"D": "f32, f64, f16, bf16"},
     backward="ReluBackward",
+    facts={
+        "uses": ["nan_dropping_max"],
+        "stores": ["y_ptr"],
+        "bounds": {"x_ptr": ["n_elements"], "y_ptr": ["n_elements"]},
+    },
     op=ReluForwardOp,
 )
 
@@ -118,6 +123,14 @@ ReluBackward = Launcher(
     params={"dy_ptr": "*D", "y_ptr": "*D", "dx_ptr": "*D", "n_elements": "i32"},
     consts={"BLOCK_SIZE": "i32"},
     dtypes={"D": "f32, f64, f16, bf16"},
+    facts={
+        "stores": ["dx_ptr"],
+        "bounds": {
+            "dx_ptr": ["n_elements"],
+            "dy_ptr": ["n_elements"],
+            "y_ptr": ["n_elements"],
+        },
+    },
 )
 
 
@@ -126,5 +139,5 @@ ReluBackward = Launcher(
 locate(
     globals(),
     "kernels_rs/relu.rs",
-    "17:19*7,28,29,30,32,33,34,36;33:45*8,56,57,58,60,61;47:64,65,67;53:87;59:88,89;62:92,93;65:96*2,105,106,107,108;73:111,112,113;77:117,118;80:123*11;92:123,135,136,137,138,139;100:143,144;105:19*9;115:45*7",
+    "17:19*7,28,29,30,32,33,34,36;33:45*8,56,57,58,60,61;47:64,65,67;53:87;59:88,89;62:92,93;65:96*2,105,106,107,108;73:111,112,113;77:117,118;80:123*11;92:123,135,136,137,138,139;100:143,144;105:19*14;120:45*15",
 )

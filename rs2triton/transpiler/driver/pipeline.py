@@ -214,7 +214,8 @@ def _launchers(kernels: list[Kernel], defs: list[ast.FunctionDef], taken: set[st
     ``[tool.rs2triton.tune]``, and what it uses that the runtime must know of: ``helpers``, the
     module's helper functions by their Python names, are followed) and the Rust line of its kernel."""
     from rs2triton.transpiler.driver.tuning import tables, tuning_for
-    from rs2triton.transpiler.emit.launchers import check_names, kernel_uses, launcher_source
+    from rs2triton.transpiler.emit.facts import kernel_facts
+    from rs2triton.transpiler.emit.launchers import check_names, launcher_source
 
     check_names(kernels, taken, smap)
     where, text, tune = tables(pyproject)
@@ -227,8 +228,10 @@ def _launchers(kernels: list[Kernel], defs: list[ast.FunctionDef], taken: set[st
         from rs2triton.transpiler.pyast import launcher_name
 
         op = host.op_of(launcher_name(k.name)) if host is not None else None
-        out.append((launcher_source(k, d.name, [a.arg for a in d.args.args], tuning, op, debug,
-                                    kernel_uses(d, helpers or {})),
+        names = [a.arg for a in d.args.args]
+        pointers = {py: p.name.removeprefix("r#") for py, p in zip(names, k.params, strict=False) if p.kind == "pointer"}
+        rust = {py: p.name.removeprefix("r#") for py, p in zip(names, k.params, strict=False)}
+        out.append((launcher_source(k, d.name, names, tuning, op, debug, kernel_facts(d, helpers or {}, pointers, rust)),
                     smap.rust_line(k.node.start_point[0] + 1)))
     return out
 
@@ -332,7 +335,7 @@ def _internal_error(r: Result, doing: str, exc: BaseException) -> Diagnostic:
 def _read_only_stores(kernels: list[Kernel], defs: list, smap: SourceMap) -> list[Diagnostic]:
     """W0012 for each pointer a kernel marks `InPtr` (read only) and stores through: the mark is
     what tells torch which buffers an op writes (`register_op`), and it would be wrong."""
-    from rs2triton.runtime.locations import stores_through
+    from rs2triton.transpiler.emit.facts import stores_through
     from rs2triton.transpiler.pyast import python_name
 
     out = []

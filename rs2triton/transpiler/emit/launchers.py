@@ -8,7 +8,6 @@ access markers, the backward kernel and any tuning from ``pyproject.toml``.
 
 from __future__ import annotations
 
-import ast
 from typing import TYPE_CHECKING
 
 from rs2triton.diagnostics import TranspileError
@@ -41,40 +40,14 @@ def signature_literal(kernel: Kernel) -> dict:
     return lit
 
 
-# What a kernel uses that the runtime must know of, by the Triton function its code calls:
-# Triton's interpreter computes `tl.dot` of f64 operands wrongly (docs/usage.md), so a launcher
-# of a kernel that calls it refuses f64 tensors there (runtime.values.interpreter_dtype_problem).
-USES = {"dot": "dot"}
-
-
-def kernel_uses(fn: ast.FunctionDef, helpers: dict[str, ast.FunctionDef]) -> list[str]:
-    """What of :data:`USES` the generated kernel ``fn`` calls, itself or through the module's
-    helper functions it calls (``helpers``, by name), sorted: facts the launcher carries as data."""
-    found: set[str] = set()
-    seen: set[str] = set()
-    todo = [fn]
-    while todo:
-        for node in ast.walk(todo.pop()):
-            if not isinstance(node, ast.Call):
-                continue
-            f = node.func
-            if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id == "tl" \
-                    and f.attr in USES:
-                found.add(USES[f.attr])
-            elif isinstance(f, ast.Name) and f.id in helpers and f.id not in seen:
-                seen.add(f.id)
-                todo.append(helpers[f.id])
-    return sorted(found)
-
-
 def launcher_source(kernel: Kernel, fn_name: str | None = None, python_names: list[str] | None = None,
                     tuning: dict | None = None, op: str | None = None, debug: bool = False,
-                    uses: list[str] | None = None) -> str:
+                    facts: dict | None = None) -> str:
     """``fn_name``: the jit function's name; ``python_names``: its parameters (Rust parameters, then
     const generics). Where lowering renamed one (a Python keyword gets a trailing ``_``), the
     launcher is told. ``debug``: the kernel checks what Rust's debug build checks, and its launcher
-    compiles it so. ``uses``: what :func:`kernel_uses` found (written only when there is any, so
-    other launchers read as before). Laid out as ``ruff format`` would."""
+    compiles it so. ``facts``: what :func:`~rs2triton.transpiler.emit.facts.kernel_facts` found
+    (written only when there is any). Laid out as ``ruff format`` would."""
     name = launcher_name(kernel.name)
     lit = signature_literal(kernel)
     rust = [_bare(p.name) for p in kernel.params] + [_bare(c.name) for c in kernel.consts]
@@ -84,8 +57,8 @@ def launcher_source(kernel: Kernel, fn_name: str | None = None, python_names: li
             lit["names"] = renamed
     if tuning:
         lit["tuning"] = tuning
-    if uses:
-        lit["uses"] = list(uses)
+    if facts:
+        lit["facts"] = facts
     from rs2triton.transpiler.emit.literals import INDENT, literal_lines, string_literal
 
     lines = [f"{name} = Launcher(", f"{INDENT}{fn_name or kernel.name},", f"{INDENT}{string_literal(name)},"]
