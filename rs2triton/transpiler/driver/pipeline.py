@@ -187,7 +187,7 @@ def load_stages() -> None:
     workers forked from it (:mod:`.workers`)."""
     from rs2triton.transpiler import lowering  # noqa: F401 - (imported for what it loads)
     from rs2triton.transpiler.driver import tuning  # noqa: F401
-    from rs2triton.transpiler.emit import launchers, verify  # noqa: F401
+    from rs2triton.transpiler.emit import facts, launchers, verify  # noqa: F401
     from rs2triton.transpiler.emit.module import template
     from rs2triton.transpiler.frontend import items  # noqa: F401
     from rs2triton.transpiler.frontend.parse import parser
