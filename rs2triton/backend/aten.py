@@ -111,6 +111,22 @@ def _describe_target(target) -> str:
     return f"{module}.{name}" if module else name
 
 
+def _no_float(node) -> bool:
+    """Whether the node reads and makes no floating-point tensor: logic on masks and indices
+    (a padding mask's ``le``, ``bitwise_and``, ``any``, an ``index`` of a bool tensor). The ops
+    compute on floating-point data (``D: Float``), which this is not: it runs on torch and is no
+    fallback. A node that reads or makes a float (a comparison of activations) is not this."""
+    import torch.fx
+
+    torch = _torch()
+    values = [a.meta.get("val") for a in node.all_input_nodes if isinstance(a, torch.fx.Node)]
+    out = node.meta.get("val")
+    values += list(out) if isinstance(out, (list, tuple)) else [out]
+    tensors = [v for v in values if isinstance(v, torch.Tensor)]
+    return bool(tensors) and len(tensors) == len(values) and not any(
+        t.is_floating_point() or t.is_complex() for t in tensors)
+
+
 def _is_move(target) -> bool:
     return bool(getattr(target, "is_view", False)) or str(getattr(target, "overloadpacket", "")) in MOVES
 
@@ -355,6 +371,9 @@ def compile_graph(backend, gm, direction: str, graph_id: int):
         if not found:
             if _is_move(node.target) or node.target.namespace.startswith("rs2triton_"):
                 continue  # (a `backend.functional` op runs its row itself, and counts what ran)
+            if _no_float(node):
+                lines.append(f"  {node.name}: {_describe(node)} -> torch (bool/integer tensors only) [{node.target}]")
+                continue
             operation = _describe(node)
             reason = "no teenygrad op implements it (no row of the mapping)"
             lines.append(f"  {node.name}: {operation} -> on torch: {reason} [{node.target}]")
