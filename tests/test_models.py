@@ -21,16 +21,11 @@ transformers = pytest.importorskip("transformers")
 
 BATCH, SEQ, VOCAB = 2, 8, 64
 
-# The nodes that run on torch, by case, with why (the report's reasons must be these alone). With
-# an attention mask transformers gives Qwen3's key/value heads to each query head by expanding
-# them (`repeat_kv`; sdpa's `enable_gqa` only without a mask): the expansion's gradient is a sum
-# over a middle dimension of a 5-d tensor, which neither reduction op takes (SumRowsForward: the
-# last dimension; SumColsForward: leading ones), and the report names it under `linear` (the
-# first row of `aten.sum.dim_IntList`).
-ON_TORCH: dict[str, dict[str, str]] = {
-    "gpt2": {}, "gpt2_gelu_new_masked": {}, "qwen3": {},
-    "qwen3_masked": {"linear": "sum_rows: it reduces leading dimensions (not all); the call has dim=[2] on a 5-d tensor"},
-}
+# The nodes that run on torch, by case, with why (the report's reasons must be these alone: none
+# does). (With an attention mask transformers gives Qwen3's key/value heads to each query head by
+# expanding them, `repeat_kv`: the expansion's gradient, a sum over a middle dimension, is a sum
+# over leading ones of its input permuted, on SumColsForward.)
+ON_TORCH: dict[str, dict[str, str]] = {"gpt2": {}, "gpt2_gelu_new_masked": {}, "qwen3": {}, "qwen3_masked": {}}
 
 
 def gpt2(activation: str | None = "gelu_pytorch_tanh"):
@@ -206,3 +201,18 @@ def test_a_node_on_bool_or_integer_tensors_alone_is_no_fallback():
     for g, w in zip(got, f(x, m, i), strict=True):
         assert_matches("f", g, w)
     assert list(_fallbacks(backend.report())) == ["torch.cumsum"], str(backend.report())
+
+
+@pytest.mark.parametrize("keepdim", [False, True])
+def test_a_sum_over_a_middle_dimension_runs_on_a_sum_row(keepdim):
+    """A sum over middle dimensions (an expansion's gradient: transformers' `repeat_kv` under an
+    attention mask) is a sum over leading dimensions of its input permuted: it runs on
+    SumColsForward (it ran on torch: neither sum row takes a middle dimension)."""
+    backend = rs2triton.torch_backend(ROOT / "kernels_rs", name=f"models_middle_sum_{keepdim}")
+    x = torch.randn(2, 3, 4, 5, generator=torch.Generator().manual_seed(0)).to(DEVICE)
+    for dims in ([2], [1, 2]):
+        torch._dynamo.reset()
+        got = torch.compile(lambda t, d=dims: t.sum(d, keepdim=keepdim), backend=backend)(x)
+        assert_matches(f"sum over {dims}", got, x.sum(dims, keepdim=keepdim), atol=1e-5, rtol=1e-5)
+    report = backend.report()
+    assert report.ran("sum_rows", "forward") == 2 and not _fallbacks(report), str(report)
