@@ -1,6 +1,6 @@
 //! Elementwise arithmetic and math, forward and backward: `a + b`, `a - b`, `a * b`, `a / b`,
 //! `maximum`, `minimum`, and `exp`, `log`, `sqrt`, `abs`, `neg`, `sin`, `cos`, `erf`,
-//! `reciprocal`, `sigmoid`, `tanh`, `silu` of one tensor.
+//! `reciprocal`, `sigmoid`, `tanh`, `silu` of one tensor; tanh's and sigmoid's gradients from `y`.
 //!
 //! Every kernel treats its buffers as flat 1-D arrays of `n` items, one program per
 //! `BLOCK_SIZE`-wide block (grid: `[cdiv(n, BLOCK_SIZE)]`), and computes in `f32` whatever
@@ -345,4 +345,18 @@ unary_op!(
     // `y = x * sigmoid(x)`.
     silu_forward, silu_backward, SiluForward, SiluBackward,
     |x| x * T::sigmoid(x), |x, _y, dy| dy * (T::sigmoid(x) * (1.0f32 + x * (1.0f32 - T::sigmoid(x))))
+);
+
+// The gradients of tanh and sigmoid from their output `y` (what ATen's `tanh_backward(dy, y)` and
+// `sigmoid_backward(dy, y)` are given; the ops above take the input): each a function of two
+// tensors, `dy` and `y`, with its own gradient (a second derivative).
+binary_op!(
+    // `dx = dy * (1 - y^2)`, tanh's gradient.
+    tanh_grad_forward, tanh_grad_backward, TanhGradForward, TanhGradBackward,
+    |dy, y| dy * (1.0f32 - y * y), |dy, y, g| (g * (1.0f32 - y * y), g * dy * y * -2.0f32)
+);
+binary_op!(
+    // `dx = dy * y * (1 - y)`, sigmoid's gradient.
+    sigmoid_grad_forward, sigmoid_grad_backward, SigmoidGradForward, SigmoidGradBackward,
+    |dy, y| dy * y * (1.0f32 - y), |dy, y, g| (g * y * (1.0f32 - y), g * dy * (1.0f32 - y * 2.0f32))
 );

@@ -61,6 +61,8 @@ def sample(name, shape, dtype, contiguous):
         if name == "div":
             y = torch.where(y >= 0, y + 0.5, y - 0.5)
         return (x, y), {}
+    if name in ("tanh_backward", "sigmoid_backward"):  # (a gradient, and the output it is of)
+        return (_randn(shape, dtype, contiguous, seed=1), x.tanh() if name == "tanh_backward" else x.sigmoid()), {}
     if name == "gelu":
         return (x,), {"approximate": "tanh"}
     if name in ("softmax", "log_softmax"):
@@ -602,7 +604,8 @@ BACKEND_KERNELS = {
 
 
 ELEMENTWISE = [f"{name}_{side}" for name in ("add", "sub", "mul", "div", "maximum", "minimum", "exp", "log", "sqrt",
-                                              "abs", "neg", "sin", "cos", "erf", "reciprocal", "sigmoid", "tanh", "silu")
+                                              "abs", "neg", "sin", "cos", "erf", "reciprocal", "sigmoid", "tanh", "silu",
+                                              "tanh_grad", "sigmoid_grad")
                for side in ("forward", "backward")]
 
 
@@ -617,4 +620,4 @@ def test_the_backends_kernels_compile_for_sm90_and_gfx942():
     results = compile_in_subprocess(reqs)
     failures = [f"{r['kernel']} {r['target']} {r['dtypes']}: {r.get('error')}" for r in results if not r["ok"]]
     assert not failures, "\n".join(failures)
-    assert len(results) == 72 + 72 and all(r["entry"] for r in results)
+    assert len(results) == 72 + 80 and all(r["entry"] for r in results)

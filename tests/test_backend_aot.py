@@ -151,10 +151,35 @@ def test_functional_under_the_backend_with_grad(backend, name):
         assert_matches(f"{name}: grad", a, b, atol=1e-5, rtol=1e-5)
 
 
-def test_a_backward_that_would_read_what_it_is_not_given_runs_on_torch(backend):
+def test_a_backward_that_would_read_what_it_is_not_given_runs_on_torch(tmp_path):
     """`sigmoid_backward` is given the forward's output; kernels_rs' sigmoid backward reads the
-    input (its pack_backward_args hands it to the kernel): that gradient runs on torch, saying
-    so, and is right; ReLU's backward reads the output only, and runs on its kernel."""
+    input (its pack_backward_args hands it to the kernel): on a tree without the gradient's own
+    op (`SigmoidGradForward`), that gradient runs on torch, saying so, and is right; ReLU's
+    backward reads the output only, and runs on its kernel."""
+    text = (ROOT / "kernels_rs" / "elementwise.rs").read_text()
+    own = "// The gradients of tanh and sigmoid from their output"
+    assert own in text
+    (tmp_path / "elementwise.rs").write_text(text[:text.index(own)])
+    (tmp_path / "relu.rs").write_text((ROOT / "kernels_rs" / "relu.rs").read_text())
+    backend = rs2triton.torch_backend(tmp_path, name="aot_without_grad_ops")
+    torch._dynamo.reset()
+    x = _randn(3, 7).requires_grad_()
+    out = torch.compile(lambda t: torch.sigmoid(torch.relu(t)), backend=backend)(x)
+    (g,) = torch.autograd.grad(out.sum(), x)
+    ref = x.detach().requires_grad_()
+    (want,) = torch.autograd.grad(torch.sigmoid(torch.relu(ref)).sum(), ref)
+    assert_matches("grad", g, want, atol=1e-6, rtol=1e-5)
+    report = backend.report()
+    assert report.fallbacks("sigmoid") == {
+        "sigmoid: SigmoidForward's backward reads the forward's input, which the ATen operator is not given "
+        "(its `pack_backward_args` hands it to the kernel); sigmoid_backward: the kernel tree has no "
+        "SigmoidGradForward": 1}
+    assert report.ran("sigmoid", "forward") == 1 and report.ran("relu", "backward") == 1
+
+
+def test_a_gradient_given_the_output_runs_on_its_own_row(backend):
+    """With kernels_rs' `SigmoidGradForward`, `sigmoid_backward` (refused by the sigmoid row, whose
+    backward kernel reads the input) runs on the next row naming it: no fallback."""
     torch._dynamo.reset()
     backend.reset_report()
     x = _randn(3, 7).requires_grad_()
@@ -164,10 +189,8 @@ def test_a_backward_that_would_read_what_it_is_not_given_runs_on_torch(backend):
     (want,) = torch.autograd.grad(torch.sigmoid(torch.relu(ref)).sum(), ref)
     assert_matches("grad", g, want, atol=1e-6, rtol=1e-5)
     report = backend.report()
-    assert report.fallbacks("sigmoid") == {
-        "SigmoidForward's backward reads the forward's input, which the ATen operator is not given (its "
-        "`pack_backward_args` hands it to the kernel)": 1}
-    assert report.ran("sigmoid", "forward") == 1 and report.ran("relu", "backward") == 1
+    assert not report.fallbacks("sigmoid") and not report.fallbacks("sigmoid_backward"), str(report)
+    assert report.ran("sigmoid_backward", "backward") == 1 and report.ran("relu", "backward") == 1
 
 
 def test_double_backward_is_torch_s_clear_error(backend):

@@ -111,6 +111,22 @@ def _describe_target(target) -> str:
     return f"{module}.{name}" if module else name
 
 
+def _no_float(node) -> bool:
+    """Whether the node reads and makes no floating-point tensor: logic on masks and indices
+    (a padding mask's ``le``, ``bitwise_and``, ``any``, an ``index`` of a bool tensor). The ops
+    compute on floating-point data (``D: Float``), which this is not: it runs on torch and is no
+    fallback. A node that reads or makes a float (a comparison of activations) is not this."""
+    import torch.fx
+
+    torch = _torch()
+    values = [a.meta.get("val") for a in node.all_input_nodes if isinstance(a, torch.fx.Node)]
+    out = node.meta.get("val")
+    values += list(out) if isinstance(out, (list, tuple)) else [out]
+    tensors = [v for v in values if isinstance(v, torch.Tensor)]
+    return bool(tensors) and len(tensors) == len(values) and not any(
+        t.is_floating_point() or t.is_complex() for t in tensors)
+
+
 def _is_move(target) -> bool:
     return bool(getattr(target, "is_view", False)) or str(getattr(target, "overloadpacket", "")) in MOVES
 
@@ -341,6 +357,40 @@ def _as_function(run):
     return call
 
 
+def _sums_over_leading(gm) -> None:
+    """Each ``sum.dim_IntList`` over dimensions that are neither the last alone nor leading ones
+    (an expansion's gradient: a sum over a middle dimension) made a sum over leading dimensions
+    of its input permuted (a view: the reduced dimensions first), which the sum rows take; with
+    ``keepdim`` the reduced dimensions are put back as 1s (``unsqueeze``: views). In place."""
+    torch = _torch()
+    aten = torch.ops.aten
+    for node in list(gm.graph.nodes):
+        if node.op != "call_function" or node.target is not aten.sum.dim_IntList:
+            continue
+        x, dim = node.args[0], node.args[1]
+        keepdim = node.args[2] if len(node.args) > 2 else node.kwargs.get("keepdim", False)
+        value = x.meta.get("val") if hasattr(x, "meta") else None
+        if not isinstance(value, torch.Tensor) or not isinstance(dim, (list, tuple)) or not dim:
+            continue
+        nd = value.dim()
+        dims = sorted({int(d) % nd for d in dim}) if nd else []
+        if not dims or dims == [nd - 1] or dims == list(range(len(dims))) or len(dims) >= nd:
+            continue
+        order = dims + [d for d in range(nd) if d not in dims]
+        kwargs = {k: v for k, v in node.kwargs.items() if k == "dtype"}
+        with gm.graph.inserting_before(node):
+            moved = gm.graph.call_function(aten.permute.default, (x, order))
+            out = gm.graph.call_function(aten.sum.dim_IntList, (moved, list(range(len(dims))), False), kwargs)
+            for d in dims if keepdim else ():
+                out = gm.graph.call_function(aten.unsqueeze.default, (out, d))
+        for new in {moved, out, *out.all_input_nodes}:
+            new.meta.update({k: v for k, v in node.meta.items() if k in ("source_fn_stack", "stack_trace")})
+        out.meta["val"] = node.meta.get("val")
+        node.replace_all_uses_with(out)
+        gm.graph.erase_node(node)
+    gm.graph.lint()
+
+
 def compile_graph(backend, gm, direction: str, graph_id: int):
     """``gm`` (an ATen graph of AOTAutograd's: the forward, or the backward) rewritten to run
     the rows' ops: its callable (boxed by the caller)."""
@@ -348,6 +398,7 @@ def compile_graph(backend, gm, direction: str, graph_id: int):
     lines = []
     index = backend._aten
     runs = {}
+    _sums_over_leading(gm)
     for node in list(gm.graph.nodes):
         if node.op != "call_function" or not isinstance(node.target, torch._ops.OpOverload):
             continue  # (placeholders, outputs, getitem, SymInt arithmetic)
@@ -355,6 +406,9 @@ def compile_graph(backend, gm, direction: str, graph_id: int):
         if not found:
             if _is_move(node.target) or node.target.namespace.startswith("rs2triton_"):
                 continue  # (a `backend.functional` op runs its row itself, and counts what ran)
+            if _no_float(node):
+                lines.append(f"  {node.name}: {_describe(node)} -> torch (bool/integer tensors only) [{node.target}]")
+                continue
             operation = _describe(node)
             reason = "no teenygrad op implements it (no row of the mapping)"
             lines.append(f"  {node.name}: {operation} -> on torch: {reason} [{node.target}]")

@@ -97,10 +97,13 @@ def _sdpa_math(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False
     """torch's scaled_dot_product_attention, as matrix products, a scale, the causal mask added
     (``-inf`` above the diagonal: a constant made by ``full`` and ``triu``) and a softmax, which
     AOTAutograd traces forward and backward onto rows' ops. Where no mask is given or the mask
-    is causal, no row is wholly masked, so the softmax is torch's; with a mask of the caller's or
-    dropout it is torch's math attention (a wholly masked row gives zeros there)."""
+    is causal, no row is wholly masked, so the softmax is torch's. A boolean mask of the
+    caller's (a padding mask: what transformers passes) is added as 0 or ``-inf``, and a row it
+    masks wholly gives zeros, as torch's ``_safe_softmax`` does; with a float mask or dropout it
+    is torch's math attention."""
     torch = _torch()
-    if attn_mask is not None or dropout_p:
+    boolean = attn_mask is not None and attn_mask.dtype == torch.bool
+    if dropout_p or (attn_mask is not None and (is_causal or not boolean)):
         return torch.ops.aten._scaled_dot_product_attention_math(query, key, value, attn_mask, dropout_p, is_causal,
                                                                  scale=scale, enable_gqa=enable_gqa)[0]
     # (with grouped heads, each key head serves a group of query heads: the group's queries are
@@ -114,7 +117,21 @@ def _sdpa_math(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False
     if is_causal:
         mask = torch.full((group, L, S), float("-inf"), dtype=scores.dtype, device=scores.device).triu(1)
         scores = scores + mask.reshape(group * L, S)
-    out = torch.matmul(torch.softmax(scores, dim=-1), value)
+    keep = None
+    if boolean:  # (True: a key the query attends to)
+        allowed = torch.broadcast_to(attn_mask, (*query.shape[:-1], S))
+        if group > 1:
+            allowed = allowed.reshape(*query.shape[:-3], kv_heads, group * L, S)
+        # a row with no key attended to gives zeros (torch's `_safe_softmax`): its softmax is taken
+        # over every key, so that it is finite, then multiplied by 0. The mask's own logic is on
+        # bool tensors; the additive mask is the log of the 0/1 mask (0 where attended, -inf
+        # elsewhere), on the log row's op
+        keep = allowed.any(-1, keepdim=True)
+        scores = scores + torch.log((allowed | ~keep).to(scores.dtype))
+    probs = torch.softmax(scores, dim=-1)
+    if keep is not None:
+        probs = probs * keep.to(scores.dtype)
+    out = torch.matmul(probs, value)
     return out.reshape(*query.shape[:-1], value.shape[-1]) if group > 1 else out
 
 

@@ -34,10 +34,20 @@ def _strict(node: str, operation: str, reason: str) -> StrictFallback:
 
 
 def _reference(path: str):
+    """The torch callable a dotted path names: a module's attribute (``torch.nn.functional.gelu``)
+    or an attribute of one (``torch.ops.aten.tanh_backward``: ``torch.ops`` is no module)."""
     import importlib
 
-    module, _, name = path.rpartition(".")
-    return getattr(importlib.import_module(module), name)
+    parts = path.split(".")
+    for i in range(len(parts) - 1, 0, -1):
+        try:
+            value = importlib.import_module(".".join(parts[:i]))
+        except ImportError:
+            continue
+        for name in parts[i:]:
+            value = getattr(value, name)
+        return value
+    raise ImportError(f"no module in {path!r}")
 
 
 def _meta(value):

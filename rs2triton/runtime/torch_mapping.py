@@ -352,6 +352,14 @@ TABLE: tuple[Entry, ...] = (
     _unary("sigmoid", "SigmoidForward", also=("torch.nn.functional.sigmoid",),
            backward=_given_output("aten.sigmoid_backward.default")),
     _unary("tanh", "TanhForward", also=("torch.nn.functional.tanh",), backward=_given_output("aten.tanh_backward.default")),
+    # (ATen's gradients of tanh and sigmoid are given the output, not the input that the two ops'
+    # backward kernels read: kernels_rs computes them from the output, as functions of two tensors)
+    Entry("tanh_backward", "tanh_backward(Tensor grad_output, Tensor output) -> Tensor", (), ("TanhGradForward",),
+          ("grad_output", "output"), "torch.ops.aten.tanh_backward", consts=ELEMENTS,
+          aten=(Aten("aten.tanh_backward.default"),)),
+    Entry("sigmoid_backward", "sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor", (),
+          ("SigmoidGradForward",), ("grad_output", "output"), "torch.ops.aten.sigmoid_backward", consts=ELEMENTS,
+          aten=(Aten("aten.sigmoid_backward.default"),)),
     _unary("silu", "SiluForward", functional=True, inplace=True, method=False,
            backward=_given_input("aten.silu_backward.default")),
     Entry("gelu", "gelu(Tensor input, *, str approximate='none') -> Tensor",
