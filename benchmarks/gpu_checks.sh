@@ -10,11 +10,12 @@ PY=${PYTHON:-python3}
 # The device machine has torch and Triton but no network: carry a wheelhouse of the rest,
 # made here for its Python (3.12) with
 #   pip download -d .whl --only-binary=:all: --python-version 3.12 --platform manylinux2014_x86_64 \
-#       tree-sitter "tree-sitter-rust<0.25" jinja2 click ruff==0.17.6 pytest pytest-xdist pytest-benchmark hypothesis
+#       tree-sitter "tree-sitter-rust<0.25" jinja2 click ruff==0.17.6 pytest pytest-xdist pytest-benchmark hypothesis \
+#       transformers
 # and name .whl in the run's carry list.
 if [ -d .whl ]; then
   $PY -m pip install -q --no-index --find-links .whl tree-sitter "tree-sitter-rust<0.25" jinja2 click ruff==0.17.6 \
-    pytest pytest-xdist pytest-benchmark hypothesis 2>&1 | tail -2
+    pytest pytest-xdist pytest-benchmark hypothesis transformers 2>&1 | tail -2
   $PY -m pip install -q --no-index --no-deps --no-build-isolation -e . 2>&1 | tail -2
 fi
 {
@@ -32,3 +33,7 @@ $PY -W ignore benchmarks/bench_kernels.py --json "$OUT/bench.json" 2>&1 | tee "$
 # Static figures: TTGIR ops and PTX instructions, generated vs hand-written, for sm_90.
 $PY -W ignore benchmarks/compare_handwritten.py --json "$OUT/compare_sm90.json" 2>&1 | tee "$OUT/compare_sm90.txt"
 $PY -W ignore benchmarks/bench_launch.py --gpu 2>&1 | tee "$OUT/bench_launch.txt"
+# The torch.compile backend: its own Python per call against backend="eager" (launches stubbed),
+# and GPT-2 / Qwen3 trained on the device with every node on kernels_rs' ops (errors vs eager).
+$PY -W ignore benchmarks/bench_backend.py 2>&1 | tee "$OUT/bench_backend.txt"
+$PY -W ignore benchmarks/models.py --tree none --steps 2 2>&1 | tee "$OUT/models.txt"
