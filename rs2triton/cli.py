@@ -12,7 +12,8 @@ import warnings
 
 import click
 
-from rs2triton.diagnostics import ICE_CODE, TranspileError, debug_text, terminal_text
+from rs2triton.diagnostics import ICE_CODE, TranspileError, terminal_text
+from rs2triton.diagnostics import shown_path as shown
 from rs2triton.version import __version__
 
 
@@ -20,12 +21,6 @@ def _say(message: str = "", **kwargs) -> None:
     """``click.echo`` of a message: nothing in it (a path, a name, a file's text) can act on the
     terminal; control characters are written out as Rust writes them (``\\u{1b}``)."""
     click.echo(terminal_text(message, keep_newlines=True), **kwargs)
-
-
-def shown(path) -> str:
-    """A path as messages show it: as given (a ``Path`` with forward slashes), and as Rust's ``{:?}``
-    writes it where it holds a line break, a control or a text-direction character (``"o\\nut"``)."""
-    return debug_text(path if isinstance(path, str) else path.as_posix())
 
 
 def _fail(err: TranspileError, outcome: str = "nothing was written") -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import bisect
 import os
+from pathlib import Path
 
 # Stable codes; docs/diagnostics.md documents each one.
 CODES = {
@@ -62,6 +63,13 @@ def debug_text(text: str) -> str:
         return text
     out = text.replace("\\", "\\\\").replace('"', '\\"').replace("\t", "\\t").replace("\n", "\\n")
     return '"' + out.translate(_ESCAPED) + '"'
+
+
+def shown_path(path: str | os.PathLike) -> str:
+    """A path as messages show it: a string as given, a ``Path`` with forward slashes, and as
+    Rust's ``{:?}`` writes it where it holds a line break, a control or a text-direction
+    character (``"o\\nut/k.py"``): :func:`debug_text`."""
+    return debug_text(path if isinstance(path, str) else Path(path).as_posix())
 
 
 def _source_text(text: str) -> str:

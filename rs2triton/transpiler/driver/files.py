@@ -13,7 +13,8 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from rs2triton.diagnostics import Diagnostic, Lines, TranspileError, debug_text
+from rs2triton.diagnostics import Diagnostic, Lines, TranspileError
+from rs2triton.diagnostics import shown_path as shown
 from rs2triton.transpiler.driver.cache import is_module
 from rs2triton.transpiler.driver.pipeline import (
     Result,
@@ -27,12 +28,6 @@ from rs2triton.transpiler.driver.workers import transpile_many
 
 if TYPE_CHECKING:
     from rs2triton.transpiler.driver.cache import Cache
-
-
-def shown(path: Path | str) -> str:
-    """A path as messages show it: with forward slashes, and as Rust's ``{:?}`` writes it where it
-    holds a line break, a control or a text-direction character (``"o\\nut/k.py"``)."""
-    return debug_text(Path(path).as_posix())
 
 
 def discover_sources(srcs: list[str]) -> list[tuple[Path, Path]]:
