@@ -37,3 +37,6 @@ $PY -W ignore benchmarks/bench_launch.py --gpu 2>&1 | tee "$OUT/bench_launch.txt
 # and GPT-2 / Qwen3 trained on the device with every node on kernels_rs' ops (errors vs eager).
 $PY -W ignore benchmarks/bench_backend.py 2>&1 | tee "$OUT/bench_backend.txt"
 $PY -W ignore benchmarks/models.py --tree none --steps 2 2>&1 | tee "$OUT/models.txt"
+# mode="reduce-overhead": a training step with the backend's wrappers in CUDA graphs, against
+# the backend without them, eager and Inductor's reduce-overhead.
+$PY -W ignore benchmarks/bench_cudagraphs.py 2>&1 | tee "$OUT/bench_cudagraphs.txt"

@@ -83,8 +83,9 @@ class Backend:
 
     def __call__(self, gm, example_inputs=None, *, mode=None, options=None):
         """torch.compile's call: ``mode`` and ``options`` (``torch.compile(..., mode=...)``) are
-        accepted; none changes what runs (``"reduce-overhead"``'s CUDA graphs are not made)."""
-        return self.compile(gm, example_inputs)
+        accepted; ``mode="reduce-overhead"`` records each graph's wrapper in CUDA graphs
+        (``backend/cudagraphs.py``), the others change nothing."""
+        return self.compile(gm, example_inputs, mode=mode)
 
     def __repr__(self) -> str:
         return (f"<rs2triton teenygrad backend {self.name!r}: the ops of "
@@ -106,26 +107,30 @@ class Backend:
         self._report.clear()
         self._breaks = _graph_breaks()
 
-    def compile(self, gm, example_inputs=None):
+    def compile(self, gm, example_inputs=None, *, mode=None):
         """Dynamo's graph through AOTAutograd: its forward and backward ATen graphs rewritten to
-        run the rows' ops (``backend/aten.py``)."""
+        run the rows' ops (``backend/aten.py``); with ``mode="reduce-overhead"``, recorded in
+        CUDA graphs where torch's own rules allow (``backend/cudagraphs.py``)."""
         from torch._functorch.aot_autograd import aot_module_simplified, make_boxed_func
 
         from rs2triton.backend.aten import compile_graph
+        from rs2triton.backend.cudagraphs import MODE, CudaGraphs
+        from rs2triton.backend.cudagraphs import compilers as cuda_graph_compilers
         from rs2triton.backend.own_ops import rewrite
 
         self._graphs += 1
         graph_id = self._graphs
         rewrite(gm)
 
-        def forward(g, inputs):
-            return make_boxed_func(compile_graph(self, g, "forward", graph_id))
+        def make(g, direction):
+            return make_boxed_func(compile_graph(self, g, direction, graph_id))
 
-        def backward(g, inputs):
-            return make_boxed_func(compile_graph(self, g, "backward", graph_id))
-
-        return aot_module_simplified(gm, example_inputs, fw_compiler=forward, bw_compiler=backward,
-                                     decompositions=_decompositions())
+        if mode == MODE:
+            compilers = cuda_graph_compilers(CudaGraphs(self._report, len(example_inputs or ())), make)
+        else:
+            compilers = {"fw_compiler": lambda g, inputs: make(g, "forward"),
+                         "bw_compiler": lambda g, inputs: make(g, "backward")}
+        return aot_module_simplified(gm, example_inputs, decompositions=_decompositions(), **compilers)
 
     # ------------------------------------------------------------------ one torch-level call (functional)
 

@@ -33,6 +33,9 @@ class Report:
         # Dynamo's graph breaks meanwhile (what ran on Python, outside any graph, and why: the
         # first line of its reason -> times), in the process: Dynamo counts them for all backends
         self.graph_breaks: Counter = Counter()
+        # mode="reduce-overhead": per graph (forward, backward, inference), recorded in a CUDA
+        # graph or why not -> graphs (backend/cudagraphs.py)
+        self.cuda_graphs: Counter = Counter()
         self._lock = threading.Lock()
 
     def _row(self, operation: str) -> Row:
@@ -52,17 +55,23 @@ class Report:
         with self._lock:
             self._row(operation).fell_back[reason] += times
 
+    def record_cuda_graph(self, what: str) -> None:
+        with self._lock:
+            self.cuda_graphs[what] += 1
+
     def copy(self) -> Report:
         out = Report()
         with self._lock:
             for k, r in self.rows.items():
                 out.rows[k] = Row(k, Counter(r.ran), Counter(r.fell_back), Counter(r.notes))
         out.graph_breaks = Counter(self.graph_breaks)
+        out.cuda_graphs = Counter(self.cuda_graphs)
         return out
 
     def clear(self) -> None:
         with self._lock:
             self.rows.clear()
+            self.cuda_graphs.clear()
 
     def ran(self, operation: str, direction: str | None = None) -> int:
         row = self.rows.get(operation)
@@ -98,6 +107,9 @@ class Report:
         if self.graph_breaks:
             out += ["", "graph breaks (Dynamo ran this code on Python, outside any graph the backend saw):"]
             out += [f"  {n} x {reason}" for reason, n in self.graph_breaks.most_common()]
+        if self.cuda_graphs:
+            out += ["", 'CUDA graphs (mode="reduce-overhead"), graphs:']
+            out += [f"  {n} x {what}" for what, n in sorted(self.cuda_graphs.items())]
         return "\n".join(out)
 
     def __repr__(self) -> str:
