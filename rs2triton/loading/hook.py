@@ -52,8 +52,8 @@ class RustKernelLoader(importlib.abc.Loader):
             cached,
             ensure_mode,
             exec_verified,
-            module_text,
             require_run_extra,
+            text_of,
             use_interpreter,
         )
 
@@ -63,7 +63,7 @@ class RustKernelLoader(importlib.abc.Loader):
         result, py = cached(self.source)
         annotate(module, self.source, result, interp)
         # (Triton reads kernel source through inspect: a real file)
-        exec_verified(module, py, module_text(result, self.source))
+        exec_verified(module, py, text_of(result, self.source))
 
 
 def install(*packages: str) -> RustKernelFinder:

@@ -149,7 +149,7 @@ def load(path: str | os.PathLike[str], *, interpret: bool | None = None, feature
     sys.modules[mod_name] = module
     try:
         annotate(module, p, result, interp)
-        exec_verified(module, py, module_text(result, p))
+        exec_verified(module, py, text_of(result, p))
     except BaseException:
         sys.modules.pop(mod_name, None)
         raise
@@ -169,7 +169,7 @@ def cached(p: Path, features: Iterable[str] | None = None, default_features: boo
     debug = debug_build(debug, "rs2triton.load")
     result = transpile_file_cached(p, tcache, features=features, default_features=default_features, debug=debug) \
         if tcache is not None else transpile_file(p, features=features, default_features=default_features, debug=debug)
-    text = module_text(result, p)
+    text = text_of(result, p)
     digest = hashlib.sha256(text.encode()).hexdigest()[:16]
     py = cache_dir() / "modules" / digest / f"{p.stem}.py"
     try:
@@ -185,7 +185,7 @@ def cached(p: Path, features: Iterable[str] | None = None, default_features: boo
     return result, py
 
 
-def module_text(result: Result, p: Path) -> str:
+def text_of(result: Result, p: Path) -> str:
     """The module transpiled from ``p``; a file that defines no kernel is a ValueError."""
     if result.text is None:
         raise ValueError(f"{p} defines no #[kernel] functions")
