@@ -348,7 +348,7 @@ def _read_only_stores(kernels: list[Kernel], defs: list[ast.FunctionDef], smap: 
             continue
         stored = stores_through(fn)
         for p, arg in zip(k.params, fn.args.args, strict=False):
-            if p.access == "in" and arg.arg in stored:
+            if p.access == "in" and arg.arg in stored and p.node is not None:  # (a lowered kernel's have nodes)
                 out.append(smap.diag(p.node, "W0012", f"`{k.name}` stores through `{p.name}`, which it marks `InPtr` "
                                      "(read only)", "mark it `InOutPtr` (or `OutPtr`): the marks tell torch which "
                                      "buffers an op writes", severity="warning"))
