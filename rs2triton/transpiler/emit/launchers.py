@@ -8,7 +8,7 @@ access markers, the backward kernel and any tuning from ``pyproject.toml``.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, NotRequired, TypedDict
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from rs2triton.diagnostics import TranspileError
 from rs2triton.transpiler.pyast import launcher_name
@@ -21,14 +21,17 @@ if TYPE_CHECKING:
 RESERVED = frozenset({"Launcher", "triton", "tl"})
 
 
-class Tuning(TypedDict):
-    """A kernel's checked tuning table, the launcher's ``tuning=`` literal
-    (:func:`rs2triton.transpiler.driver.tuning.tuning_for`)."""
-
+class _TuningTable(TypedDict):
     key: list[str]
     configs: list[dict[str, Any]]  # a config: meta-parameter and option names -> TOML values
-    reset_to_zero: NotRequired[list[str]]
-    restore_value: NotRequired[list[str]]
+
+
+class Tuning(_TuningTable, total=False):  # (not NotRequired: Python 3.10 has none)
+    """A kernel's checked tuning table, the launcher's ``tuning=`` literal
+    (:func:`rs2triton.transpiler.driver.tuning.tuning_for`): ``key`` and ``configs`` always."""
+
+    reset_to_zero: list[str]
+    restore_value: list[str]
 
 
 class SignatureLiteral(TypedDict, total=False):
