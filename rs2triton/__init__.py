@@ -1,6 +1,17 @@
 """rs2triton: transpile teeny-triton Rust DSL kernels to Python Triton."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 from rs2triton.version import __version__
+
+if TYPE_CHECKING:
+    import os
+    from collections.abc import Iterable
+    from types import ModuleType
+
+    from rs2triton.loading.hook import RustKernelFinder
 
 # The public names, imported on first use (PEP 562): importing rs2triton (as every generated
 # module does, for its launchers) loads nothing of the transpiler.
@@ -10,7 +21,7 @@ _LAZY = {"Diagnostic": "diagnostics", "TranspileError": "diagnostics", "Result":
          "register_ops": "runtime.torch_ops", "torch_backend": "backend", "trace": "runtime.locations"}
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> Any:
     if name in _LAZY:
         from importlib import import_module
 
@@ -24,7 +35,8 @@ def __dir__() -> list[str]:
     return sorted({*globals(), *_LAZY})
 
 
-def load(path, *, interpret=None, features=None, default_features=True, debug=None):
+def load(path: str | os.PathLike[str], *, interpret: bool | None = None, features: Iterable[str] | None = None,
+         default_features: bool = True, debug: bool | None = None) -> ModuleType:
     """Import a ``.rs`` kernel file (or a generated ``.py``) as a Python module.
 
     The Triton backend is chosen before the kernels are decorated: a GPU when
@@ -38,7 +50,7 @@ def load(path, *, interpret=None, features=None, default_features=True, debug=No
     return _load(path, interpret=interpret, features=features, default_features=default_features, debug=debug)
 
 
-def install_import_hook(*packages):
+def install_import_hook(*packages: str) -> RustKernelFinder:
     """Let ``import pkg.name`` find ``pkg/name.rs`` (for every package, or only the named ones).
 
     Opt-in; see :mod:`rs2triton.loading.hook`. :func:`remove_import_hook` turns it off.

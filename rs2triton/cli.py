@@ -9,21 +9,28 @@ from __future__ import annotations
 import os
 import sys
 import warnings
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import click
 
-from rs2triton.diagnostics import ICE_CODE, TranspileError, terminal_text
+from rs2triton.diagnostics import ICE_CODE, Diagnostic, TranspileError, terminal_text
 from rs2triton.diagnostics import shown_path as shown
 from rs2triton.version import __version__
 
+if TYPE_CHECKING:
+    from pathlib import Path
 
-def _say(message: str = "", **kwargs) -> None:
+F = TypeVar("F", bound=Callable[..., Any])  # a command's function, which a decorator adds options to
+
+
+def _say(message: str = "", *, err: bool = False, nl: bool = True) -> None:
     """``click.echo`` of a message: nothing in it (a path, a name, a file's text) can act on the
     terminal; control characters are written out as Rust writes them (``\\u{1b}``)."""
-    click.echo(terminal_text(message, keep_newlines=True), **kwargs)
+    click.echo(terminal_text(message, keep_newlines=True), err=err, nl=nl)
 
 
-def _fail(err: TranspileError, outcome: str = "nothing was written") -> None:
+def _fail(err: TranspileError, outcome: str = "nothing was written") -> NoReturn:
     for d in err.diagnostics:
         _say(d.render() + "\n", err=True)
     n = len(err.diagnostics)
@@ -33,13 +40,13 @@ def _fail(err: TranspileError, outcome: str = "nothing was written") -> None:
 
 def _plan(srcs: tuple[str, ...], outdir: str, use_cache: bool, jobs: int, line_comments: bool = False,
           plain: bool = False, features: tuple[str, ...] = (), default_features: bool = True,
-          debug: bool = False) -> dict:
+          debug: bool = False) -> dict[Path, str]:
     """Every output file's text, warnings printed; exits 1 on any user error."""
     from rs2triton.transpiler.driver import cache
     from rs2triton.transpiler.driver.files import plan
     from rs2triton.transpiler.driver.workers import default_jobs
 
-    warnings: list = []
+    warnings: list[Diagnostic] = []
     try:
         debug = debug or _profile()
         files = plan(list(srcs), outdir, warnings, cache.default() if use_cache else None,
@@ -55,11 +62,11 @@ def _plan(srcs: tuple[str, ...], outdir: str, use_cache: bool, jobs: int, line_c
 PLAIN_HELP = "Plain Triton: no launchers, no rs2triton import (for vendoring the generated code)."
 
 
-def _split_features(ctx, param, values: tuple[str, ...]) -> tuple[str, ...]:
+def _split_features(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(f for v in values for f in v.replace(",", " ").split())
 
 
-def _feature_options(f):
+def _feature_options(f: F) -> F:
     """--features and --no-default-features, as cargo takes them: what `#[cfg(feature = ...)]` sees."""
     f = click.option("--no-default-features", "no_default_features", is_flag=True,
                      help="Leave out the crate's default features (its Cargo.toml's [features] default).")(f)
@@ -81,7 +88,7 @@ DEBUG_HELP = ("Rust's debug build: kernels check integer overflow, shift amounts
               "(tl.device_assert with the Rust file:line). Also RS2TRITON_PROFILE=debug.")
 
 
-def _planning_options(f):
+def _planning_options(f: F) -> F:
     """--no-cache, --jobs, --plain, --debug and the features, shared by transpile and check."""
     f = _feature_options(f)
     f = click.option("--debug", is_flag=True, help=DEBUG_HELP)(f)
@@ -95,7 +102,7 @@ def _planning_options(f):
 class _Main(click.Group):
     """The command group, with a last safety net: no command ends in a Python traceback."""
 
-    def invoke(self, ctx: click.Context):
+    def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
         except (click.ClickException, click.exceptions.Exit, click.Abort):
@@ -236,7 +243,7 @@ def _show_ir(file: str, kernel: str | None, stage: str, target: str, dtypes: tup
     click.echo(beside_rust(stage, text, rust), nl=False)
 
 
-def _host_line(host: dict) -> str:
+def _host_line(host: dict[str, Any]) -> str:
     """An op's host logic in one line: where its impl is, its inputs, parameters and grid (Rust)."""
     parts = [f"impl RuntimeOp at line {host['line']}"]
     if "new" in host:
@@ -264,7 +271,8 @@ def _host_line(host: dict) -> str:
 @click.option("--seed", default=0, show_default=True, help="Seed for the generated inputs.")
 @click.option("--interpret", is_flag=True, default=None, help="Use Triton's CPU interpreter even with a GPU.")
 @click.option("--debug", is_flag=True, help=DEBUG_HELP)
-def run(file, kernel, grid, consts, args, dtype, expects, seed, interpret, debug) -> None:
+def run(file: str, kernel: str, grid: str, consts: tuple[str, ...], args: tuple[str, ...], dtype: str | None,
+        expects: tuple[str, ...], seed: int, interpret: bool | None, debug: bool) -> None:
     """Launch KERNEL from FILE on generated inputs and summarise its outputs.
 
     Runs on CUDA or ROCm when torch sees a GPU, else on Triton's CPU interpreter.
@@ -309,7 +317,7 @@ def kernels(srcs: tuple[str, ...]) -> None:
     from rs2triton.transpiler.emit.launchers import describe
     from rs2triton.transpiler.pyast import launcher_name
 
-    errors = []
+    errors: list[Diagnostic] = []
     for src, _ in discover_sources(list(srcs)):
         try:
             res = transpile_file(src)
@@ -341,7 +349,8 @@ def kernels(srcs: tuple[str, ...]) -> None:
 @click.option("--dtype", default=None, help="Element type for the kernel's dtype parameter (f32, f16, i32, ...).")
 @click.option("--seed", default=0, show_default=True, help="Seed for the generated inputs.")
 @click.option("--interpret", is_flag=True, default=None, help="Use Triton's CPU interpreter even with a GPU.")
-def tune(file, kernel, grid, sweeps, consts, args, dtype, seed, interpret) -> None:
+def tune(file: str, kernel: str, grid: str, sweeps: tuple[str, ...], consts: tuple[str, ...], args: tuple[str, ...],
+         dtype: str | None, seed: int, interpret: bool | None) -> None:
     """Run KERNEL from FILE for every combination of the --sweep values.
 
     Every config must give the same outputs as the first; on a GPU each is timed

@@ -65,7 +65,7 @@ def debug_text(text: str) -> str:
     return '"' + out.translate(_ESCAPED) + '"'
 
 
-def shown_path(path: str | os.PathLike) -> str:
+def shown_path(path: str | os.PathLike[str]) -> str:
     """A path as messages show it: a string as given, a ``Path`` with forward slashes, and as
     Rust's ``{:?}`` writes it where it holds a line break, a control or a text-direction
     character (``"o\\nut/k.py"``): :func:`debug_text`."""
@@ -100,7 +100,7 @@ class Lines:
         self._starts: list[int] | None = None
 
     @classmethod
-    def read(cls, path: str | os.PathLike) -> Lines | None:
+    def read(cls, path: str | os.PathLike[str]) -> Lines | None:
         """The lines of the file at ``path`` (None where it cannot be read)."""
         try:
             with open(path, "rb") as f:  # (bytes: text mode would end lines at a lone CR)
@@ -185,7 +185,7 @@ class Diagnostic:
         # is kept as a tuple: hashable, comparable.
         self.notes = tuple(notes)
 
-    def _key(self) -> tuple:
+    def _key(self) -> tuple[object, ...]:
         return tuple(getattr(self, f) for f in self.__match_args__)
 
     def __eq__(self, other: object) -> bool:

@@ -22,11 +22,12 @@ from __future__ import annotations
 
 import os
 import stat
+from typing import IO, Any
 
 MAX_SYMLINKS = 40  # (Linux's limit on the symlinks one path resolution follows)
 
 
-def untrusted_folder(folder: str | os.PathLike, *, make: bool = True) -> str | None:
+def untrusted_folder(folder: str | os.PathLike[str], *, make: bool = True) -> str | None:
     """Why ``folder`` may hold what another user put there (a sentence naming the path at
     fault), or None. With ``make``, a missing folder is made first (0700, its missing parents
     too). An error reaching a folder (a file in the way, no permission) is an ``OSError``."""
@@ -87,7 +88,7 @@ def not_private(st: os.stat_result) -> str | None:
     return None
 
 
-def create_private(path: str | os.PathLike, mode: str = "w"):
+def create_private(path: str | os.PathLike[str], mode: str = "w") -> IO[Any]:
     """A new file at ``path``, this user's alone (0600), opened in ``mode`` (``w``, ``a``, with
     ``+`` or ``b``): never through a symlink (``O_NOFOLLOW``), never a file already there
     (``O_EXCL``: a ``FileExistsError``)."""

@@ -123,6 +123,26 @@ def test_the_type_checker_passes():
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
+# What `strict = true` turns on that a per-module override can turn off again.
+_STRICT_FLAGS = ("disallow_untyped_defs", "disallow_incomplete_defs", "disallow_any_generics", "disallow_untyped_calls",
+                 "disallow_untyped_decorators", "disallow_subclassing_any", "warn_return_any", "check_untyped_defs",
+                 "strict_equality", "warn_unused_ignores", "warn_redundant_casts", "extra_checks")
+# The modules not yet checked as --strict checks them (issue 34): the list only shrinks.
+_NOT_YET_STRICT = {"rs2triton.runtime", "rs2triton.runtime.*", "rs2triton.backend", "rs2triton.backend.*"}
+
+
+def test_the_type_checker_is_strict_but_where_it_is_not_yet():
+    """mypy checks the package as ``mypy --strict`` does, but for the modules an override still relaxes,
+    which are only those of :data:`_NOT_YET_STRICT`: a module cleaned stays clean."""
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["mypy"]
+    assert config.get("strict") is True
+    relaxed: set[str] = set()
+    for o in config.get("overrides", []):
+        if any(o.get(f) is False for f in _STRICT_FLAGS) or o.get("implicit_reexport") or o.get("ignore_errors"):
+            relaxed |= {o["module"]} if isinstance(o["module"], str) else set(o["module"])
+    assert relaxed <= _NOT_YET_STRICT, relaxed - _NOT_YET_STRICT
+
+
 def test_modules_stay_readable_in_size():
     sizes = {p.relative_to(ROOT).as_posix(): len(p.read_text().splitlines()) for p in PACKAGE.rglob("*.py")}
     assert not {p: n for p, n in sizes.items() if n > 720}

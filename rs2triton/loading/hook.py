@@ -13,7 +13,10 @@ from __future__ import annotations
 import importlib.abc
 import importlib.util
 import sys
+from collections.abc import Sequence
+from importlib.machinery import ModuleSpec
 from pathlib import Path
+from types import ModuleType
 
 
 class RustKernelFinder(importlib.abc.MetaPathFinder):
@@ -22,7 +25,8 @@ class RustKernelFinder(importlib.abc.MetaPathFinder):
     def __init__(self, packages: tuple[str, ...] = ()):
         self.packages = frozenset(packages)
 
-    def find_spec(self, fullname, path, target=None):
+    def find_spec(self, fullname: str, path: Sequence[str] | None,
+                  target: ModuleType | None = None) -> ModuleSpec | None:
         if path is None:  # only submodules of packages
             return None
         parent, _, leaf = fullname.rpartition(".")
@@ -39,16 +43,17 @@ class RustKernelLoader(importlib.abc.Loader):
     def __init__(self, source: Path):
         self.source = source
 
-    def create_module(self, spec):
+    def create_module(self, spec: ModuleSpec) -> ModuleType | None:
         return None
 
-    def exec_module(self, module) -> None:
+    def exec_module(self, module: ModuleType) -> None:
         from rs2triton.loading.loader import (
             annotate,
             cached,
             ensure_mode,
             exec_verified,
             require_run_extra,
+            text_of,
             use_interpreter,
         )
 
@@ -57,7 +62,8 @@ class RustKernelLoader(importlib.abc.Loader):
         ensure_mode(interp)
         result, py = cached(self.source)
         annotate(module, self.source, result, interp)
-        exec_verified(module, py, result.text)  # (Triton reads kernel source through inspect: a real file)
+        # (Triton reads kernel source through inspect: a real file)
+        exec_verified(module, py, text_of(result, self.source))
 
 
 def install(*packages: str) -> RustKernelFinder:

@@ -15,12 +15,13 @@ import linecache
 import os
 import stat
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 from types import ModuleType
 
 from rs2triton.transpiler.driver import cache
 from rs2triton.transpiler.driver.cache import cache_dir
-from rs2triton.transpiler.driver.pipeline import debug_build, transpile_file, transpile_file_cached
+from rs2triton.transpiler.driver.pipeline import Result, debug_build, transpile_file, transpile_file_cached
 from rs2triton.trust import not_private
 
 # Transpiling needs none of these; running kernels needs all three (the `run` extra).
@@ -131,7 +132,7 @@ def _import_file(py: Path, mod_name: str) -> ModuleType:
     return module
 
 
-def load(path: str | os.PathLike, *, interpret: bool | None = None, features=None,
+def load(path: str | os.PathLike[str], *, interpret: bool | None = None, features: Iterable[str] | None = None,
          default_features: bool = True, debug: bool | None = None) -> ModuleType:
     require_run_extra("rs2triton.load")
     p = Path(path)
@@ -148,14 +149,15 @@ def load(path: str | os.PathLike, *, interpret: bool | None = None, features=Non
     sys.modules[mod_name] = module
     try:
         annotate(module, p, result, interp)
-        exec_verified(module, py, result.text)
+        exec_verified(module, py, text_of(result, p))
     except BaseException:
         sys.modules.pop(mod_name, None)
         raise
     return module
 
 
-def cached(p: Path, features=None, default_features: bool = True, debug: bool | None = None):
+def cached(p: Path, features: Iterable[str] | None = None, default_features: bool = True,
+           debug: bool | None = None) -> tuple[Result, Path]:
     """Transpile ``p`` and write the module to the content-addressed cache: (Result, cached .py path).
 
     Triton reads kernel source through ``inspect``, so the module must live in a real file;
@@ -167,21 +169,27 @@ def cached(p: Path, features=None, default_features: bool = True, debug: bool | 
     debug = debug_build(debug, "rs2triton.load")
     result = transpile_file_cached(p, tcache, features=features, default_features=default_features, debug=debug) \
         if tcache is not None else transpile_file(p, features=features, default_features=default_features, debug=debug)
-    if result.text is None:
-        raise ValueError(f"{p} defines no #[kernel] functions")
-    digest = hashlib.sha256(result.text.encode()).hexdigest()[:16]
+    text = text_of(result, p)
+    digest = hashlib.sha256(text.encode()).hexdigest()[:16]
     py = cache_dir() / "modules" / digest / f"{p.stem}.py"
     try:
-        if read_verified(py, result.text) is None:  # (the module is the text transpiled now, whatever the folder held)
-            cache.write_atomic(py, result.text)
+        if read_verified(py, text) is None:  # (the module is the text transpiled now, whatever the folder held)
+            cache.write_atomic(py, text)
     except OSError as e:
         # A read-only, full or misplaced cache folder: load from a folder of this process's own
         # (removed at exit), and say so once.
         py = _private_dir() / digest / f"{p.stem}.py"
-        if read_verified(py, result.text) is None:
-            cache.write_atomic(py, result.text)
+        if read_verified(py, text) is None:
+            cache.write_atomic(py, text)
         _warn_cache(e)
     return result, py
+
+
+def text_of(result: Result, p: Path) -> str:
+    """The module transpiled from ``p``; a file that defines no kernel is a ValueError."""
+    if result.text is None:
+        raise ValueError(f"{p} defines no #[kernel] functions")
+    return result.text
 
 
 def read_verified(py: Path, text: str) -> bytes | None:
@@ -261,7 +269,7 @@ def _warn_cache(e: OSError) -> None:
                       "or RS2TRITON_NO_CACHE=1)", RuntimeWarning, stacklevel=5)
 
 
-def annotate(module: ModuleType, source: Path, result, interp: bool) -> None:
+def annotate(module: ModuleType, source: Path, result: Result, interp: bool) -> None:
     """What rs2triton records on a module it imported (signatures, source, line map, mode)."""
     vars(module).update(__rs2triton_kernels__={k.name: k for k in result.kernels}, __rs2triton_source__=str(source),
                         __rs2triton_line_map__=result.line_map, __rs2triton_interpret__=interp)

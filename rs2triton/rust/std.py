@@ -26,8 +26,10 @@ import math
 import re
 from typing import NamedTuple
 
-from rs2triton.rust.floats import FLOATS
-from rs2triton.rust.semantics import Panic, float_to_int, round_float, trunc_div, trunc_rem, wrap_int
+# (FLOATS and Panic re-exported: the runtime's host helpers take them from here)
+from rs2triton.rust.floats import FLOATS as FLOATS
+from rs2triton.rust.semantics import Panic as Panic
+from rs2triton.rust.semantics import float_to_int, round_float, trunc_div, trunc_rem, wrap_int
 from rs2triton.rust.types import SCALARS
 
 DIV_ZERO = "attempt to divide by zero"

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import re
 import sys
+from typing import Any
 
 from rs2triton.rust.types import SIGNATURE_TYPES
 from rs2triton.transpiler.frontend.items import Kernel
@@ -31,8 +32,8 @@ def signature(kernel: Kernel, dtypes: dict[str, str]) -> dict[str, str]:
     return sig
 
 
-def compile_kernel(jit_fn, kernel: Kernel, target: str, dtypes: dict[str, str], consts: dict[str, object],
-                   options: dict[str, object] | None = None):
+def compile_kernel(jit_fn: object, kernel: Kernel, target: str, dtypes: dict[str, str], consts: dict[str, object],
+                   options: dict[str, object] | None = None) -> Any:  # (Triton's CompiledKernel)
     import triton
     from triton.backends.compiler import GPUTarget
     from triton.compiler import ASTSource
@@ -51,7 +52,7 @@ def ttir_ops(ttir: str) -> int:
     return sum(1 for m in _MLIR_OP.finditer(ttir) if m.group(1) not in ("module", "builtin.module"))
 
 
-def compile_batch(requests: list[dict]) -> list[dict]:
+def compile_batch(requests: list[dict[str, Any]]) -> list[dict[str, Any]]:  # (JSON objects)
     """Each request: {file, kernel, target, dtypes, consts, options?, count?, debug?}; each result adds
     ok/error/asm sizes, ``ttir_ops``, and for ``count`` ({label: [stage, regex]}) the number
     of matches of each regex in that stage's text (``ttgir``, ``ptx``, ...)."""
@@ -86,7 +87,7 @@ def compile_batch(requests: list[dict]) -> list[dict]:
     return results
 
 
-def _text(asm) -> str:
+def _text(asm: object) -> str:
     return asm if isinstance(asm, str) else ""
 
 

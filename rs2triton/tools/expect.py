@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ast
 import operator
+from types import ModuleType
 from typing import Any
 
 # torch's functions an expression may call, by the name it writes (`torch.X` or
@@ -138,7 +139,7 @@ def evaluate(text: str, inputs: dict[str, Any]) -> Any:
 
 
 class _Evaluator:
-    def __init__(self, torch, inputs: dict[str, Any]):
+    def __init__(self, torch: ModuleType, inputs: dict[str, Any]):
         self.torch = torch
         self.inputs = inputs
 

@@ -13,9 +13,13 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rs2triton.diagnostics import Lines, terminal_text
 from rs2triton.tools.run import RunError, quoted
+
+if TYPE_CHECKING:
+    from rs2triton.transpiler.frontend.items import Kernel
 
 STAGES = {"ttir": "//", "ttgir": "//", "llir": ";", "ptx": "//", "amdgcn": ";"}
 
@@ -59,7 +63,7 @@ def compile_stage(file: str, kernel: str | None, stage: str, target: str, dtypes
     return text, str(module.__rs2triton_source__), kernel
 
 
-def _arguments(info, dtypes: dict[str, str], consts: dict[str, str]) -> tuple[dict[str, str], dict[str, object]]:
+def _arguments(info: Kernel, dtypes: dict[str, str], consts: dict[str, str]) -> tuple[dict[str, str], dict[str, object]]:
     """The kernel's dtype parameters (``--dtype D=TYPE``; each not given is ``f32``, or the first type
     its bound takes) and const generics' values (``-c NAME=VALUE``), checked as rustc checks
     ``kernel::<f16, 128>``: a name the kernel does not have, a type its parameter's bound does not

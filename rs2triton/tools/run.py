@@ -12,6 +12,8 @@ import math
 import re
 import time
 from dataclasses import dataclass, field
+from types import ModuleType
+from typing import Any
 
 from rs2triton.rust.types import FLOAT_TYPES, TORCH_DTYPES
 from rs2triton.transpiler.frontend.items import Kernel
@@ -19,6 +21,9 @@ from rs2triton.transpiler.pyast import python_name
 
 # Accept torch spellings on the command line too.
 DTYPE_ALIASES = {v: k for k, v in TORCH_DTYPES.items()} | {"half": "f16", "float": "f32", "double": "f64"}
+
+
+Scalar = bool | int | float  # a scalar argument's or a const generic's value, as the command line gives it
 
 
 class RunError(Exception):
@@ -65,9 +70,9 @@ class RunReport:
     kernel: str
     grid: tuple[int, ...]
     seconds: float
-    outputs: dict = field(default_factory=dict)  # name -> tensor (after the launch)
-    inputs: dict = field(default_factory=dict)  # name -> tensor/scalar (before)
-    changed: set = field(default_factory=set)
+    outputs: dict[str, Any] = field(default_factory=dict)  # name -> tensor (after the launch)
+    inputs: dict[str, Any] = field(default_factory=dict)  # name -> tensor/scalar (before)
+    changed: set[str] = field(default_factory=set)
 
 
 def parse_kv(items: tuple[str, ...], what: str) -> dict[str, str]:
@@ -97,7 +102,7 @@ def _shape(text: str, name: str) -> tuple[int, ...]:
     return tuple(int(x) for x in re.split(r"[x,]", spelled))
 
 
-def _scalar(text: str, rust_type: str, name: str):
+def _scalar(text: str, rust_type: str, name: str) -> Scalar:
     try:
         if rust_type == "bool":
             if text.lower() not in ("true", "false", "1", "0"):
@@ -110,7 +115,8 @@ def _scalar(text: str, rust_type: str, name: str):
         raise RunError(f"scalar argument `{name}: {rust_type}` cannot take the value `{text}`") from None
 
 
-def build_args(kernel: Kernel, specs: dict[str, str], dtype: str | None, device: str, seed: int):
+def build_args(kernel: Kernel, specs: dict[str, str], dtype: str | None, device: str, seed: int) -> dict[str, Any]:
+    """Each parameter's argument by its Rust name: a generated tensor for a pointer, else a :data:`Scalar`."""
     import torch
 
     unknown = set(specs) - {p.name for p in kernel.params}
@@ -147,7 +153,7 @@ def build_args(kernel: Kernel, specs: dict[str, str], dtype: str | None, device:
     return args
 
 
-def load_kernel(path: str, kernel_name: str, backend: Backend, debug: bool | None = None):
+def load_kernel(path: str, kernel_name: str, backend: Backend, debug: bool | None = None) -> tuple[ModuleType, Kernel]:
     """(the loaded module, the kernel's signature) for ``run`` and ``tune``."""
     from rs2triton.loading.loader import load
 

@@ -16,14 +16,16 @@ import math
 import operator
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from types import ModuleType
+from typing import Any
 
 from rs2triton.runtime.launcher import LAUNCH_OPTIONS
-from rs2triton.tools.run import Backend, RunError, _scalar, build_args, detect_backend, load_kernel
+from rs2triton.tools.run import Backend, RunError, Scalar, _scalar, build_args, detect_backend, load_kernel
 
 
 @dataclass
 class ConfigResult:
-    config: dict
+    config: dict[str, Scalar]
     ok: bool
     error: str | None = None
     ms: float | None = None
@@ -49,7 +51,7 @@ class TuneReport:
 
 def parse_sweep(items: tuple[str, ...], consts: dict[str, str]) -> dict[str, list[str]]:
     """``-s BLOCK_SIZE=64,128 -s num_warps=2,4`` -> {name: [values]} (const generics checked later)."""
-    out: dict[str, list] = {}
+    out: dict[str, list[str]] = {}
     for item in items:
         name, _, values = item.partition("=")
         name = name.strip()
@@ -67,13 +69,13 @@ _GRID_OPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mu
              ast.Mod: operator.mod}
 
 
-def grid_of(text: str, names: dict):
+def grid_of(text: str, names: dict[str, Any]) -> tuple[int, ...]:
     """``--grid`` (``8``, ``4,2``, ``cdiv(n_elements, BLOCK_SIZE)``) for one config: integer
     arithmetic (``+ - * // %``) on numbers and the launch's names, and ``cdiv``/``min``/``max``.
     It is read, not run: nothing else is allowed, so no text can do anything but compute a grid."""
     functions: dict[str, Callable[..., int]] = {"cdiv": lambda a, b: -(-a // b), "min": min, "max": max}
 
-    def value(node: ast.expr):
+    def value(node: ast.expr) -> Any:  # an int or a tuple: anything else raises, and the result is checked
         if isinstance(node, ast.Constant) and type(node.value) is int:
             return node.value
         if isinstance(node, ast.Name) and node.id in names and type(names[node.id]) is int:
@@ -111,12 +113,12 @@ def tune(path: str, kernel_name: str, grid: str, consts: dict[str, str], specs: 
     module, kernel = load_kernel(path, kernel_name, backend)
     launcher = getattr(module, launcher_name(kernel_name))
     const_types = {c.name: c.rust_type for c in kernel.consts}
-    fixed = {}
+    fixed: dict[str, Scalar] = {}
     for name, value in consts.items():
         if name not in const_types:
             raise RunError(f"`{kernel_name}` has no const generic {name}")
         fixed[name] = _scalar(value, const_types[name], name)
-    values = {}
+    values: dict[str, list[Scalar]] = {}
     for name, vals in sweeps.items():
         if name in const_types:
             values[name] = [_scalar(v, const_types[name], name) for v in vals]
@@ -131,7 +133,7 @@ def tune(path: str, kernel_name: str, grid: str, consts: dict[str, str], specs: 
     inputs = build_args(kernel, specs, dtype, backend.device, seed)
     scalars = {k: v for k, v in inputs.items() if not hasattr(v, "data_ptr")}
     report = TuneReport(kernel_name, backend)
-    reference = None
+    reference: dict[str, Any] | None = None  # the first config's outputs (tensors)
     names = list(values)
     for combo in itertools.product(*(values[n] for n in names)):
         config = {**fixed, **dict(zip(names, combo, strict=True))}
@@ -162,14 +164,14 @@ def tune(path: str, kernel_name: str, grid: str, consts: dict[str, str], specs: 
     return report
 
 
-def _sync(backend) -> None:
+def _sync(backend: Backend) -> None:
     if backend.kind != "interpreter":
         import torch
 
         torch.cuda.synchronize()
 
 
-def _first_line(e: Exception, module) -> str:
+def _first_line(e: Exception, module: ModuleType) -> str:
     from rs2triton.diagnostics import TranspileError
     from rs2triton.runtime.errors import triton_diagnostic
 
@@ -181,7 +183,7 @@ def _first_line(e: Exception, module) -> str:
     return f"{type(e).__name__}: {text[-1] if text else ''}"
 
 
-def _compare(got, want) -> tuple[float, bool]:
+def _compare(got: Any, want: Any) -> tuple[float, bool]:  # (tensors)
     import torch
 
     if got.dtype.is_floating_point:
@@ -218,5 +220,5 @@ def summarize(report: TuneReport) -> str:
     return "\n".join(lines)
 
 
-def _fmt(config: dict) -> str:
+def _fmt(config: dict[str, Scalar]) -> str:
     return " ".join(f"{k}={v}" for k, v in config.items())

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import unicodedata
+from collections.abc import Iterable
 
 PY_RESERVED = frozenset(
     """False None True and as assert async await break class continue def del elif else except
@@ -124,7 +125,8 @@ def float_const(v: float) -> ast.expr:
     return const(v)
 
 
-def call(func: str | ast.expr, args=(), keywords=()) -> ast.Call:
+def call(func: str | ast.expr, args: Iterable[ast.expr] = (),
+         keywords: Iterable[tuple[str | None, ast.expr]] = ()) -> ast.Call:
     f = attr_path(func) if isinstance(func, str) else func
     return ast.Call(f, list(args), [ast.keyword(k, v) for k, v in keywords])  # func, args, keywords
 

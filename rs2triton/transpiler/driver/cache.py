@@ -28,9 +28,10 @@ import sqlite3
 import stat
 import sys
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from functools import lru_cache
 from pathlib import Path
+from typing import TypeVar
 
 from rs2triton.diagnostics import Diagnostic
 from rs2triton.trust import not_private, untrusted_folder
@@ -166,6 +167,7 @@ def _json(value: object) -> str:
 
 
 Entry = tuple[str | None, list[Diagnostic], dict[int, int] | None]
+T = TypeVar("T")
 """(text or None for a file without kernels, warnings, line map or None when not stored)."""
 
 DB_NAME = "transpile.sqlite3"
@@ -275,7 +277,7 @@ class Cache:
                 self._write(con, f"UPDATE entries SET used = {day} WHERE key = ?", stale)
         return found
 
-    def _write(self, con: sqlite3.Connection, sql: str, rows: list[tuple]) -> None:
+    def _write(self, con: sqlite3.Connection, sql: str, rows: Sequence[tuple[object, ...]]) -> None:
         """``sql`` for every row, in one transaction; also, once a day, delete long-unused entries."""
         with _transaction(con):
             con.executemany(sql, rows)
@@ -285,7 +287,7 @@ class Cache:
                 con.execute("DELETE FROM entries WHERE used < ?", (day - KEEP_DAYS,))
                 con.execute("INSERT OR REPLACE INTO meta VALUES ('pruned', ?)", (day,))
 
-    def _run(self, op, default, retry: bool = False):
+    def _run(self, op: Callable[[sqlite3.Connection], T], default: T, retry: bool = False) -> T:
         """``op(connection)``, or ``default`` on any failure. A damaged file (or one that is not a
         database) is deleted, so that later runs start a fresh one; with ``retry``, ``op`` then
         runs again on the fresh file."""

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -24,7 +26,7 @@ from rs2triton.transpiler.driver.pipeline import (
     pyproject_of,
     read,
 )
-from rs2triton.transpiler.driver.workers import transpile_many
+from rs2triton.transpiler.driver.workers import LowerOptions, transpile_many
 
 if TYPE_CHECKING:
     from rs2triton.transpiler.driver.cache import Cache
@@ -71,9 +73,19 @@ def source_name(src: Path, roots: tuple[str, ...]) -> str:
     return display_path(src)
 
 
-def plan(srcs: list[str], outdir: str | os.PathLike, warnings: list[Diagnostic] | None = None,
+@dataclass
+class _Input:
+    """One input of :func:`plan`: its source, its output path relative to OUTDIR, and its
+    :class:`Result` or errors (None until it is lowered)."""
+
+    src: Path
+    rel: Path
+    outcome: Result | TranspileError | None
+
+
+def plan(srcs: list[str], outdir: str | os.PathLike[str], warnings: list[Diagnostic] | None = None,
          cache: Cache | None = None, jobs: int = 1, line_comments: bool = False, *,
-         launchers: bool = True, features=(), default_features: bool = True,
+         launchers: bool = True, features: Iterable[str] = (), default_features: bool = True,
          debug: bool = False) -> dict[Path, str]:
     """All output files and their text; raises TranspileError (with every file's errors).
 
@@ -93,9 +105,8 @@ def plan(srcs: list[str], outdir: str | os.PathLike, warnings: list[Diagnostic] 
     errors: list[Diagnostic] = []
     packages: set[Path] = set()
     dir_inputs = {Path(s) for s in srcs if Path(s).is_dir()}
-    # One entry per input, in input order: (src, rel, Result or TranspileError or None until lowered)
-    entries: list[list] = []
-    todo: list[tuple[int, bytes, str, str | None, dict]] = []
+    entries: list[_Input] = []  # one per input, in input order
+    todo: list[tuple[int, bytes, str, str | None, LowerOptions]] = []
     roots = header_roots(out)
     for src, rel in discover_sources(srcs):
         display = display_path(src)
@@ -110,9 +121,9 @@ def plan(srcs: list[str], outdir: str | os.PathLike, warnings: list[Diagnostic] 
             key = cache.key(data, display, options_key(launchers, pyproject, enabled, name, debug)) \
                 if cache is not None else None
         except TranspileError as e:
-            entries.append([src, rel, e])
+            entries.append(_Input(src, rel, e))
             continue
-        entries.append([src, rel, None])
+        entries.append(_Input(src, rel, None))
         todo.append((len(entries) - 1, data, display, key,
                      {"launchers": launchers, "pyproject": pyproject, "features": enabled, "source_name": name,
                       "debug": debug}))
@@ -120,20 +131,22 @@ def plan(srcs: list[str], outdir: str | os.PathLike, warnings: list[Diagnostic] 
     hits = {key: hit for key, hit in hits.items() if is_module(hit[0])}
     for i, _, display, key, _ in todo:
         if key in hits:
-            entries[i][2] = Result(display, hits[key][0], [], hits[key][1])
+            entries[i].outcome = Result(display, hits[key][0], [], hits[key][1])
     todo = [item for item in todo if item[3] not in hits]
     many = transpile_many([(d, disp, opts) for _, d, disp, _, opts in todo], jobs, line_comments)
     for (i, *_), outcome in zip(todo, many, strict=True):
-        entries[i][2] = outcome
-    for _, _, outcome in entries:
-        if isinstance(outcome, TranspileError):
-            errors.extend(outcome.diagnostics)
+        entries[i].outcome = outcome
+    for entry in entries:
+        if isinstance(entry.outcome, TranspileError):
+            errors.extend(entry.outcome.diagnostics)
     if errors:  # (only now is every fresh result finished, and so fit to cache)
         raise TranspileError(errors)
+    results = [_finished(entry) for entry in entries]
     if cache is not None:
-        cache.put_many([(key, entries[i][2].text, entries[i][2].warnings, entries[i][2].line_map)
+        cache.put_many([(key, results[i].text, results[i].warnings, results[i].line_map)
                         for i, _, _, key, _ in todo if key is not None])
-    for src, rel, res in entries:
+    for entry, res in zip(entries, results, strict=True):
+        src, rel = entry.src, entry.rel
         if warnings is not None:
             warnings.extend(res.warnings)
         if res.text is None:
@@ -160,6 +173,13 @@ def plan(srcs: list[str], outdir: str | os.PathLike, warnings: list[Diagnostic] 
         if not os.path.lexists(init):
             files.setdefault(init, "")
     return files
+
+
+def _finished(entry: _Input) -> Result:
+    """An input's result, once every input is lowered and none failed."""
+    if not isinstance(entry.outcome, Result):
+        raise AssertionError(f"{entry.src} was not lowered")  # (plan raises every file's errors first)
+    return entry.outcome
 
 
 def _manifest_warning(src: Path, warnings: list[Diagnostic]) -> None:
@@ -334,7 +354,7 @@ def _unlink(path: str) -> None:
         pass
 
 
-def leftovers(folder: str | os.PathLike) -> list[Path]:
+def leftovers(folder: str | os.PathLike[str]) -> list[Path]:
     """Temp files in ``folder`` that a run which no longer runs left behind (it was killed): named
     exactly as :func:`write` names them (``.rs2triton-<pid>-<8 hex digits>-<name>``, or that and
     ``.old``), of a process that is gone. Reported, never removed: rs2triton cannot tell them
@@ -376,7 +396,7 @@ def _read_bounded(path: Path) -> bytes:
         return f.read(_DIFF_LIMIT)
 
 
-def orphans(files: dict[Path, str], outdir: str | os.PathLike) -> list[Path]:
+def orphans(files: dict[Path, str], outdir: str | os.PathLike[str]) -> list[Path]:
     """Generated modules in ``outdir`` whose Rust source (named in their header) is gone."""
     from rs2triton.transpiler.emit.module import header_source
 
@@ -403,7 +423,7 @@ def orphans(files: dict[Path, str], outdir: str | os.PathLike) -> list[Path]:
     return sorted(found)
 
 
-def check(files: dict[Path, str], outdir: str | os.PathLike | None = None) -> list[str]:
+def check(files: dict[Path, str], outdir: str | os.PathLike[str] | None = None) -> list[str]:
     """Unified diffs for every output that is missing, differs from the plan, or is orphaned."""
     import difflib
 

@@ -17,9 +17,9 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rs2triton.diagnostics import Diagnostic, TranspileError, debug_text, normalize_newlines
 from rs2triton.transpiler.frontend.source import SourceMap
@@ -27,10 +27,11 @@ from rs2triton.transpiler.frontend.source import SourceMap
 if TYPE_CHECKING:
     import ast
 
-    from tree_sitter import Node
+    from tree_sitter import Node, Tree
 
     from rs2triton.transpiler.driver.cache import Cache
     from rs2triton.transpiler.frontend.items import Kernel
+    from rs2triton.transpiler.lowering.host.classes import HostSide
 
 
 class Result:
@@ -49,8 +50,8 @@ class Result:
         self.smap = smap
         # Whether every line is laid out as ruff would (see emit/printer.py; for the tests).
         self.exact_layout = exact_layout
-        self.host: dict[str, dict] = {}  # per op (launcher or class name): its grid, inputs, params (Rust)
-        self.classes: list = []  # the host side's lowered classes (compared with the printed ones)
+        self.host: dict[str, dict[str, Any]] = {}  # per op (launcher or class name): its grid, inputs, params (Rust)
+        self.classes: list[ast.ClassDef] = []  # the host side's lowered classes (compared with the printed ones)
 
     def __repr__(self) -> str:
         return f"Result(source_path={self.source_path!r}, text={self.text!r}, kernels={self.kernels!r})"
@@ -207,9 +208,9 @@ def _features(path: str, features: frozenset[str] | None) -> frozenset[str]:
     return crate_features(str(p.parent.resolve())) if p.is_file() else DEFAULT_FEATURES
 
 
-def _launchers(kernels: list[Kernel], defs: list[ast.FunctionDef], taken: set[str], smap,
-               pyproject: Path | None, host=None, debug: bool = False,
-               helpers: dict | None = None) -> list[tuple[str, int]]:
+def _launchers(kernels: list[Kernel], defs: list[ast.FunctionDef], taken: set[str], smap: SourceMap,
+               pyproject: Path | None, host: HostSide | None = None, debug: bool = False,
+               helpers: dict[str, ast.FunctionDef] | None = None) -> list[tuple[str, int]]:
     """Each kernel's launcher definition (with any tuning from ``pyproject``'s
     ``[tool.rs2triton.tune]``, and what it uses that the runtime must know of: ``helpers``, the
     module's helper functions by their Python names, are followed) and the Rust line of its kernel."""
@@ -238,7 +239,7 @@ def _launchers(kernels: list[Kernel], defs: list[ast.FunctionDef], taken: set[st
 
 
 
-def _check_table_names(kernels: list[Kernel], pyproject: Path, text: str, tune: dict) -> None:
+def _check_table_names(kernels: list[Kernel], pyproject: Path, text: str, tune: dict[str, Any]) -> None:
     """A tuning table whose name is no kernel of this file but nearly one of them is a typo
     (E0013 with the name meant); a table for another file's kernel is that file's."""
     import difflib
@@ -332,7 +333,7 @@ def _internal_error(r: Result, doing: str, exc: BaseException) -> Diagnostic:
     return smap.ice(node, doing, exc)
 
 
-def _read_only_stores(kernels: list[Kernel], defs: list, smap: SourceMap) -> list[Diagnostic]:
+def _read_only_stores(kernels: list[Kernel], defs: list[ast.FunctionDef], smap: SourceMap) -> list[Diagnostic]:
     """W0012 for each pointer a kernel marks `InPtr` (read only) and stores through: the mark is
     what tells torch which buffers an op writes (`register_op`), and it would be wrong."""
     from rs2triton.transpiler.emit.facts import stores_through
@@ -347,7 +348,7 @@ def _read_only_stores(kernels: list[Kernel], defs: list, smap: SourceMap) -> lis
             continue
         stored = stores_through(fn)
         for p, arg in zip(k.params, fn.args.args, strict=False):
-            if p.access == "in" and arg.arg in stored:
+            if p.access == "in" and arg.arg in stored and p.node is not None:  # (a lowered kernel's have nodes)
                 out.append(smap.diag(p.node, "W0012", f"`{k.name}` stores through `{p.name}`, which it marks `InPtr` "
                                      "(read only)", "mark it `InOutPtr` (or `OutPtr`): the marks tell torch which "
                                      "buffers an op writes", severity="warning"))
@@ -381,7 +382,8 @@ def transpile_source(source: bytes | str, path: str = "<string>", *, launchers: 
     return res
 
 
-def _parse_expanded(source: bytes, smap: SourceMap, features: frozenset[str] | None = None):
+def _parse_expanded(source: bytes, smap: SourceMap,
+                    features: frozenset[str] | None = None) -> tuple[bytes, SourceMap, Tree]:
     """(source, source map, tree) of a file, with teenygrad's `#[tiled_kernel]`s written as the
     `#[kernel]`s they expand to (lines kept; frontend/tiled.py), and the kernels the file's
     `macro_rules!` write appended (frontend/macros.py)."""
@@ -414,7 +416,7 @@ def find_kernels(source: bytes, path: str, features: frozenset[str] | None = Non
     return collect(tree.root_node, smap, features).kernels
 
 
-def features_of(p: Path, features=None, default_features: bool = True) -> frozenset[str]:
+def features_of(p: Path, features: Iterable[str] | None = None, default_features: bool = True) -> frozenset[str]:
     """The features a build of ``p``'s crate enables: its default ones (unless
     ``default_features`` is false, cargo's ``--no-default-features``) and ``features``."""
     from rs2triton.rust.cfg import crate_features
@@ -423,7 +425,7 @@ def features_of(p: Path, features=None, default_features: bool = True) -> frozen
     return base | frozenset(features or ())
 
 
-def transpile_file_cached(path: str | os.PathLike, cache: Cache, *, features=None,
+def transpile_file_cached(path: str | os.PathLike[str], cache: Cache, *, features: Iterable[str] | None = None,
                           default_features: bool = True, debug: bool = False) -> Result:
     """:func:`transpile_file`, with the text and line map served from ``cache`` when the source is unchanged."""
     p = Path(path)
@@ -444,8 +446,8 @@ def transpile_file_cached(path: str | os.PathLike, cache: Cache, *, features=Non
     return res
 
 
-def transpile_file(path: str | os.PathLike, display: str | None = None, *, launchers: bool = True,
-                   features=None, default_features: bool = True, debug: bool = False) -> Result:
+def transpile_file(path: str | os.PathLike[str], display: str | None = None, *, launchers: bool = True,
+                   features: Iterable[str] | None = None, default_features: bool = True, debug: bool = False) -> Result:
     """Transpile a file; with launchers, tuning comes from the nearest ``pyproject.toml`` above it.
     ``features`` (with the crate's defaults unless ``default_features`` is false) are what
     ``#[cfg(feature = ...)]`` sees, as cargo's ``--features``/``--no-default-features``."""
@@ -467,7 +469,7 @@ def options_key(launchers: bool, pyproject: Path | None, features: frozenset[str
     the crate features ``#[cfg]`` sees, the name its header gives the source and the profile."""
     from rs2triton.transpiler.driver.tuning import tables
 
-    key = {"launchers": launchers, "tune": tables(pyproject)[2],
+    key: dict[str, object] = {"launchers": launchers, "tune": tables(pyproject)[2],
            "features": sorted(features) if features is not None else None}
     if source_name is not None:
         key["source_name"] = source_name

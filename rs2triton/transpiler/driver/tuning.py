@@ -21,11 +21,12 @@ import re
 import sys
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rs2triton.diagnostics import Diagnostic, TranspileError
 
 if TYPE_CHECKING:
+    from rs2triton.transpiler.emit.launchers import Tuning
     from rs2triton.transpiler.frontend.items import Kernel
 
 TABLE_KEYS = ("key", "configs", "sweep", "reset_to_zero", "restore_value")
@@ -63,7 +64,7 @@ def _pyproject_above(folder: Path) -> Path | None:
 
 
 @lru_cache(maxsize=16)
-def _read(path: Path, mtime: float) -> tuple[str, dict]:
+def _read(path: Path, mtime: float) -> tuple[str, dict[str, Any]]:
     text = path.read_text(encoding="utf-8")
     if "rs2triton" not in text and "\\" not in text:
         # No `[tool.rs2triton]` table can be in it (not even with a key spelled in escapes):
@@ -87,7 +88,7 @@ def _display(path: Path) -> str:
         return path.as_posix()
 
 
-def tables(pyproject: Path | None) -> tuple[Path | None, str, dict]:
+def tables(pyproject: Path | None) -> tuple[Path | None, str, dict[str, Any]]:
     """(path, text, {kernel name: raw table}) for ``[tool.rs2triton.tune]``; empty when absent."""
     if pyproject is None:
         return None, "", {}
@@ -98,7 +99,7 @@ def tables(pyproject: Path | None) -> tuple[Path | None, str, dict]:
     return pyproject, text, tune
 
 
-def tuning_for(kernel: Kernel, pyproject: Path, text: str, raw) -> dict:
+def tuning_for(kernel: Kernel, pyproject: Path, text: str, raw: object) -> Tuning:
     """The checked, normalised tuning literal for ``kernel`` (configs expanded from a sweep)."""
     from rs2triton.runtime.launcher import Launcher, sweep
     from rs2triton.transpiler.emit.launchers import signature_literal
@@ -132,24 +133,26 @@ def tuning_for(kernel: Kernel, pyproject: Path, text: str, raw) -> dict:
         where = "sweep"
     if len(configs) > MAX_CONFIGS:
         raise fail(f"`configs` lists {len(configs)} configs; a tuning table may have at most {MAX_CONFIGS}", where)
-    seen: list = []
+    seen: list[dict[str, Any]] = []
     for c in configs:
         if c in seen:
             raise fail(f"the config {c} is listed twice", where, "keep one: the autotuner would time it twice")
         seen.append(c)
-    tuning: dict = {"key": raw.get("key", []), "configs": configs}
-    for opt in ("reset_to_zero", "restore_value"):
-        if opt in raw:
-            tuning[opt] = raw[opt]
     for name in ("key", "reset_to_zero", "restore_value"):
-        if name in tuning and (not isinstance(tuning[name], list)
-                               or not all(isinstance(v, str) for v in tuning[name])):
+        names = raw.get(name, [])
+        if not isinstance(names, list) or not all(isinstance(v, str) for v in names):
             raise fail(f"`{name}` must be a list of parameter names", name)
-        twice = next((v for i, v in enumerate(tuning.get(name, [])) if v in tuning[name][:i]), None)
+        twice = next((v for i, v in enumerate(names) if v in names[:i]), None)
         if twice is not None:
             raise fail(f"`{twice}` is listed twice in `{name}`", name, "keep one")
+    tuning: Tuning = {"key": raw.get("key", []), "configs": configs}
+    if "reset_to_zero" in raw:
+        tuning["reset_to_zero"] = raw["reset_to_zero"]
+    if "restore_value" in raw:
+        tuning["restore_value"] = raw["restore_value"]
     try:
-        Launcher(None, launcher_name(kernel.name), **signature_literal(kernel), tuning=tuning)
+        # (a plain dict: the launcher takes `tuning` as one, and copies it)
+        Launcher(None, launcher_name(kernel.name), **signature_literal(kernel), tuning=dict(tuning))
     except (TypeError, ValueError) as e:
         msg = str(e)
         key = next((k for k in ("key", "reset_to_zero", "restore_value") if f": {k} " in msg

@@ -19,18 +19,32 @@ to lower: a run served from the cache starts no process.
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypedDict
 
 from rs2triton.diagnostics import Diagnostic, TranspileError
 
 if TYPE_CHECKING:
     from multiprocessing.context import BaseContext
+    from multiprocessing.sharedctypes import Synchronized
+    from pathlib import Path
 
     from rs2triton.transpiler.driver.pipeline import Result
 
 PRELOAD = ["rs2triton.transpiler.driver.preload"]  # what the forkserver imports before it forks workers
 MIN_FILES_PER_JOB = 4  # below this a worker costs more than it saves
-Source = tuple[bytes, str, dict]  # (source bytes, display path, lower_source options)
+
+
+class LowerOptions(TypedDict):
+    """The keyword arguments :func:`~rs2triton.transpiler.driver.pipeline.lower_source` is given for a file."""
+
+    launchers: bool
+    pyproject: Path | None
+    features: frozenset[str] | None
+    source_name: str | None
+    debug: bool
+
+
+Source = tuple[bytes, str, LowerOptions]  # (source bytes, display path, lower_source options)
 Outcome = tuple[str | None, list[Diagnostic], dict[int, int]] | list[Diagnostic]
 
 
@@ -100,7 +114,7 @@ def transpile_many(sources: list[Source], jobs: int = 1, line_comments: bool = F
     return [_result(s, o) for s, o in zip(sources, outcomes, strict=True) if o is not None]
 
 
-def _take(taken, ordered: list[Source], line_comments: bool) -> dict[int, Outcome]:
+def _take(taken: Synchronized[int], ordered: list[Source], line_comments: bool) -> dict[int, Outcome]:
     """Lower the next file no process has taken, until none is left: {its place in ``ordered``: its
     outcome}. Every process does this at once, this one and the workers, so they finish together
     (the biggest files come first) with no process handing out the files."""
@@ -114,10 +128,10 @@ def _take(taken, ordered: list[Source], line_comments: bool) -> dict[int, Outcom
         done[at] = lower_one(ordered[at], line_comments)
 
 
-_TAKEN = None  # in a worker: the shared count of files taken (see _start_worker)
+_TAKEN: Synchronized[int] | None = None  # in a worker: the shared count of files taken (see _start_worker)
 
 
-def _start_worker(parent: int | None, taken) -> None:
+def _start_worker(parent: int | None, taken: Synchronized[int]) -> None:
     global _TAKEN
     _TAKEN = taken
     _watch_parent(parent)
@@ -125,6 +139,8 @@ def _start_worker(parent: int | None, taken) -> None:
 
 def _lower_share(ordered: list[Source], line_comments: bool) -> dict[int, Outcome]:
     """In a worker: its share of the files (see :func:`_take`)."""
+    if _TAKEN is None:
+        raise RuntimeError("_lower_share runs in a worker started by _start_worker")
     return _take(_TAKEN, ordered, line_comments)
 
 

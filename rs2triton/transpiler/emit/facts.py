@@ -18,6 +18,8 @@ Recorded, each only where there is something to record (docs/python-api.md):
 from __future__ import annotations
 
 import ast
+from collections.abc import Collection, Iterator
+from typing import TypedDict
 
 # The Triton functions whose call is a flag, by the flag.
 _CALLED = {"dot": "dot", "make_tensor_descriptor": "descriptor"}
@@ -28,9 +30,18 @@ _STORES = frozenset({"store", "store_tensor_descriptor", "atomic_add", "atomic_a
 _LOADS = frozenset({"load", "load_tensor_descriptor"})
 
 
+class KernelFacts(TypedDict, total=False):
+    """The launcher's ``facts=`` literal (see the module's doc): each key only where there is something."""
+
+    uses: list[str]
+    stores: list[str]
+    bounds: dict[str, list[str]]
+
+
 def _reached(fn: ast.FunctionDef, helpers: dict[str, ast.FunctionDef]) -> list[ast.FunctionDef]:
     """``fn`` and the module's helper functions (``helpers``, by name) it calls, directly or not."""
-    out, todo, seen = [], [fn], {fn.name}
+    out: list[ast.FunctionDef] = []
+    todo, seen = [fn], {fn.name}
     while todo:
         f = todo.pop()
         out.append(f)
@@ -42,7 +53,7 @@ def _reached(fn: ast.FunctionDef, helpers: dict[str, ast.FunctionDef]) -> list[a
     return out
 
 
-def _tl_call(node: ast.AST, names) -> bool:
+def _tl_call(node: ast.AST, names: Collection[str]) -> bool:
     return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in names \
         and isinstance(node.func.value, ast.Name) and node.func.value.id == "tl"
 
@@ -69,11 +80,11 @@ def kernel_uses(fn: ast.FunctionDef, helpers: dict[str, ast.FunctionDef]) -> lis
 
 
 def kernel_facts(fn: ast.FunctionDef, helpers: dict[str, ast.FunctionDef], pointers: dict[str, str],
-                 rust: dict[str, str]) -> dict:
+                 rust: dict[str, str]) -> KernelFacts:
     """The facts of the generated kernel ``fn`` as the launcher's ``facts=`` literal (only what
     there is), parameters by their Rust names: ``pointers`` maps its pointer parameters' Python
     names to them, ``rust`` its other parameters'."""
-    facts: dict = {}
+    facts: KernelFacts = {}
     uses = kernel_uses(fn, helpers)
     if uses:
         facts["uses"] = uses
@@ -95,7 +106,7 @@ def stores_through(func: ast.FunctionDef) -> set[str]:
     params = {a.arg for a in func.args.args}
     derives: dict[str, set[str]] = {p: {p} for p in params}
 
-    def names(node):  # the names an address is made of: what a load reads is data, not an address
+    def names(node: ast.AST) -> Iterator[str]:  # the names an address is made of: what a load reads is data, not an address
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _LOADS:
             return
         if isinstance(node, ast.Name):
@@ -103,7 +114,7 @@ def stores_through(func: ast.FunctionDef) -> set[str]:
         for child in ast.iter_child_nodes(node):
             yield from names(child)
 
-    def roots(node) -> set[str]:
+    def roots(node: ast.AST | None) -> set[str]:
         return set().union(*(derives.get(n, set()) for n in names(node))) if node is not None else set()
 
     for _ in range(8):  # (assignments in loops: until nothing new is learnt)
@@ -137,7 +148,7 @@ def mask_bounds(func: ast.FunctionDef) -> dict[str, frozenset[str]]:
     bounds: dict[str, set[str]] = {}
     masks: dict[str, tuple[str, str] | None] = {}  # name -> (offsets, bound) of `name = offsets < bound`
 
-    def bound_of(mask) -> tuple[str, str] | None:
+    def bound_of(mask: ast.expr) -> tuple[str, str] | None:
         if isinstance(mask, ast.Name):
             return masks.get(mask.id)
         if (isinstance(mask, ast.Compare) and len(mask.ops) == 1 and isinstance(mask.ops[0], ast.Lt)

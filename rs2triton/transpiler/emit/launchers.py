@@ -8,26 +8,59 @@ access markers, the backward kernel and any tuning from ``pyproject.toml``.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from rs2triton.diagnostics import TranspileError
 from rs2triton.transpiler.pyast import launcher_name
 
 if TYPE_CHECKING:
+    from rs2triton.transpiler.emit.facts import KernelFacts
     from rs2triton.transpiler.frontend.items import Kernel
     from rs2triton.transpiler.frontend.source import SourceMap
 
 RESERVED = frozenset({"Launcher", "triton", "tl"})
 
 
+class _TuningTable(TypedDict):
+    key: list[str]
+    configs: list[dict[str, Any]]  # a config: meta-parameter and option names -> TOML values
+
+
+class Tuning(_TuningTable, total=False):  # (not NotRequired: Python 3.10 has none)
+    """A kernel's checked tuning table, the launcher's ``tuning=`` literal
+    (:func:`rs2triton.transpiler.driver.tuning.tuning_for`): ``key`` and ``configs`` always."""
+
+    reset_to_zero: list[str]
+    restore_value: list[str]
+
+
+class SignatureLiteral(TypedDict, total=False):
+    """The keyword arguments of a kernel's ``Launcher(...)`` that its Rust signature decides."""
+
+    params: dict[str, str]
+    consts: dict[str, str]
+    dtypes: dict[str, str]
+    access: dict[str, str]
+    backward: str
+
+
+class LauncherExtras(TypedDict, total=False):
+    """The literal keyword arguments of a kernel's ``Launcher(...)`` besides its signature's
+    (written after them)."""
+
+    names: dict[str, str]
+    tuning: Tuning
+    facts: KernelFacts
+
+
 def _bare(name: str) -> str:
     return name.removeprefix("r#")
 
 
-def signature_literal(kernel: Kernel) -> dict:
-    """The keyword arguments of a kernel's ``Launcher(...)``, as plain data."""
+def signature_literal(kernel: Kernel) -> SignatureLiteral:
+    """The keyword arguments of a kernel's ``Launcher(...)`` from its signature, as plain data."""
     # A raw identifier (`r#type`) is `type` to a caller.
-    lit: dict = {"params": {_bare(p.name): ("*" if p.kind == "pointer" else "") + p.elem for p in kernel.params}}
+    lit: SignatureLiteral = {"params": {_bare(p.name): ("*" if p.kind == "pointer" else "") + p.elem for p in kernel.params}}
     if kernel.consts:
         lit["consts"] = {_bare(c.name): c.rust_type for c in kernel.consts}
     if kernel.dtype_params:
@@ -41,8 +74,8 @@ def signature_literal(kernel: Kernel) -> dict:
 
 
 def launcher_source(kernel: Kernel, fn_name: str | None = None, python_names: list[str] | None = None,
-                    tuning: dict | None = None, op: str | None = None, debug: bool = False,
-                    facts: dict | None = None) -> str:
+                    tuning: Tuning | None = None, op: str | None = None, debug: bool = False,
+                    facts: KernelFacts | None = None) -> str:
     """``fn_name``: the jit function's name; ``python_names``: its parameters (Rust parameters, then
     const generics). Where lowering renamed one (a Python keyword gets a trailing ``_``), the
     launcher is told. ``debug``: the kernel checks what Rust's debug build checks, and its launcher
@@ -50,19 +83,20 @@ def launcher_source(kernel: Kernel, fn_name: str | None = None, python_names: li
     (written only when there is any). Laid out as ``ruff format`` would."""
     name = launcher_name(kernel.name)
     lit = signature_literal(kernel)
+    extras: LauncherExtras = {}
     rust = [_bare(p.name) for p in kernel.params] + [_bare(c.name) for c in kernel.consts]
     if python_names is not None and len(python_names) == len(rust):
         renamed = {r: py for r, py in zip(rust, python_names, strict=True) if r != py}
         if renamed:
-            lit["names"] = renamed
+            extras["names"] = renamed
     if tuning:
-        lit["tuning"] = tuning
+        extras["tuning"] = tuning
     if facts:
-        lit["facts"] = facts
+        extras["facts"] = facts
     from rs2triton.transpiler.emit.literals import INDENT, literal_lines, string_literal
 
     lines = [f"{name} = Launcher(", f"{INDENT}{fn_name or kernel.name},", f"{INDENT}{string_literal(name)},"]
-    for k, v in lit.items():
+    for k, v in [*lit.items(), *extras.items()]:
         lines += literal_lines(f"{k}=", v, INDENT, ",")
     if op is not None:  # a class of the module (a Python name, not a literal)
         lines.append(f"{INDENT}op={op},")

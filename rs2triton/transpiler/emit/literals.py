@@ -72,20 +72,19 @@ def comment(text: str) -> str:
     return f"# {one_line(text)}".rstrip() if text else "#"
 
 
-def constant_text(value) -> str:
+def constant_text(value: object) -> str:
     """A constant as ruff writes it: strings in its quotes, floats without ``+`` in the
     exponent, an infinity as ``1e309``."""
-    kind = type(value)
-    if kind is str:
+    if type(value) is str:
         return string_literal(value)
-    if kind is float:
+    if type(value) is float:
         if value != value:
             return 'float("nan")'
         text = repr(value).replace("e+", "e")
         return text.replace("inf", INFINITY)
-    if kind in (int, bool) or value is None:
+    if type(value) in (int, bool) or value is None:
         return repr(value)
-    raise PrinterError(f"the printer has no rule for {kind.__name__} constants")
+    raise PrinterError(f"the printer has no rule for {type(value).__name__} constants")
 
 
 def _units(body: str) -> list[str]:
@@ -153,28 +152,32 @@ def docstring_lines(text: str, indent: str) -> list[str]:
     return out
 
 
-def literal_text(value) -> str:
+def literal_text(value: object) -> str:
     """Plain data (dicts, lists, tuples, strings, numbers, booleans, None) as ruff writes it on one line."""
-    kind = type(value)
-    if kind is dict:
+    if type(value) is dict:
         return "{" + ", ".join(f"{literal_text(k)}: {literal_text(v)}" for k, v in value.items()) + "}"
-    if kind is list:
+    if type(value) is list:
         return "[" + ", ".join(map(literal_text, value)) + "]"
-    if kind is tuple:
+    if type(value) is tuple:
         return "(" + (literal_text(value[0]) + "," if len(value) == 1 else ", ".join(map(literal_text, value))) + ")"
     return constant_text(value)
 
 
-def literal_lines(prefix: str, value, indent: str, suffix: str) -> list[str]:
+def literal_lines(prefix: str, value: object, indent: str, suffix: str) -> list[str]:
     """``prefix``, plain data and ``suffix`` laid out as ruff would: on one line if it fits,
     else a dict or list one item a line, each with a trailing comma when there are several."""
     line = f"{indent}{prefix}{literal_text(value)}{suffix}"
-    kind = type(value)
-    if fits(line) or kind not in (dict, list) or not value:
+    if fits(line) or not value:
+        return [line]
+    items: list[tuple[str, object]]
+    if type(value) is dict:
+        items = [(f"{literal_text(k)}: ", v) for k, v in value.items()]
+    elif type(value) is list:
+        items = [("", v) for v in value]
+    else:
         return [line]
     inner = indent + INDENT
-    items = [(f"{literal_text(k)}: ", v) for k, v in value.items()] if kind is dict else [("", v) for v in value]
     comma = "," if len(items) > 1 else ""  # one item alone on its line takes no trailing comma
     body = [lines for key, v in items for lines in literal_lines(key, v, inner, comma)]
-    opening, closing = ("{", "}") if kind is dict else ("[", "]")
+    opening, closing = ("{", "}") if type(value) is dict else ("[", "]")
     return [f"{indent}{prefix}{opening}", *body, f"{indent}{closing}{suffix}"]

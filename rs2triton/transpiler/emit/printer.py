@@ -20,6 +20,8 @@ generated-line -> Rust-line map.
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
+from typing import TypeVar
 
 from rs2triton.transpiler.emit.literals import (
     INDENT,
@@ -54,12 +56,14 @@ from rs2triton.transpiler.emit.shapes import (
 from rs2triton.transpiler.pyast import Comment
 
 Name = ast.Name  # looked up for most expressions printed
+R = TypeVar("R")
 
 
-class Dispatch(dict):
-    """{node type: printer function}; another type is a :class:`PrinterError`."""
+class Dispatch(dict[type[ast.AST], Callable[..., R]]):
+    """{node type: printer function (the printer, a node of the type, ...) returning ``R``};
+    another type is a :class:`PrinterError`."""
 
-    def __missing__(self, key):
+    def __missing__(self, key: type[ast.AST]) -> Callable[..., R]:
         raise PrinterError(f"the printer has no rule for {key.__name__} nodes")
 
 
@@ -658,14 +662,14 @@ _SPLITS = {
     ast.IfExp: Printer.split_conditional,
 }
 
-STATEMENTS = Dispatch({
+STATEMENTS: Dispatch[None] = Dispatch({
     ast.FunctionDef: Printer.function_def, ast.Expr: Printer.expression_statement, ast.Assign: Printer.assign,
     ast.AugAssign: Printer.aug_assign, ast.AnnAssign: Printer.ann_assign, ast.Return: Printer.return_,
     ast.Pass: Printer.pass_, ast.If: Printer.if_, ast.For: Printer.for_, ast.While: Printer.while_,
     Comment: Printer.comment_, ast.ClassDef: Printer.class_def, ast.Raise: Printer.raise_, ast.Break: Printer.break_,
     ast.Continue: Printer.continue_, ast.Nonlocal: Printer.nonlocal_,
 })
-EXPRESSIONS = Dispatch({
+EXPRESSIONS: Dispatch[str] = Dispatch({
     ast.Constant: Printer.constant, ast.Attribute: Printer.attribute, ast.Call: Printer.call,
     ast.Subscript: Printer.subscript, ast.Slice: Printer.slice_, ast.Tuple: Printer.tuple_, ast.List: Printer.list_,
     ast.BinOp: Printer.binary, ast.UnaryOp: Printer.unary, ast.BoolOp: Printer.boolean, ast.Compare: Printer.compare,

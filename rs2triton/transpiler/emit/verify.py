@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import ast
 import inspect
+from collections.abc import Sequence
+from typing import cast
 
 from rs2triton.transpiler.pyast import Comment
 
@@ -74,16 +76,16 @@ def _difference(printed: ast.AST, lowered: ast.AST) -> tuple[list[str], str] | N
     return None
 
 
-def _value(a, b) -> tuple[list[str], str] | None:
+def _value(a: object, b: object) -> tuple[list[str], str] | None:
     """The difference between two values of a field: nodes compared as above, anything else the
     same when of one type and equal (NaN is NaN). (Names, a fifth of all nodes, are compared here.)"""
     kind = type(a)
     if kind is type(b):
         if kind is _Name:
-            if a.id == b.id:
+            if cast(ast.Name, a).id == cast(ast.Name, b).id:
                 return None
         elif isinstance(a, _AST):
-            return _difference(a, b)
+            return _difference(a, cast(ast.AST, b))  # (b is of a's type)
         elif a == b or a != a and b != b:
             return None
     if isinstance(a, _AST) and isinstance(b, _AST):
@@ -91,7 +93,7 @@ def _value(a, b) -> tuple[list[str], str] | None:
     return [], f"{a!r} printed, {b!r} lowered"
 
 
-def _docstrings(body):
+def _docstrings(body: Sequence[ast.stmt] | None) -> Sequence[ast.stmt] | None:
     """A body whose first statement is a docstring, that docstring as ``cleandoc`` reads it."""
     if not body or not isinstance(body[0], ast.Expr) or not isinstance(body[0].value, ast.Constant) \
             or not isinstance(body[0].value.value, str):

@@ -362,7 +362,7 @@ def _signature(fn: Node, doc: str | None, attr_args: Node | None, smap: SourceMa
     attr_dtypes, backward = _parse_kernel_args(attr_args, smap)
     for d in dtype_params if attr_dtypes else ():  # each listed type must satisfy each dtype parameter's bound
         refused = [t for t in attr_dtypes or () if t not in _bound(d.bound).accepts]
-        if refused:
+        if refused and attr_args is not None:  # (types are listed only in `attr_args`)
             raise smap.error(attr_args, "E0007", f"the trait bound `{refused[0]}: {d.bound}` is not satisfied: "
                              f"`dtypes` lists `{refused[0]}` for `{d.name}: {d.bound}` (rustc's E0277)",
                              f"list only types `{d.bound}` has: {', '.join(_bound(d.bound).accepts)}")

@@ -29,13 +29,20 @@ not move, and the source map reports what is there at the place it came from.
 from __future__ import annotations
 
 import bisect
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from tree_sitter import Node, Tree
 
 from rs2triton.diagnostics import Diagnostic
 from rs2triton.transpiler.frontend.parse import first_error, named_children, parser, text, written
 from rs2triton.transpiler.frontend.source import SourceMap
+
+if TYPE_CHECKING:
+    import ast
+
+    from rs2triton.transpiler.frontend.items import HostItem
 
 _ONE_TOKEN = {"ident", "lifetime", "literal", "tt", "block", "vis"}
 _UP_TO_SEPARATOR = {"expr", "ty", "path", "pat", "pat_param", "stmt", "item", "meta"}
@@ -432,11 +439,11 @@ def file_macros(root: Node) -> dict[str, Node]:
     return out
 
 
-def item_invocations(root: Node, impls: bool = True):
+def item_invocations(root: Node, impls: bool = True) -> list[tuple[Node, tuple[int, int], bool]]:
     """Each macro invocation in item position under ``root`` (at its top level, in a `mod`, and,
     with ``impls``, in an `impl` block), in order: (the invocation, the byte span it and its `;`
     take, whether it is in an `impl` block)."""
-    out = []
+    out: list[tuple[Node, tuple[int, int], bool]] = []
 
     def walk(container: Node, in_impl: bool) -> None:
         children = container.children
@@ -487,7 +494,8 @@ def _written_items(tree: Tree) -> tuple[list[tuple[int, int]], bool]:
     return spans, kernel
 
 
-def append_macro_kernels(source: bytes, tree: Tree, smap: SourceMap, features: frozenset[str] | None):
+def append_macro_kernels(source: bytes, tree: Tree, smap: SourceMap,
+                         features: frozenset[str] | None) -> tuple[bytes, SourceMap, Tree] | None:
     """(source, source map, tree) of the file with the kernels its `macro_rules!` write appended
     past its end, with the plain fns and consts the same expansion writes (they may be the
     kernels' helpers); None when no invocation of the file writes one. The source map reports
@@ -562,7 +570,7 @@ def _edited(text_: Text, found: list[tuple[int, int, bytes]]) -> Text:
     return Text.join([*parts, text_.slice(at, len(text_.data))])
 
 
-def _shifted(regions: list[tuple[int, int, str]], found: list[tuple[int, int, bytes]]):
+def _shifted(regions: list[tuple[int, int, str]], found: list[tuple[int, int, bytes]]) -> list[tuple[int, int, str]]:
     """``regions`` where the edits ``found`` (disjoint) move them: by what the edits that end at or
     before each place added (a running sum, bisected: linear in the edits and regions)."""
     edits = sorted(found)
@@ -597,7 +605,7 @@ class Appended:
         return origin, note
 
 
-def macro_warnings(impls, macros: dict[str, Node], smap: SourceMap) -> list[Diagnostic]:
+def macro_warnings(impls: Iterable[HostItem], macros: dict[str, Node], smap: SourceMap) -> list[Diagnostic]:
     """A located warning at each invocation of the file's macros inside an `impl` block of the
     file (``impls``: its HostItems): the methods it writes are not translated."""
     out = []
@@ -611,7 +619,7 @@ def macro_warnings(impls, macros: dict[str, Node], smap: SourceMap) -> list[Diag
     return out
 
 
-def relocate_lines(functions, smap: SourceMap) -> None:
+def relocate_lines(functions: Iterable[ast.AST], smap: SourceMap) -> None:
     """The Rust line of each statement lowered from appended text (``lineno``, see pyast) is the
     line of the file it came from."""
     import ast

@@ -8,7 +8,7 @@ from functools import lru_cache
 import tree_sitter_rust
 from tree_sitter import Language, Node, Parser, Tree
 
-from rs2triton.diagnostics import TranspileError
+from rs2triton.diagnostics import Diagnostic, TranspileError
 from rs2triton.transpiler.frontend.source import SourceMap
 
 
@@ -225,7 +225,7 @@ def _point(source: bytes, offset: int) -> tuple[int, int]:
     return row, offset - (source.rfind(b"\n", 0, offset) + 1)
 
 
-def _delimiter_error(root: Node, smap: SourceMap):
+def _delimiter_error(root: Node, smap: SourceMap) -> Diagnostic | None:
     """rustc's first delimiter error, if the file's brackets do not pair up (a closing one that
     closes nothing or another kind, or one left open), at the token rustc names; None if they do.
     Delimiters inside literals and comments are no tokens of their own, so they are not seen."""
@@ -261,7 +261,7 @@ _KEYWORDS = frozenset("""as async await break const continue crate dyn else enum
 loop match mod move mut pub ref return self Self static struct super trait true type unsafe use where while""".split())
 
 
-def _keyword_after_let(root: Node, bad: Node, smap: SourceMap):
+def _keyword_after_let(root: Node, bad: Node, smap: SourceMap) -> Diagnostic | None:
     """rustc's "expected identifier, found keyword" for a `let` that binds a keyword, which
     tree-sitter may read as something else (`let async = 1;` as an async block): the first such
     `let` at or before the line tree-sitter stopped at, at the keyword; None if there is none."""
@@ -285,7 +285,7 @@ def _keyword_after_let(root: Node, bad: Node, smap: SourceMap):
                 return None
 
 
-def _emoji_in_identifier(bad: Node, smap: SourceMap):
+def _emoji_in_identifier(bad: Node, smap: SourceMap) -> Diagnostic | None:
     """rustc's "identifiers cannot contain emoji" where tree-sitter stopped at an emoji that
     continues an identifier (`let a😀 = 1;`), at the identifier; None otherwise."""
     import unicodedata

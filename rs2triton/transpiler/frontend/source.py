@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from rs2triton.diagnostics import ICE_CODE, Diagnostic, Lines, TranspileError, internal_error
+
+if TYPE_CHECKING:
+    from tree_sitter import Node
 
 
 class Appended(Protocol):
@@ -46,7 +49,7 @@ class SourceMap:
             self._lines = [index.bytes_of(row).decode("utf-8", errors="replace") for row in range(len(index))]
         return self._lines
 
-    def diag(self, node, code: str, message: str, hint: str | None = None, severity: str = "error") -> Diagnostic:
+    def diag(self, node: Node, code: str, message: str, hint: str | None = None, severity: str = "error") -> Diagnostic:
         if self.appended is not None and node.start_byte >= self.appended.start:
             return self._appended_diag(self.appended, node, code, message, hint, severity)
         return self.span_diag(node.start_byte, node.end_byte, code, message, hint, severity)
@@ -63,7 +66,7 @@ class SourceMap:
         return Diagnostic(code, message, self.path, row + 1, col, max(1, length), hint, self.lines[row], severity,
                           notes)
 
-    def _appended_diag(self, appended: Appended, node, code: str, message: str, hint: str | None,
+    def _appended_diag(self, appended: Appended, node: Node, code: str, message: str, hint: str | None,
                        severity: str) -> Diagnostic:
         """A diagnostic at appended text: at the bytes of the file it came from (the macro's body, or
         the invocation's tokens), noting the invocation."""
@@ -94,7 +97,7 @@ class SourceMap:
         """A diagnostic at a byte offset of the file."""
         return self.line_diag(*self.index.position(offset), code, message, hint)
 
-    def error(self, node, code: str, message: str, hint: str | None = None) -> TranspileError:
+    def error(self, node: Node, code: str, message: str, hint: str | None = None) -> TranspileError:
         return TranspileError([self.diag(node, code, message, hint)])
 
     def line_diag(self, line: int, col: int, code: str, message: str, hint: str | None = None) -> Diagnostic:
@@ -103,7 +106,7 @@ class SourceMap:
         return Diagnostic(code, message, self.path, line, col, 1, hint, src)
 
     @contextmanager
-    def guard(self, node, what: str) -> Iterator[None]:
+    def guard(self, node: Node | None, what: str) -> Iterator[None]:
         """Turn an unexpected exception inside the block into an internal error at ``node``.
 
         ``node`` is a tree-sitter node, or None for the file as a whole; ``what`` says
@@ -116,7 +119,7 @@ class SourceMap:
         except Exception as exc:  # noqa: BLE001 - the safety net: never a bare traceback
             raise TranspileError([self.ice(node, what, exc)]) from exc
 
-    def ice(self, node, what: str, exc: BaseException) -> Diagnostic:
+    def ice(self, node: Node | None, what: str, exc: BaseException) -> Diagnostic:
         """The internal-error diagnostic for ``exc``, raised while ``what`` (-ing) ``node``."""
         if node is not None:
             d = self.diag(node, ICE_CODE, "")

@@ -22,6 +22,8 @@ lowered as any ``#[kernel]``.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from tree_sitter import Node, Tree
 
 from rs2triton.diagnostics import TranspileError
@@ -74,7 +76,7 @@ def _hardware_param(tparams: list[Node]) -> str | None:
     return None
 
 
-def _functions(root: Node):
+def _functions(root: Node) -> Iterator[tuple[Node, list[Node]]]:
     """Each fn item of the file (in modules too) with the attributes just above it."""
     stack = [root]
     while stack:

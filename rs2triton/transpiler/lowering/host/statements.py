@@ -16,8 +16,8 @@ from rs2triton.rust.types import FLOAT_TYPES, INT_TYPES
 from rs2triton.transpiler.frontend.parse import named_children, part, text, written
 from rs2triton.transpiler.lowering import rustc, typeck
 from rs2triton.transpiler.lowering.host.expressions import condition, format_message, macro_args, shown
-from rs2triton.transpiler.lowering.host.lowerer import HostLowerer, assign_to, discard, names_in, returning
-from rs2triton.transpiler.lowering.lowerer import COMMENTS, unparen
+from rs2triton.transpiler.lowering.host.lowerer import HostLowerer, assign_to, discard, returning
+from rs2triton.transpiler.lowering.lowerer import COMMENTS, names_in, unparen
 from rs2triton.transpiler.lowering.operators import binop
 from rs2triton.transpiler.lowering.registry import HOST, STATEMENTS, statement
 from rs2triton.transpiler.lowering.values import BOOL, NONE_TY, PTR, SHAPE, UNKNOWN, Kind, Ty, Val
