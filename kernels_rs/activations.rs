@@ -1,5 +1,5 @@
 //! Smooth activations built from `exp`, `log` and `sigmoid`: softplus, log-sigmoid,
-//! mish, GELU (tanh form), ELU and CELU, forward and backward.
+//! mish, GELU (tanh form; and exact, from `erf`), ELU and CELU, forward and backward.
 //!
 //! Every kernel treats its buffers as flat 1-D arrays of `n_elements` items, one
 //! program per `BLOCK_SIZE`-wide block. They are written the way teenygrad's own
@@ -97,6 +97,25 @@ pub fn gelu_tanh_forward<T: Triton, D: Float, const BLOCK_SIZE: i32>(
     let u = (x + c * x * x * x) * k;
     let y = x * T::sigmoid(u);
     T::store(y_ptr.add_offsets(offsets), y, Some(mask), &[], None, None);
+}
+
+/// GELU, exact: `y = x Phi(x) = 0.5 x (1 + erf(x / sqrt(2)))`, in `f32` (Triton's `erf` takes
+/// no `f16`), rounded once to `D` as torch does.
+#[kernel(backward = GeluErfBackward)]
+pub fn gelu_erf_forward<T: Triton, D: Float, const BLOCK_SIZE: i32>(
+    x_ptr: T::Pointer<D>,
+    y_ptr: T::Pointer<D>,
+    n_elements: i32,
+) where
+    T::I32Tensor: Comparison<i32, BoolTensor = T::BoolTensor>,
+    T::Pointer<D>: AddOffsets<i32, 1, T::I32Tensor, Output = T::Tensor<T::Pointer<D>>>,
+{
+    let offsets = T::arange(0, BLOCK_SIZE) + T::program_id(Axis::X) * BLOCK_SIZE;
+    let mask = offsets.lt(n_elements);
+    let x_raw = T::load(x_ptr.add_offsets(offsets), Some(mask), None, &[], None, None, None, false);
+    let x = T::cast::<D, f32>(x_raw, None, false);
+    let y = x * 0.5f32 * (T::erf(x * 0.7071067811865476f32) + 1.0f32); // 1 / sqrt(2)
+    T::store(y_ptr.add_offsets(offsets), T::cast::<f32, D>(y, None, false), Some(mask), &[], None, None);
 }
 
 /// ELU: `y = x` where `x > 0`, else `alpha * (exp(x) - 1)`.
@@ -198,6 +217,12 @@ activation_backward!(gelu_tanh_backward, |x, dy| {
     let s = T::sigmoid((x + 0.044715f32 * x * x * x) * k);
     dy * (s + x * s * (1.0f32 - s) * k * (1.0f32 + 0.134145f32 * x * x))
 });
+// exact GELU's is Phi(x) + x phi(x): the normal distribution's CDF and density.
+activation_backward!(gelu_erf_backward, |x, dy| {
+    let cdf = (T::erf(x * 0.7071067811865476f32) + 1.0f32) * 0.5f32;
+    let pdf = T::exp(x * x * -0.5f32) * 0.3989422804014327f32; // 1 / sqrt(2 pi)
+    dy * (cdf + x * pdf)
+});
 // ELU's is 1 above 0, else alpha exp(x).
 activation_backward!(elu_backward, alpha, |x, dy| {
     T::where_(x.gt(T::zeros_like(x)), dy, dy * T::exp(x) * alpha)
@@ -209,8 +234,8 @@ activation_backward!(celu_backward, alpha, |x, dy| {
 
 // ── RuntimeOp: how teenygrad's executor would launch these ─────────────────────
 //
-// All six are flat: one input, the output of its shape, no parameters, one program per
-// `BLOCK_SIZE` elements. The three without a scalar argument are their own ops; softplus,
+// All seven are flat: one input, the output of its shape, no parameters, one program per
+// `BLOCK_SIZE` elements. The four without a scalar argument are their own ops; softplus,
 // ELU and CELU carry theirs in a wrapper struct built by `new`.
 
 /// `impl RuntimeOp` for a flat one-input kernel whose only argument after the two
@@ -283,6 +308,7 @@ macro_rules! impl_flat_unary_op {
 impl_flat_unary_op!(LogsigmoidForward);
 impl_flat_unary_op!(MishForward);
 impl_flat_unary_op!(GeluTanhForward);
+impl_flat_unary_op!(GeluErfForward);
 
 /// A flat activation with one `f32` argument (softplus' `beta`, ELU's and CELU's `alpha`),
 /// visited after the element count.

@@ -4,7 +4,9 @@
 //! `i64` row numbers (any shape, read in order), `y` dense `[n_idx, dim]`. An index outside
 //! `0..n_embeddings` reads zeros and receives no gradient (the kernels never address outside
 //! the table). The backward adds each row of `dy` into the row of `dweight` it was read from,
-//! atomically, as several indices may name one row: `dweight` must start zeroed.
+//! atomically, as several indices may name one row: `dweight` must start zeroed. The row
+//! `padding_idx` (a padding token's, as torch's `nn.Embedding(padding_idx=..)`; -1: none) is read
+//! as any other and receives no gradient.
 
 #![allow(non_snake_case)]
 
@@ -45,7 +47,7 @@ pub fn embedding_forward<T: Triton, D: Float, const BLOCK_N: i32, const BLOCK_D:
     T::store(y_ptr.add_offsets(T::expand_dims(items, 1) * dim + cols), w, Some(out_mask), &[], None, None);
 }
 
-/// `dweight[idx[i], :] += dy[i, :]`, atomically.
+/// `dweight[idx[i], :] += dy[i, :]`, atomically, but for the row `padding_idx`.
 ///
 /// Grid: as the forward's.
 #[kernel]
@@ -56,6 +58,7 @@ pub fn embedding_backward<T: Triton, D: Float, const BLOCK_N: i32, const BLOCK_D
     n_idx: i32,
     dim: i32,
     n_embeddings: i32,
+    padding_idx: i32,
 ) where
     T::I32Tensor: types::Tensor<i32, 2>,
     T::I32Tensor: Comparison<i32, BoolTensor = T::BoolTensor>,
@@ -69,15 +72,31 @@ pub fn embedding_backward<T: Triton, D: Float, const BLOCK_N: i32, const BLOCK_D
     let cols = T::expand_dims(T::program_id(Axis::Y) * BLOCK_D + T::arange(0, BLOCK_D), 0); // [1, BLOCK_D]
     let in_mask = T::expand_dims(item_ok, 1) & cols.lt(dim);
     let dy = T::load(dy_ptr.add_offsets(T::expand_dims(items, 1) * dim + cols), Some(in_mask), None, &[], None, None, None, false);
-    let row_ok = T::expand_dims(item_ok & idx.ge(0) & idx.lt(n_embeddings), 1);
+    let row_ok = T::expand_dims(item_ok & idx.ge(0) & idx.lt(n_embeddings) & idx.ne(padding_idx), 1);
     T::atomic_add(dw_ptr.add_offsets(T::expand_dims(idx, 1) * dim + cols), dy, Some(row_ok & cols.lt(dim)), None, None);
 }
 
 /// An embedding as teenygrad's executor runs it, in `aten.embedding`'s order: two inputs, the
 /// table `weight: [n_embeddings, dim]` and the indices (`i64`, any shape); the output is the
 /// indices' shape and `dim`. Training: the backward writes the table's gradient (the indices
-/// have none).
-impl<D: Float + Send + Sync + 'static> teeny_core::model::RuntimeOp for EmbeddingForward<D> {
+/// have none), but for the row `padding_idx` (-1: none).
+pub struct Embedding<D: Float + Send + Sync + 'static> {
+    pub fwd: EmbeddingForward<D>,
+    pub bwd: EmbeddingBackward<D>,
+    pub padding_idx: i32,
+}
+
+impl<D: Float + Send + Sync + 'static> Embedding<D> {
+    pub fn new(block_n: i32, block_d: i32, padding_idx: i32) -> Self {
+        Self {
+            fwd: EmbeddingForward::<D>::new(block_n, block_d),
+            bwd: EmbeddingBackward::<D>::new(block_n, block_d),
+            padding_idx,
+        }
+    }
+}
+
+impl<D: Float + Send + Sync + 'static> teeny_core::model::RuntimeOp for Embedding<D> {
     fn n_activation_inputs(&self) -> usize {
         2
     }
@@ -118,7 +137,7 @@ impl<D: Float + Send + Sync + 'static> teeny_core::model::RuntimeOp for Embeddin
     fn grid(&self, output_shape: &[usize]) -> [u32; 3] {
         let dim = output_shape[output_shape.len() - 1];
         let n_idx: usize = output_shape[..output_shape.len() - 1].iter().product();
-        [n_idx.div_ceil(self.block_n as usize) as u32, dim.div_ceil(self.block_d as usize) as u32, 1]
+        [n_idx.div_ceil(self.fwd.block_n as usize) as u32, dim.div_ceil(self.fwd.block_d as usize) as u32, 1]
     }
 
     #[cfg(feature = "training")]
@@ -126,7 +145,7 @@ impl<D: Float + Send + Sync + 'static> teeny_core::model::RuntimeOp for Embeddin
         true
     }
 
-    /// `embedding_backward(dy, idx, dweight, n_idx, dim, n_embeddings)`.
+    /// `embedding_backward(dy, idx, dweight, n_idx, dim, n_embeddings, padding_idx)`.
     #[cfg(feature = "training")]
     fn pack_backward_args(
         &self,
@@ -149,6 +168,7 @@ impl<D: Float + Send + Sync + 'static> teeny_core::model::RuntimeOp for Embeddin
         visitor.visit_i32(n_idx as i32);
         visitor.visit_i32(w_shape[1] as i32);
         visitor.visit_i32(w_shape[0] as i32);
+        visitor.visit_i32(self.padding_idx);
     }
 
     #[cfg(feature = "training")]

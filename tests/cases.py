@@ -283,6 +283,7 @@ def _torch_activations() -> list[KernelCase]:
         _activation("logsigmoid_forward", F.logsigmoid),
         _activation("mish_forward", F.mish),
         _activation("gelu_tanh_forward", lambda x: F.gelu(x, approximate="tanh")),
+        _activation("gelu_erf_forward", F.gelu),
         _activation("elu_forward", lambda x, alpha: F.elu(x, alpha=alpha), "alpha", alpha=1.25),
         _activation("celu_forward", lambda x, alpha: F.celu(x, alpha=alpha), "alpha", alpha=1.5),
     ]
@@ -346,8 +347,9 @@ def _embedding_fwd_args(dtype: torch.dtype, gen: torch.Generator) -> Args:
 
 def _embedding_bwd_args(dtype: torch.dtype, gen: torch.Generator) -> Args:
     n_emb, dim, n_idx = _EMB
-    return {"dy_ptr": _randn((n_idx, dim), dtype, gen), "idx_ptr": _embedding_indices(gen),
-            "dw_ptr": torch.zeros(n_emb, dim, dtype=dtype), "n_idx": n_idx, "dim": dim, "n_embeddings": n_emb}
+    dy, idx = _randn((n_idx, dim), dtype, gen), _embedding_indices(gen)
+    return {"dy_ptr": dy, "idx_ptr": idx, "dw_ptr": torch.zeros(n_emb, dim, dtype=dtype), "n_idx": n_idx, "dim": dim,
+            "n_embeddings": n_emb, "padding_idx": int(idx[6])}  # (a row read: its gradient stays zero)
 
 
 def _embedding_grid(args: Args) -> tuple[int, ...]:
@@ -361,6 +363,7 @@ def _embedding_fwd_ref(args: Args) -> dict[str, torch.Tensor]:
 def _embedding_bwd_ref(args: Args) -> dict[str, torch.Tensor]:
     dw = torch.zeros(args["dw_ptr"].shape, dtype=torch.float32)
     dw.index_add_(0, args["idx_ptr"], args["dy_ptr"].float())
+    dw[args["padding_idx"]] = 0  # (a padding row, one of the indices read: no gradient)
     return {"dw_ptr": dw.to(args["dw_ptr"].dtype)}
 
 
@@ -389,6 +392,12 @@ def _rows_case(kernel: str, reference: Callable[[Args], dict[str, torch.Tensor]]
         # a sum of 150 unit normals rounded to f16 once (|y| ~ 40: 0.03 an ulp)
         atol={torch.float32: 1e-4, torch.float16: 3e-2}, rtol={torch.float32: 1e-5, torch.float16: 1e-3},
     )
+
+
+def _cumsum_args(dtype: torch.dtype, gen: torch.Generator) -> Args:
+    n_rows, n_cols = _ROWS  # (150 columns: three tiles of 64, the last partial)
+    return {"x_ptr": _randn((n_rows, n_cols), dtype, gen), "y_ptr": torch.empty(n_rows, n_cols, dtype=dtype),
+            "n_cols": n_cols}
 
 
 _POW_CONSTS = {"BLOCK_SIZE": 256}
@@ -605,6 +614,19 @@ def _model_op_cases() -> list[KernelCase]:
         _rows_case("mean_rows_backward",
                    lambda a: {"dx_ptr": (a["dy_ptr"].float()[:, None] / a["n_cols"])
                               .expand(a["dx_ptr"].shape).to(a["dx_ptr"].dtype)}, True),
+        KernelCase(id="cumsum_rows_forward", file="kernels_rs/cumsum.rs", kernel="cumsum_rows_forward",
+                   consts=_ROWS_CONSTS, dtypes=(torch.float32, torch.float16), make_args=_cumsum_args,
+                   grid=lambda args: (_ROWS[0],),
+                   reference=lambda a: {"y_ptr": a["x_ptr"].double().cumsum(1).to(a["y_ptr"].dtype)},
+                   # running sums of up to 150 unit normals (|y| up to ~25), rounded to f16 once
+                   atol={torch.float32: 1e-4, torch.float16: 2e-2}, rtol={torch.float32: 1e-5, torch.float16: 1e-3}),
+        KernelCase(id="cumsum_rows_backward", file="kernels_rs/cumsum.rs", kernel="cumsum_rows_backward",
+                   consts=_ROWS_CONSTS, dtypes=(torch.float32, torch.float16),
+                   make_args=lambda d, g: {"dy_ptr": (a := _cumsum_args(d, g))["x_ptr"], "dx_ptr": a["y_ptr"],
+                                           "n_cols": a["n_cols"]},
+                   grid=lambda args: (_ROWS[0],),
+                   reference=lambda a: {"dx_ptr": a["dy_ptr"].double().flip(1).cumsum(1).flip(1).to(a["dx_ptr"].dtype)},
+                   atol={torch.float32: 1e-4, torch.float16: 2e-2}, rtol={torch.float32: 1e-5, torch.float16: 1e-3}),
         _flat_case("pow_scalar_forward", _flat_args("x_ptr", "y_ptr", exponent=3.0), _pow_fwd_ref),
         _flat_case("pow_scalar_backward", _flat_args("dy_ptr", "x_ptr", "dx_ptr", exponent=2.0), _pow_bwd_ref),
         _flat_case("rsqrt_forward", _flat_args("x_ptr", "y_ptr", positive=True), _rsqrt_fwd_ref),

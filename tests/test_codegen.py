@@ -210,8 +210,8 @@ ACT = {"file": "kernels_rs/activations.rs", "target": "cuda:90", "dtypes": {"D":
        "consts": {"BLOCK_SIZE": 256}, "count": F64}
 
 
-BF16_ACTIVATIONS = ["softplus_forward", "logsigmoid_forward", "mish_forward", "gelu_tanh_forward", "elu_forward",
-                    "celu_forward"]
+BF16_ACTIVATIONS = ["softplus_forward", "logsigmoid_forward", "mish_forward", "gelu_tanh_forward", "gelu_erf_forward",
+                    "elu_forward", "celu_forward"]
 
 
 @pytest.fixture(scope="module")

@@ -69,8 +69,11 @@ def test_bmm_output_shape_and_refusals():
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
-def test_embedding_forward_and_table_gradient(dtype):
-    op = embedding.EmbeddingForward(BLOCK_N=16, BLOCK_D=32)
+@pytest.mark.parametrize("padding_idx", [-1, 7, 0])
+def test_embedding_forward_and_table_gradient(dtype, padding_idx):
+    """A padding row (`nn.Embedding(padding_idx=..)`; -1: none) is read as any other and gets no
+    gradient, as torch's; 7 is also the repeated index."""
+    op = embedding.Embedding.new(16, 32, padding_idx)
     w = _randn(50, 45, dtype=dtype, seed=3)
     idx = torch.randint(0, 50, (3, 23), generator=torch.Generator().manual_seed(4))
     idx[0, :6] = 7  # repeated: the gradients of one row add up
@@ -81,12 +84,15 @@ def test_embedding_forward_and_table_gradient(dtype):
     dy = torch.randn(out.shape, generator=torch.Generator().manual_seed(5)).to(DEVICE)
     (gw,) = torch.autograd.grad(out, [w], dy.to(dtype))
     w_ref = w.detach().float().requires_grad_()
-    (rw,) = torch.autograd.grad(F.embedding(idx, w_ref), [w_ref], dy)
+    (rw,) = torch.autograd.grad(F.embedding(idx, w_ref, padding_idx=None if padding_idx < 0 else padding_idx),
+                                [w_ref], dy)
     assert_matches("embedding: dweight", gw.float(), rw, **TOL[dtype])
+    if padding_idx >= 0:
+        assert not gw[padding_idx].any() and (padding_idx != 7 or rw[7].eq(0).all())
 
 
 def test_embedding_reads_no_row_outside_the_table():
-    op = embedding.EmbeddingForward(BLOCK_N=16, BLOCK_D=32)
+    op = embedding.Embedding.new(16, 32, -1)
     w = torch.randn(10, 8, device=DEVICE)
     idx = torch.tensor([0, 9, 10, -1, 3], device=DEVICE)
     out = op.apply(w, idx)

@@ -35,6 +35,9 @@ MOVES = frozenset({
     # (a range of integers, made: position ids; a tensor padded with a constant: a loss's shifted labels;
     # a triangle of a tensor kept, the rest zeroed: a causal mask made of a constant)
     "aten.arange", "aten.constant_pad_nd", "aten.triu", "aten.tril",
+    # (a tensor's order along dimensions reversed: a cumulative sum's gradient; a dtype conversion
+    # as PyTorch's primitives write it: Gemma's norm)
+    "aten.flip", "prims.convert_element_type",
     # (a slice's gradient: the output's gradient copied into zeros)
     "aten.slice_backward",
 })

@@ -5,10 +5,13 @@
 `i64` row numbers (any shape, read in order), `y` dense `[n_idx, dim]`. An index outside
 `0..n_embeddings` reads zeros and receives no gradient (the kernels never address outside
 the table). The backward adds each row of `dy` into the row of `dweight` it was read from,
-atomically, as several indices may name one row: `dweight` must start zeroed.
+atomically, as several indices may name one row: `dweight` must start zeroed. The row
+`padding_idx` (a padding token's, as torch's `nn.Embedding(padding_idx=..)`; -1: none) is read
+as any other and receives no gradient.
 """
 
 import math
+import typing
 
 import triton
 import triton.language as tl
@@ -55,10 +58,11 @@ def embedding_backward(
     n_idx,
     dim,
     n_embeddings,
+    padding_idx,
     BLOCK_N: tl.constexpr,
     BLOCK_D: tl.constexpr,
 ):
-    """`dweight[idx[i], :] += dy[i, :]`, atomically.
+    """`dweight[idx[i], :] += dy[i, :]`, atomically, but for the row `padding_idx`.
 
     Grid: as the forward's.
     """
@@ -70,20 +74,45 @@ def embedding_backward(
     cols = tl.expand_dims(tl.program_id(1) * BLOCK_D + tl.arange(0, BLOCK_D), 0)
     in_mask = tl.expand_dims(item_ok, 1) & (cols < dim)
     dy = tl.load(dy_ptr + (tl.expand_dims(items, 1) * dim + cols), mask=in_mask)
-    row_ok = tl.expand_dims(item_ok & (idx >= 0) & (idx < n_embeddings), 1)
+    row_ok = tl.expand_dims(
+        item_ok & (idx >= 0) & (idx < n_embeddings) & (idx != padding_idx), 1
+    )
     tl.atomic_add(
         dw_ptr + (tl.expand_dims(idx, 1) * dim + cols), dy, mask=row_ok & (cols < dim)
     )
 
 
 # Host logic: teenygrad's `impl RuntimeOp`s, translated (rs2triton.runtime.ops).
-class EmbeddingForwardOp(RuntimeOp):
+class Embedding(RuntimeOp):
     """An embedding as teenygrad's executor runs it, in `aten.embedding`'s order: two inputs, the
     table `weight: [n_embeddings, dim]` and the indices (`i64`, any shape); the output is the
     indices' shape and `dim`. Training: the backward writes the table's gradient (the indices
-    have none).
+    have none), but for the row `padding_idx` (-1: none).
 
-    teenygrad's `impl RuntimeOp for EmbeddingForward` (kernels_rs/embedding.rs, line 80), translated."""
+    teenygrad's `impl RuntimeOp for Embedding` (kernels_rs/embedding.rs, line 99), translated."""
+
+    RUST_NAME = "Embedding"
+    FIELDS: typing.ClassVar[dict[str, str]] = {
+        "fwd": "kernel:EmbeddingForward",
+        "bwd": "kernel:EmbeddingBackward",
+        "padding_idx": "i32",
+    }
+    TYPE_PARAMS = ("D",)
+
+    @classmethod
+    def new(cls, block_n, block_d, padding_idx, *, D=None):
+        return cls(
+            fwd=EmbeddingForward.new(block_n, block_d),
+            bwd=EmbeddingBackward.new(block_n, block_d),
+            padding_idx=padding_idx,
+            D=D,
+        )
+
+    def forward_kernel(self):
+        return self.fwd
+
+    def backward_kernel(self):
+        return self.bwd
 
     def n_activation_inputs(self):
         return 2
@@ -120,8 +149,8 @@ class EmbeddingForwardOp(RuntimeOp):
             math.prod(subslice(output_shape, None, as_usize(len(output_shape) - 1)))
         )
         return (
-            as_u32(usize.div_ceil(n_idx, as_usize(self.block_n))),
-            as_u32(usize.div_ceil(dim, as_usize(self.block_d))),
+            as_u32(usize.div_ceil(n_idx, as_usize(self.fwd.block_n))),
+            as_u32(usize.div_ceil(dim, as_usize(self.fwd.block_d))),
             1,
         )
 
@@ -139,7 +168,7 @@ class EmbeddingForwardOp(RuntimeOp):
         grad_inputs,
         grad_params,
     ):
-        """`embedding_backward(dy, idx, dweight, n_idx, dim, n_embeddings)`."""
+        """`embedding_backward(dy, idx, dweight, n_idx, dim, n_embeddings, padding_idx)`."""
         visitor = ArgVisitor()
         w_shape = inputs[0].shape
         t = inputs[1]
@@ -150,6 +179,7 @@ class EmbeddingForwardOp(RuntimeOp):
         visitor.visit_i32(as_i32(n_idx))
         visitor.visit_i32(as_i32(w_shape[1]))
         visitor.visit_i32(as_i32(w_shape[0]))
+        visitor.visit_i32(self.padding_idx)
         return visitor
 
     def backward_grid(self, input_shapes, output_shape):
@@ -172,7 +202,6 @@ EmbeddingForward = Launcher(
     dtypes={"D": "f32, f64, f16, bf16"},
     backward="EmbeddingBackward",
     facts={"stores": ["y_ptr"], "bounds": {"idx_ptr": ["n_idx"]}},
-    op=EmbeddingForwardOp,
 )
 
 EmbeddingBackward = Launcher(
@@ -185,6 +214,7 @@ EmbeddingBackward = Launcher(
         "n_idx": "i32",
         "dim": "i32",
         "n_embeddings": "i32",
+        "padding_idx": "i32",
     },
     consts={"BLOCK_N": "i32", "BLOCK_D": "i32"},
     dtypes={"D": "f32, f64, f16, bf16"},
@@ -197,5 +227,5 @@ EmbeddingBackward = Launcher(
 locate(
     globals(),
     "kernels_rs/embedding.rs",
-    "20:22*16,35,36,37,38;41:39,40,41,42,43,44,45;50:52*15,65,66,67,68;70:69,70,71,72,73*3;80:80;88:81,82;91:85,86;94:89,90,91*2,92,93,94;102:97*2,106,107,108*2,109,110,111,112,113,114,115;117:118,119,120*3,121*5;128:125,126;131:131*11;143:131,143,144,145,146,147,148,149,150,151;155:155,156;160:22*17;178:52*15",
+    "23:24*16,37,38,39,40;44:41,42,43,44,45,46,47;53:54*16,68,69,70,71;74:72,73,74,75*3,76*3;86:99;102:90*2,91*6;117:100,101;120:104,105;123:108,109,110*2,111,112,113;131:116*2,125,126,127*2,128,129,130,131,132,133,134;146:137,138,139*3,140*5;157:144,145;160:150*11;172:150,162,163,164,165,166,167,168,169,170,171;185:175,176;190:24*16;207:54*16",
 )
