@@ -205,8 +205,9 @@ class _LazyFunction:
 def _make_function() -> type[Any]:
     torch = _torch()
 
-    # (a base that is an attribute of a local is a name mypy cannot resolve; torch is Any to it anyway)
-    class NodeFunction(torch.autograd.Function):  # type: ignore[name-defined]
+    # (torch is Any to mypy, follow_imports = skip: a base it cannot resolve, name-defined, and under
+    # --strict a subclass of Any, misc; unused-ignore: the project's config does not check the latter yet)
+    class NodeFunction(torch.autograd.Function):  # type: ignore[name-defined, misc, unused-ignore]
         """One node run on a teenygrad op: its backward is the op's own backward kernels."""
 
         @staticmethod

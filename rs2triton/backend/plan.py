@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeAlias
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
 from rs2triton.runtime.torch_mapping import Count, Cover, Dim, Entry, Exact, Present, Rule, Value
 from rs2triton.runtime.values import _torch
@@ -155,6 +155,11 @@ class Plan:
     notes: tuple[str, ...] = ()
     bias: Arg | None = None  # the entry's bias, given: added on torch after the kernel
     keep_nan: bool = False  # the kernel drops NaN (a maximum, as Rust's f32::max): put back where an input has one
+    # (found by backend/aten.py at the plan's first backward node: why its backward cannot run on
+    # the stand-ins the node makes, None where it can, False until looked at; whether the forward
+    # runs again in the backward, None until looked at)
+    _stand_in_problem: str | Literal[False] | None = field(default=False, init=False, repr=False, compare=False)
+    _forward_again: bool | None = field(default=None, init=False, repr=False, compare=False)
 
     def tensors(self, args: Args) -> list[Tensor]:
         """The call's tensors the op takes, inputs then the parameters that are given (then the
