@@ -8,7 +8,8 @@ each graph as one Python function per shape set, ``plan.py`` plans one call (op,
 generics, views, pads, or why not), ``runtime/torch_mapping.py`` is the mapping (data, one row
 per operation, with the ATen operators it computes), ``tree.py`` finds a tree's ops and loads
 them when asked, ``report.py`` counts what ran, ``functional.py`` is the same ops with torch's
-signatures. See ``docs/torch-backend.md``.
+signatures, ``protocols.py`` is the backend as the modules it imports type it. See
+``docs/torch-backend.md``.
 """
 
 from __future__ import annotations

@@ -23,7 +23,7 @@ from rs2triton.runtime.torch_mapping import Aten, Entry, OnesRow, Sized, Table, 
 from rs2triton.runtime.values import _torch
 
 if TYPE_CHECKING:
-    from rs2triton.backend.compiler import Backend
+    from rs2triton.backend.protocols import BackendView
     from rs2triton.backend.wrapper import GraphWrapper, Recorded
 
 # What a row argument is of an ATen call (:class:`Aten`'s ``args``): an argument's name, or a
@@ -189,7 +189,7 @@ class _NodeRun:
     made the first candidate row's call that its op takes, planned (once per shape) and run on
     the op — or on torch, with the reason."""
 
-    def __init__(self, backend: Backend, candidates: list[tuple[Entry, Aten]], node: Any, direction: str) -> None:
+    def __init__(self, backend: BackendView, candidates: list[tuple[Entry, Aten]], node: Any, direction: str) -> None:
         schema = node.target._schema
         self.backend, self.candidates, self.direction = backend, candidates, direction
         self.entry, self.aten = candidates[0]
@@ -352,7 +352,7 @@ def _reads(plan: Plan, inputs: tuple[Tensor, ...], params: tuple[Tensor, ...], o
     return None
 
 
-def _fallback_call(backend: Backend, node: Any, operation: str, reason: str) -> Callable[..., Any]:
+def _fallback_call(backend: BackendView, node: Any, operation: str, reason: str) -> Callable[..., Any]:
     original, report = node.target, backend._report
 
     def call(*args: Any, **kwargs: Any) -> Any:
@@ -404,7 +404,7 @@ def _sums_over_leading(gm: Any) -> None:
     gm.graph.lint()
 
 
-def compile_graph(backend: Backend, gm: Any, direction: str, graph_id: int) -> GraphWrapper:
+def compile_graph(backend: BackendView, gm: Any, direction: str, graph_id: int) -> GraphWrapper:
     """``gm`` (an ATen graph of AOTAutograd's: the forward, or the backward) rewritten to run
     the rows' ops: its callable (boxed by the caller)."""
     torch = _torch()

@@ -26,8 +26,8 @@ from typing import TYPE_CHECKING, Any
 from rs2triton.backend.plan import Args, Fallback, Plan, StrictFallback, Tensor, _strict, make_plan
 
 if TYPE_CHECKING:
+    from rs2triton.backend.protocols import Folds
     from rs2triton.backend.tree import Tree
-    from rs2triton.backend.wrapper import GraphWrapper
 
 __all__ = ["Backend", "StrictFallback", "register"]
 from rs2triton.backend.report import Report
@@ -84,7 +84,7 @@ class Backend:
         self._signatures = {e.name: _signature(e.schema) for e in table}
         self._aten = aten_index(table)
         self._breaks = _graph_breaks()  # (Dynamo's count when the report started)
-        self._wrappers: weakref.WeakSet[GraphWrapper] = weakref.WeakSet()  # the graphs' wrappers (backend/wrapper.py): their calls
+        self._wrappers: weakref.WeakSet[Folds] = weakref.WeakSet()  # the graphs' wrappers (backend/wrapper.py): their calls
         # are counted in the report when it is read
         self._graphs = 0
         self.functional = Functional(self)

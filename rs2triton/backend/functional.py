@@ -17,11 +17,11 @@ from rs2triton.backend.plan import Tensor, _reference
 from rs2triton.runtime.torch_mapping import Entry
 
 if TYPE_CHECKING:
-    from rs2triton.backend.compiler import Backend
+    from rs2triton.backend.protocols import BackendView
 
 
 class Functional:
-    def __init__(self, backend: Backend) -> None:
+    def __init__(self, backend: BackendView) -> None:
         self._backend = backend
         self._entries = {e.name: e for e in backend.table}
         self._funcs: dict[str, Any] = {}

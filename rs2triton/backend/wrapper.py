@@ -19,17 +19,16 @@ from __future__ import annotations
 import math
 import operator
 import weakref
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, TypeAlias
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeAlias
 
 from rs2triton.backend.plan import Arg, Args, Plan, Tensor, nan_mask
-from rs2triton.runtime.torch_mapping import OnesRow, Transposed
+from rs2triton.runtime.torch_mapping import Aten, Entry, OnesRow, Transposed
 from rs2triton.runtime.values import _torch
 
 if TYPE_CHECKING:
-    from rs2triton.backend.aten import _NodeRun
-    from rs2triton.backend.compiler import Backend
+    from rs2triton.backend.protocols import BackendView
     from rs2triton.backend.report import Report
 
 # One kernel argument of a generated launch: (kind, index or value), see FastNode's and BackwardNode's ``args``
@@ -68,7 +67,7 @@ def taken_args(plan: Plan) -> list[Arg]:
     return [a for a in [*plan.inputs, *plan.params] if a is not None]
 
 
-def fast_node(run: _NodeRun, plan: Plan, bound: Args) -> tuple[FastNode | None, Tensor]:
+def fast_node(run: NodeRun, plan: Plan, bound: Args) -> tuple[FastNode | None, Tensor]:
     """Runs one forward node's plan as ``plan.forward`` does (every check included), and returns
     what the generated code needs to do it again (None where the node is not one launch of a
     plain output) with the output."""
@@ -153,7 +152,7 @@ class BackwardNode:
     record: Record
 
 
-def backward_node(run: _NodeRun, plan: Plan, bound: Args, given: Args) -> BackwardNode | None:
+def backward_node(run: NodeRun, plan: Plan, bound: Args, given: Args) -> BackwardNode | None:
     """What the generated code needs to run a gradient node again: only the plain case (one
     launch, one gradient returned, no view, pad, broadcast, bias or parameter made here: the
     rest stays a call of the node)."""
@@ -219,10 +218,21 @@ class Variant:
 Recorded: TypeAlias = FastNode | BackwardNode | tuple[str, str, Callable[..., Any]]
 
 
+class NodeRun(Protocol):
+    """What one mapped node runs (``aten._NodeRun``), as this module reads it."""
+
+    entry: Entry  # the row that took the call
+    aten: Aten  # how that row maps the node's ATen operator
+    direction: str  # "forward" | "backward"
+    names: list[str]  # the ATen schema's argument names
+    defaults: dict[str, Any]  # its defaults
+    recorder: dict[str, Recorded] | None  # (set while a shape set is recorded)
+
+
 class GraphWrapper:
     """The callable of a rewritten graph: a generated function per shape set (see the module)."""
 
-    def __init__(self, backend: Backend, gm: Any, runs: dict[str, _NodeRun]) -> None:
+    def __init__(self, backend: BackendView, gm: Any, runs: Mapping[str, NodeRun]) -> None:
         self.backend = backend
         self.gm = gm
         self.runs = runs  # node name -> its _NodeRun (the mapped nodes)
@@ -317,7 +327,7 @@ class GraphWrapper:
         return Variant(consts["call"], source, records, fallbacks, calls)
 
     @staticmethod
-    def _emit_backward(spec: BackwardNode, run: _NodeRun, node: Any, var: str, expr: Callable[[Any], str],
+    def _emit_backward(spec: BackwardNode, run: NodeRun, node: Any, var: str, expr: Callable[[Any], str],
                        const: Callable[[Any], str]) -> list[str]:
         """The lines of one gradient node: its tensors as the op's backward takes them, zeroed
         gradient buffers, the launch, the input's gradient."""
@@ -367,7 +377,7 @@ class GraphWrapper:
         return lines
 
     @staticmethod
-    def _emit(spec: FastNode, run: _NodeRun, node: Any, var: str, expr: Callable[[Any], str],
+    def _emit(spec: FastNode, run: NodeRun, node: Any, var: str, expr: Callable[[Any], str],
               const: Callable[[Any], str]) -> list[str]:
         """The lines of one fast node: its inputs as the op takes them, the output, the launch."""
         given = dict(run.defaults)
