@@ -30,6 +30,7 @@ from rs2triton.runtime.values import _torch
 if TYPE_CHECKING:
     from rs2triton.backend.protocols import BackendView
     from rs2triton.backend.report import Report
+    from rs2triton.runtime.launcher import Configured
 
 # One kernel argument of a generated launch: (kind, index or value), see FastNode's and BackwardNode's ``args``
 Slot: TypeAlias = tuple[str, Any]
@@ -48,7 +49,7 @@ GENERATE = True  # False: every call runs node by node (what benchmarks/bench_ba
 class FastNode:
     """A forward node as the generated code runs it: its op's one launch."""
 
-    kernel: Any  # the configured kernel (``op.forward_kernel()``)
+    kernel: Configured  # the configured kernel (``op.forward_kernel()``)
     grid: tuple[int, ...]
     args: list[Slot]  # per kernel argument: ("in", i) | ("param", j) | ("out", None) | ("const", value)
     inputs: list[Source]  # per op input and parameter: ("arg", row argument, expand, view) | ("const", tensor)
@@ -138,7 +139,7 @@ class BackwardNode:
     """A gradient node as the generated code runs it: its op's one backward launch, into zeroed
     gradient buffers, the input's gradient returned."""
 
-    kernel: Any  # the configured backward kernel
+    kernel: Configured  # the configured backward kernel (``op.backward_kernel()``)
     grid: tuple[int, ...]
     args: list[Slot]  # per kernel argument: ("in", i) | ("param", j) | ("out", None) | ("dy", None) | ("gin", i) |
     #             ("gparam", j) | ("const", value)
