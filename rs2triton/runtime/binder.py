@@ -24,16 +24,13 @@ from __future__ import annotations
 
 import keyword
 import struct
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from rs2triton.rust.types import SCALARS, TORCH_DTYPES, Class
 
 if TYPE_CHECKING:
-    from rs2triton.runtime.launcher import Launcher
-
-# A launch of one grid: the launch's arguments in, what Triton's launch gives out
-Launch = Callable[..., Any]
+    from rs2triton.runtime.protocols import Kernel, Launch
 
 
 class _Missing:
@@ -51,7 +48,7 @@ _PACK_CODES = {(-2 ** 7, 2 ** 7 - 1): "b", (0, 2 ** 8 - 1): "B", (-2 ** 15, 2 **
                (0, 2 ** 64 - 1): "Q"}
 
 
-def make_binder(launcher: Launcher, fn: Any, keywords: dict[str, object],
+def make_binder(launcher: Kernel, fn: Any, keywords: Mapping[str, object],
                 slow: Callable[[tuple[int, ...], tuple[object, ...], dict[str, object]], Any],
                 on_error: Callable[[Exception], Exception | None]) -> Callable[[tuple[int, ...]], Launch] | None:
     """The fast check-and-launch functions of ``launcher``: ``make(grid)`` gives the function

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from rs2triton.rust.types import SCALARS, TORCH_DTYPES, Class
 
 if TYPE_CHECKING:
-    from rs2triton.runtime.launcher import Configured, Launcher
+    from rs2triton.runtime.protocols import Kernel, Scalar
 
 RUN_EXTRA = "pip install 'rs2triton[run]'"
 
@@ -62,15 +62,13 @@ _INTERPRETER_WRONG = {
 }
 
 
-def interpreter_dtype_problem(launcher: Launcher | Configured, dtype: object) -> str | None:
+def interpreter_dtype_problem(launcher: Kernel, dtype: object) -> str | None:
     """Why ``launcher`` (a kernel's launcher, or one of its configured kernels) cannot be trusted
     with tensors of torch ``dtype`` on Triton's interpreter, or None: the reason where the
     interpreter computes what the kernel does in that dtype wrongly (bfloat16 in any kernel,
     float64 in one that uses ``tl.dot``), None where it does not, or where the launcher runs
     compiled. Nothing is launched: the torch backend asks it to fall back before a launch."""
-    from rs2triton.runtime.launcher import Configured  # (loaded by now: it imports this module)
-
-    kernel = launcher.launcher if isinstance(launcher, Configured) else launcher
+    kernel: Kernel = getattr(launcher, "launcher", launcher)  # (a configured kernel's launcher)
     if not getattr(kernel, "interpreted", False):
         return None
     wrong = _INTERPRETER_WRONG.get(rust_dtype_of(dtype) or "")
@@ -84,7 +82,7 @@ def _type_name(value: object) -> str:
     return type(value).__name__
 
 
-def check_scalar(rust_type: str, value: object, what: str) -> bool | int | float:
+def check_scalar(rust_type: str, value: object, what: str) -> Scalar:
     """``value`` converted for a Rust scalar type, or a TypeError/ValueError about ``what``.
 
     Integers must be ints in range (never silently widened), floats take ints
