@@ -6,7 +6,8 @@ through ``apply``: those modules take launchers, configured kernels and ops, yet
 modules that define them (no import cycle, not even one for type checkers:
 ``tests/test_architecture.py``). They name them by these protocols instead, which
 :class:`~rs2triton.runtime.launcher.Launcher`, :class:`~rs2triton.runtime.launcher.Configured` and
-:class:`~rs2triton.runtime.ops.RuntimeOp` meet (mypy checks it where one is passed as one).
+:class:`~rs2triton.runtime.ops.RuntimeOp` meet (mypy checks it where one is passed as one). The
+types the runtime's modules share (a scalar value, a shape, a grid, a kernel's facts) are here too.
 Imported under ``TYPE_CHECKING`` only: nothing loads this module at run time.
 """
 
