@@ -8,14 +8,23 @@ each graph as one Python function per shape set, ``plan.py`` plans one call (op,
 generics, views, pads, or why not), ``runtime/torch_mapping.py`` is the mapping (data, one row
 per operation, with the ATen operators it computes), ``tree.py`` finds a tree's ops and loads
 them when asked, ``report.py`` counts what ran, ``functional.py`` is the same ops with torch's
-signatures. See ``docs/torch-backend.md``.
+signatures, ``protocols.py`` is the backend as the modules it imports type it. See
+``docs/torch-backend.md``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
-def torch_backend(kernels, *, name: str = "teenygrad", strict: bool = False, register: bool = True, features=None,
-                  default_features: bool = True, interpret=None):
+if TYPE_CHECKING:
+    from rs2triton.backend.compiler import Backend
+    from rs2triton.backend.tree import KernelPaths
+
+
+def torch_backend(kernels: KernelPaths, *, name: str = "teenygrad", strict: bool = False, register: bool = True,
+                  features: Iterable[str] | None = None, default_features: bool = True,
+                  interpret: bool | None = None) -> Backend:
     """The teenygrad backend over the ops of ``kernels`` (a folder of ``.rs`` files, one file, or a
     list of them), transpiled through the cache and loaded (``features``/``default_features``:
     what ``#[cfg(feature = ...)]`` sees, as for :func:`rs2triton.load`; teeny-kernels' defaults

@@ -13,12 +13,22 @@ in-place updates, views and dynamic shapes are torch's own.
 
 from __future__ import annotations
 
+import inspect
 import logging
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeAlias
 
-from rs2triton.backend.plan import Fallback, _same, _strict
+from rs2triton.backend.plan import Args, Fallback, Plan, Tensor, _same, _strict
 from rs2triton.runtime.torch_mapping import Aten, Entry, OnesRow, Sized, Table, Transposed
 from rs2triton.runtime.values import _torch
+
+if TYPE_CHECKING:
+    from rs2triton.backend.protocols import BackendView
+    from rs2triton.backend.wrapper import GraphWrapper, Recorded
+
+# What a row argument is of an ATen call (:class:`Aten`'s ``args``): an argument's name, or a
+# tensor made of one
+ArgExpr: TypeAlias = str | Transposed | OnesRow | Sized | Table
 
 log = logging.getLogger("rs2triton.backend")
 
@@ -43,10 +53,10 @@ MOVES = frozenset({
 })
 
 
-_OWN: dict = {}
+_OWN: dict[Any, Callable[..., Any]] = {}  # an ATen overload -> its decomposition
 
 
-def own_decompositions() -> dict:
+def own_decompositions() -> dict[Any, Callable[..., Any]]:
     """Backward operators that take a tensor the forward makes only for them, made operators that
     do not: ``max_pool2d_with_indices_backward`` takes the forward's indices, so the partitioner
     saves them and the forward must compute them, which a teenygrad pooling op does not; it is
@@ -60,7 +70,8 @@ def own_decompositions() -> dict:
         schema = ("(Tensor grad_output, Tensor self, Tensor output, int[2] kernel_size, int[2] stride, "
                   "int[2] padding, int[2] dilation, bool ceil_mode) -> Tensor")
 
-        def impl(grad_output, self, output, kernel_size, stride, padding, dilation, ceil_mode):
+        def impl(grad_output: Tensor, self: Tensor, output: Tensor, kernel_size: list[int], stride: list[int],
+                 padding: list[int], dilation: list[int], ceil_mode: bool) -> Tensor:
             indices = aten.max_pool2d_with_indices(self, kernel_size, stride, padding, dilation, ceil_mode)[1]
             return aten.max_pool2d_with_indices_backward(grad_output, self, kernel_size, stride, padding, dilation,
                                                          ceil_mode, indices)
@@ -68,7 +79,8 @@ def own_decompositions() -> dict:
         op = torch.library.custom_op("rs2triton_aot::max_pool2d_backward", impl, mutates_args=(), schema=schema)
         op.register_fake(lambda grad_output, self, *rest: torch.empty_like(self))
 
-        def decomposed(grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices):
+        def decomposed(grad_output: Tensor, self: Tensor, kernel_size: list[int], stride: list[int],
+                       padding: list[int], dilation: list[int], ceil_mode: bool, indices: Tensor) -> Tensor:
             output = aten.max_pool2d_with_indices(self, kernel_size, stride, padding, dilation, ceil_mode)[0]
             return torch.ops.rs2triton_aot.max_pool2d_backward(grad_output, self, output, kernel_size, stride,
                                                                padding, dilation, ceil_mode)
@@ -88,7 +100,7 @@ def aten_index(table: tuple[Entry, ...]) -> dict[str, list[tuple[Entry, Aten]]]:
     return index
 
 
-def _describe(node) -> str:
+def _describe(node: Any) -> str:
     """What a report calls a node no row maps: the torch operation it came from, where Dynamo
     recorded one (``Tensor.cumsum``, ``torch.nn.functional.dropout``), else its ATen operator."""
     stack = node.meta.get("source_fn_stack") or ()
@@ -102,7 +114,7 @@ def _describe(node) -> str:
     return str(node.target)
 
 
-def _describe_target(target) -> str:
+def _describe_target(target: object) -> str:
     """What a report calls a torch callable: ``torch.nn.functional.dropout``, ``torch.cumsum``."""
     module = getattr(target, "__module__", None) or ("operator" if type(target).__name__ == "builtin_function_or_method"
                                                       else "")
@@ -114,7 +126,7 @@ def _describe_target(target) -> str:
     return f"{module}.{name}" if module else name
 
 
-def _no_float(node) -> bool:
+def _no_float(node: Any) -> bool:
     """Whether the node reads and makes no floating-point tensor: logic on masks and indices
     (a padding mask's ``le``, ``bitwise_and``, ``any``, an ``index`` of a bool tensor). The ops
     compute on floating-point data (``D: Float``), which this is not: it runs on torch and is no
@@ -130,11 +142,11 @@ def _no_float(node) -> bool:
         t.is_floating_point() or t.is_complex() for t in tensors)
 
 
-def _is_move(target) -> bool:
+def _is_move(target: object) -> bool:
     return bool(getattr(target, "is_view", False)) or str(getattr(target, "overloadpacket", "")) in MOVES
 
 
-def _value(expr, given: dict):
+def _value(expr: ArgExpr, given: Args) -> Any:
     """A row argument from the ATen call (see :class:`Aten`)."""
     torch = _torch()
     if isinstance(expr, Transposed):
@@ -156,7 +168,7 @@ def _value(expr, given: dict):
     return given[expr]
 
 
-def _channels_last(value) -> bool:
+def _channels_last(value: Any) -> bool:
     """Whether torch's output (the node's fake value) is a channels-last image, not a contiguous one."""
     torch = _torch()
     if isinstance(value, (list, tuple)):
@@ -169,7 +181,7 @@ def _channels_last(value) -> bool:
         return False
 
 
-def _other_outputs_used(node) -> bool:
+def _other_outputs_used(node: Any) -> bool:
     import operator
 
     return any(not (u.target is operator.getitem and u.args[1] == 0) for u in node.users)
@@ -180,7 +192,7 @@ class _NodeRun:
     made the first candidate row's call that its op takes, planned (once per shape) and run on
     the op — or on torch, with the reason."""
 
-    def __init__(self, backend, candidates: list[tuple[Entry, Aten]], node, direction: str):
+    def __init__(self, backend: BackendView, candidates: list[tuple[Entry, Aten]], node: Any, direction: str) -> None:
         schema = node.target._schema
         self.backend, self.candidates, self.direction = backend, candidates, direction
         self.entry, self.aten = candidates[0]
@@ -189,12 +201,12 @@ class _NodeRun:
         self.names = [a.name for a in schema.arguments]
         self.defaults = {a.name: a.default_value for a in schema.arguments if a.has_default_value()}
         self.other_outputs_used = _other_outputs_used(node)
-        self.recorder: dict | None = None  # (set while the graph's wrapper records a shape set: wrapper.py)
+        self.recorder: dict[str, Recorded] | None = None  # (set while the graph's wrapper records a shape set: wrapper.py)
         self.val = node.meta.get("val")
         self.made: set[str] = set()  # (row arguments made for the call: stand-ins the op must not read)
 
     @property
-    def signature(self):
+    def signature(self) -> inspect.Signature:
         return self.backend._signatures[self.entry.name]
 
     @property
@@ -205,7 +217,7 @@ class _NodeRun:
     def channels_last(self) -> bool:
         return not self.aten.grad and _channels_last(self.val)
 
-    def row_args(self, given: dict) -> dict:
+    def row_args(self, given: Args) -> Args:
         aten = self.aten
         for key, want in aten.require.items():
             if not _same(given.get(key), want):
@@ -226,10 +238,10 @@ class _NodeRun:
         bound.apply_defaults()
         return dict(bound.arguments)
 
-    def __call__(self, *args, **kwargs):
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
         backend = self.backend
         given = self.defaults | dict(zip(self.names, args, strict=False)) | kwargs
-        reasons = []
+        reasons: list[str] = []
         for entry, aten in self.candidates:
             self.entry, self.aten = entry, aten
             try:
@@ -241,7 +253,7 @@ class _NodeRun:
                 plan = backend.plan(self.entry, bound, backward)
                 result = self._backward(plan, bound, given) if backward else self._forward(plan, bound)
                 # (a backward that runs the forward again, or reads a stand-in made here, stays a call)
-                if backward and self.recorder is not None and not plan.__dict__.get("_forward_again") \
+                if backward and self.recorder is not None and not plan._forward_again \
                         and not self.made:
                     from rs2triton.backend.wrapper import backward_node
 
@@ -262,7 +274,7 @@ class _NodeRun:
             self.recorder[self.node_name] = (self.entry.name, reason, self.original)
         return self.original(*args, **kwargs)
 
-    def _forward(self, plan, bound: dict):
+    def _forward(self, plan: Plan, bound: Args) -> Any:
         if self.channels_last:  # (the op's output is dense row-major; torch's keeps the input's memory format)
             out = plan.forward(plan.tensors(bound))[0]
             out = out.contiguous(memory_format=_torch().channels_last)
@@ -276,7 +288,7 @@ class _NodeRun:
             out = plan.forward(plan.tensors(bound))[0]
         return (out,) + (None,) * (self.aten.outputs - 1) if self.aten.outputs > 1 else out
 
-    def _backward(self, plan, bound: dict, given: dict):
+    def _backward(self, plan: Plan, bound: Args, given: Args) -> Any:
         torch = _torch()
         aten = self.aten
         tensors = plan.tensors(bound)
@@ -292,13 +304,13 @@ class _NodeRun:
         stand_ins += tuple(t for a, t in zip([a for a in [*plan.inputs, *plan.params] if a is not None],
                                              [*inputs, *params], strict=True) if a.name in self.made)
         if stand_ins:
-            problem = plan.__dict__.get("_stand_in_problem", False)
+            problem = plan._stand_in_problem
             if problem is False:
                 problem = plan._stand_in_problem = _reads(plan, inputs, params, out, dy, stand_ins)
             if problem:
                 raise Fallback(problem)
         if not aten.output:  # (an operator given the input, not the output: silu_backward, gelu_backward)
-            again = plan.__dict__.get("_forward_again")
+            again = plan._forward_again
             if again is None:
                 again = plan._forward_again = _reads(plan, inputs, params, out, dy, (out,)) is not None
                 if again and aten.from_output:
@@ -321,7 +333,8 @@ class _NodeRun:
         return got[0] if len(got) == 1 else got
 
 
-def _reads(plan, inputs, params, output, dy, stand_ins) -> str | None:
+def _reads(plan: Plan, inputs: tuple[Tensor, ...], params: tuple[Tensor, ...], output: Tensor, dy: Tensor,
+           stand_ins: tuple[Tensor, ...]) -> str | None:
     """Why the op's backward cannot run on these stand-ins: where its ``pack_backward_args`` hands
     one to a kernel (the backward would read a tensor the ATen operator was not given)."""
     from rs2triton.runtime import apply
@@ -342,10 +355,10 @@ def _reads(plan, inputs, params, output, dy, stand_ins) -> str | None:
     return None
 
 
-def _fallback_call(backend, node, operation: str, reason: str):
+def _fallback_call(backend: BackendView, node: Any, operation: str, reason: str) -> Callable[..., Any]:
     original, report = node.target, backend._report
 
-    def call(*args, **kwargs):
+    def call(*args: Any, **kwargs: Any) -> Any:
         report.record_fallback(operation, reason)
         return original(*args, **kwargs)
 
@@ -353,14 +366,14 @@ def _fallback_call(backend, node, operation: str, reason: str):
     return call
 
 
-def _as_function(run):
-    def call(*args, **kwargs):
+def _as_function(run: _NodeRun) -> Callable[..., Any]:
+    def call(*args: Any, **kwargs: Any) -> Any:
         return run(*args, **kwargs)
 
     return call
 
 
-def _sums_over_leading(gm) -> None:
+def _sums_over_leading(gm: Any) -> None:
     """Each ``sum.dim_IntList`` over dimensions that are neither the last alone nor leading ones
     (an expansion's gradient: a sum over a middle dimension) made a sum over leading dimensions
     of its input permuted (a view: the reduced dimensions first), which the sum rows take; with
@@ -394,13 +407,13 @@ def _sums_over_leading(gm) -> None:
     gm.graph.lint()
 
 
-def compile_graph(backend, gm, direction: str, graph_id: int):
+def compile_graph(backend: BackendView, gm: Any, direction: str, graph_id: int) -> GraphWrapper:
     """``gm`` (an ATen graph of AOTAutograd's: the forward, or the backward) rewritten to run
     the rows' ops: its callable (boxed by the caller)."""
     torch = _torch()
-    lines = []
+    lines: list[str] = []
     index = backend._aten
-    runs = {}
+    runs: dict[str, _NodeRun] = {}
     _sums_over_leading(gm)
     for node in list(gm.graph.nodes):
         if node.op != "call_function" or not isinstance(node.target, torch._ops.OpOverload):

@@ -18,9 +18,16 @@ import logging
 import sys
 import weakref
 from collections import Counter
-from typing import Any
+from collections.abc import Callable, Hashable, Sequence
+from importlib.machinery import ModuleSpec
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
 
-from rs2triton.backend.plan import Fallback, Plan, StrictFallback, _strict, make_plan
+from rs2triton.backend.plan import Args, Fallback, Plan, StrictFallback, Tensor, _strict, make_plan
+
+if TYPE_CHECKING:
+    from rs2triton.backend.protocols import Folds
+    from rs2triton.backend.tree import Tree
 
 __all__ = ["Backend", "StrictFallback", "register"]
 from rs2triton.backend.report import Report
@@ -43,13 +50,15 @@ def _signature(schema: str) -> inspect.Signature:
     return inspect.Signature(params)
 
 
-def _graph_breaks() -> Counter:
+def _graph_breaks() -> Counter[str]:
     """Dynamo's count of graph breaks by reason, in this process (none where it is not imported)."""
     utils = sys.modules.get("torch._dynamo.utils")
     return Counter(utils.counters["graph_break"]) if utils is not None else Counter()
 
 
-def _key(value):
+def _key(value: Any) -> object:
+    """What a plan depends on of a call's argument: a tensor's shape, dtype, device and whether
+    it requires grad; the argument itself otherwise (an unhashable one: no plan is kept)."""
     torch = _torch()
     if isinstance(value, torch.Tensor):
         return ("T", tuple(value.shape), value.dtype, value.device, value.requires_grad)
@@ -61,7 +70,8 @@ def _key(value):
 class Backend:
     """The teenygrad backend over one kernel tree (see :func:`rs2triton.torch_backend`)."""
 
-    def __init__(self, tree, *, name: str = "teenygrad", strict: bool = False, table: tuple[Entry, ...] = TABLE):
+    def __init__(self, tree: Tree, *, name: str = "teenygrad", strict: bool = False,
+                 table: tuple[Entry, ...] = TABLE) -> None:
         from rs2triton.backend.aten import aten_index
         from rs2triton.backend.functional import Functional
 
@@ -70,18 +80,19 @@ class Backend:
         self.strict = strict
         self.table = table
         self._report = Report()
-        self._plans: dict[Any, Plan | str] = {}
+        self._plans: dict[Hashable, Plan | str] = {}
         self._signatures = {e.name: _signature(e.schema) for e in table}
         self._aten = aten_index(table)
         self._breaks = _graph_breaks()  # (Dynamo's count when the report started)
-        self._wrappers: weakref.WeakSet = weakref.WeakSet()  # the graphs' wrappers (backend/wrapper.py): their calls
+        self._wrappers: weakref.WeakSet[Folds] = weakref.WeakSet()  # the graphs' wrappers (backend/wrapper.py): their calls
         # are counted in the report when it is read
         self._graphs = 0
         self.functional = Functional(self)
 
     # ------------------------------------------------------------------ torch.compile's entry point
 
-    def __call__(self, gm, example_inputs=None, *, mode=None, options=None):
+    def __call__(self, gm: Any, example_inputs: Sequence[Tensor] | None = None, *, mode: str | None = None,
+                 options: dict[str, Any] | None = None) -> Callable[..., Any]:
         """torch.compile's call: ``mode`` and ``options`` (``torch.compile(..., mode=...)``) are
         accepted; ``mode="reduce-overhead"`` records each graph's wrapper in CUDA graphs
         (``backend/cudagraphs.py``), the others change nothing."""
@@ -107,7 +118,8 @@ class Backend:
         self._report.clear()
         self._breaks = _graph_breaks()
 
-    def compile(self, gm, example_inputs=None, *, mode=None):
+    def compile(self, gm: Any, example_inputs: Sequence[Tensor] | None = None, *,
+                mode: str | None = None) -> Callable[..., Any]:
         """Dynamo's graph through AOTAutograd: its forward and backward ATen graphs rewritten to
         run the rows' ops (``backend/aten.py``); with ``mode="reduce-overhead"``, recorded in
         CUDA graphs where torch's own rules allow (``backend/cudagraphs.py``)."""
@@ -122,19 +134,23 @@ class Backend:
         graph_id = self._graphs
         rewrite(gm)
 
-        def make(g, direction):
-            return make_boxed_func(compile_graph(self, g, direction, graph_id))
+        def make(g: Any, direction: str) -> Callable[[list[Any]], Any]:
+            boxed: Callable[[list[Any]], Any] = make_boxed_func(compile_graph(self, g, direction, graph_id))
+            return boxed
 
+        compilers: dict[str, Callable[..., Any]]
         if mode == MODE:
             compilers = cuda_graph_compilers(CudaGraphs(self._report, len(example_inputs or ())), make)
         else:
             compilers = {"fw_compiler": lambda g, inputs: make(g, "forward"),
                          "bw_compiler": lambda g, inputs: make(g, "backward")}
-        return aot_module_simplified(gm, example_inputs, decompositions=_decompositions(), **compilers)
+        compiled: Callable[..., Any] = aot_module_simplified(gm, example_inputs, decompositions=_decompositions(),
+                                                             **compilers)
+        return compiled
 
     # ------------------------------------------------------------------ one torch-level call (functional)
 
-    def bind(self, entry: Entry, args: tuple, kwargs: dict) -> dict:
+    def bind(self, entry: Entry, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Args:
         kwargs = {k: v for k, v in kwargs.items() if k != "_stacklevel"}
         try:
             bound = self._signatures[entry.name].bind(*args, **kwargs)
@@ -143,7 +159,8 @@ class Backend:
         bound.apply_defaults()
         return dict(bound.arguments)
 
-    def plan(self, entry: Entry, args: dict, grad: bool) -> Plan:
+    def plan(self, entry: Entry, args: Args, grad: bool) -> Plan:
+        key: Hashable | None
         try:
             key = (entry.name, grad, tuple((k, _key(v)) for k, v in args.items()))
             hash(key)
@@ -161,7 +178,8 @@ class Backend:
             raise Fallback(cached)
         return cached
 
-    def run(self, entry: Entry, args: tuple, kwargs: dict, original, node: str):
+    def run(self, entry: Entry, args: tuple[Any, ...], kwargs: dict[str, Any], original: Callable[..., Any],
+            node: str) -> Any:
         torch = _torch()
         try:
             bound = self.bind(entry, args, kwargs)
@@ -187,27 +205,29 @@ class _LazyFunction:
 
     fn: Any = None
 
-    def apply(self, *args):
+    def apply(self, *args: Any) -> Any:
         if self.fn is None:
             self.fn = _make_function()
         return self.fn.apply(*args)
 
 
-def _make_function():
+def _make_function() -> type[Any]:
     torch = _torch()
 
-    class NodeFunction(torch.autograd.Function):  # type: ignore[name-defined]
+    # (torch is Any to mypy, follow_imports = skip: a base it cannot resolve, name-defined, and under
+    # --strict a subclass of Any, misc; unused-ignore: the project's config does not check the latter yet)
+    class NodeFunction(torch.autograd.Function):  # type: ignore[name-defined, misc, unused-ignore]
         """One node run on a teenygrad op: its backward is the op's own backward kernels."""
 
         @staticmethod
-        def forward(ctx, plan, report, *tensors):
+        def forward(ctx: Any, plan: Plan, report: Report, *tensors: Tensor) -> Tensor:
             out, (inputs, params, raw) = plan.forward(list(tensors))
             ctx.plan, ctx.report, ctx.n_inputs = plan, report, len(inputs)
             ctx.save_for_backward(*inputs, *params, raw)
             return out
 
         @staticmethod
-        def backward(ctx, grad_output):
+        def backward(ctx: Any, grad_output: Tensor) -> tuple[Tensor | None, ...]:
             *prepared, raw = ctx.saved_tensors
             plan = ctx.plan
             saved = (tuple(prepared[:ctx.n_inputs]), tuple(prepared[ctx.n_inputs:]), raw)
@@ -221,7 +241,7 @@ def _make_function():
 _NodeFunction = _LazyFunction()
 
 
-def _decompositions() -> dict:
+def _decompositions() -> dict[Any, Callable[..., Any]]:
     """ATen operators no row maps whose decompositions land on rows' operators (an ELU's or a
     log-sigmoid's gradient: products and exponentials), and the backward operators that take what
     the ops do not compute, made ones that do not (``aten.own_decompositions``)."""
@@ -232,7 +252,8 @@ def _decompositions() -> dict:
     from rs2triton.backend.own_ops import decompositions
 
     aten = torch.ops.aten
-    return get_decompositions([aten.elu_backward, aten.log_sigmoid_backward]) | own_decompositions() | decompositions()
+    made: dict[Any, Callable[..., Any]] = get_decompositions([aten.elu_backward, aten.log_sigmoid_backward])
+    return made | own_decompositions() | decompositions()
 
 
 _REGISTERED: set[str] = set()  # the names registered with Dynamo (the rest wait for its import)
@@ -284,7 +305,7 @@ def _register_now(name: str, *, everything: bool = True) -> None:
             everything and name in registry.list_backends(exclude_tags=())):
         raise _taken(name)
 
-    def dispatch(gm, example_inputs, **options):
+    def dispatch(gm: Any, example_inputs: Sequence[Tensor], **options: Any) -> Callable[..., Any]:
         return _CURRENT[name](gm, example_inputs, **options)
 
     dispatch.__name__ = f"rs2triton_{name}"
@@ -306,7 +327,8 @@ class _AfterDynamo:
     """A meta path finder that, once, lets ``torch._dynamo`` import as it would and then
     registers the names waiting for it."""
 
-    def find_spec(self, fullname, path=None, target=None):
+    def find_spec(self, fullname: str, path: Sequence[str] | None = None,
+                  target: ModuleType | None = None) -> ModuleSpec | None:
         if fullname != "torch._dynamo":
             return None
         import importlib.util
@@ -318,7 +340,7 @@ class _AfterDynamo:
             return spec
         execute = loader.exec_module
 
-        def exec_module(module):
+        def exec_module(module: ModuleType) -> None:
             execute(module)
             _register_waiting()
 
@@ -331,7 +353,7 @@ def _after_dynamo_import() -> None:
         sys.meta_path.insert(0, _AfterDynamo())
 
 
-def entry_point(gm, example_inputs, **options):
+def entry_point(gm: Any, example_inputs: Sequence[Tensor], **options: Any) -> Callable[..., Any]:
     """The backend ``teenygrad`` as the ``torch_dynamo_backends`` entry point names it: the
     backend ``rs2triton.torch_backend(kernels=...)`` set up under that name."""
     backend = _CURRENT.get("teenygrad")

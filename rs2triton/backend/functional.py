@@ -10,14 +10,18 @@ formula that runs the op's backward kernels, so Dynamo never traces into the hos
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
-from rs2triton.backend.plan import _reference
+from rs2triton.backend.plan import Tensor, _reference
 from rs2triton.runtime.torch_mapping import Entry
+
+if TYPE_CHECKING:
+    from rs2triton.backend.protocols import BackendView
 
 
 class Functional:
-    def __init__(self, backend) -> None:
+    def __init__(self, backend: BackendView) -> None:
         self._backend = backend
         self._entries = {e.name: e for e in backend.table}
         self._funcs: dict[str, Any] = {}
@@ -27,7 +31,7 @@ class Functional:
     def __dir__(self) -> list[str]:
         return sorted(self._entries)
 
-    def __getattr__(self, name: str):
+    def __getattr__(self, name: str) -> Callable[..., Any]:
         if name.startswith("_"):
             raise AttributeError(name)
         entry = self._entries.get(name)
@@ -36,7 +40,7 @@ class Functional:
                                  f"{', '.join(sorted(self._entries))}")
         raise AssertionError(name)  # pragma: no cover (every row's function is an attribute)
 
-    def _make(self, entry: Entry):
+    def _make(self, entry: Entry) -> Callable[..., Any]:
         import torch
 
         backend = self._backend
@@ -44,7 +48,7 @@ class Functional:
         signature = backend._signatures[entry.name]
         custom = self._custom(entry)
 
-        def call(*args, **kwargs):
+        def call(*args: Any, **kwargs: Any) -> Any:
             if torch.compiler.is_compiling():
                 bound = signature.bind(*args, **kwargs)
                 bound.apply_defaults()
@@ -57,7 +61,7 @@ class Functional:
                         f"(the same as {entry.reference} otherwise).")
         return call
 
-    def _custom(self, entry: Entry):
+    def _custom(self, entry: Entry) -> Any:
         """The custom op standing for ``entry`` under torch.compile."""
         import torch
 
@@ -69,12 +73,12 @@ class Functional:
         schema = "(" + schema
         qualname = f"{namespace}::{entry.name}"
 
-        def impl(*args, **kwargs):
+        def impl(*args: Any, **kwargs: Any) -> Any:
             return backend.run(entry, args, kwargs, reference, f"functional.{entry.name}")
 
         lib_op = torch.library.custom_op(qualname, impl, mutates_args=(), schema=schema)
 
-        def fake(*args, **kwargs):
+        def fake(*args: Any, **kwargs: Any) -> Any:
             bound = signature.bind(*args, **kwargs)
             bound.apply_defaults()
             return reference(**bound.arguments)
@@ -85,7 +89,7 @@ class Functional:
         # The backward is an opaque custom op too (AOT autograd traces a backward formula with
         # fake tensors): it runs the forward again under autograd, so that the op's own backward
         # kernels compute the gradients, and returns one per tensor argument given.
-        def backward_impl(grad_output, *args, **kwargs):
+        def backward_impl(grad_output: Tensor, *args: Any, **kwargs: Any) -> list[Tensor]:
             bound = signature.bind(*args, **kwargs)
             bound.apply_defaults()
             values = dict(bound.arguments)
@@ -101,7 +105,7 @@ class Functional:
         backward_op = torch.library.custom_op(f"{qualname}_backward", backward_impl, mutates_args=(),
                                               schema=backward_schema)
 
-        def backward_fake(grad_output, *args, **kwargs):
+        def backward_fake(grad_output: Tensor, *args: Any, **kwargs: Any) -> list[Tensor]:
             values = signature.bind(*args, **kwargs).arguments
             return [torch.empty_like(values[n]) for n in tensor_args if values.get(n) is not None]
 
@@ -109,14 +113,15 @@ class Functional:
 
         positional = [n for n, p in signature.parameters.items() if p.kind is not p.KEYWORD_ONLY]
 
-        def setup_context(ctx, inputs, output, keyword_only_inputs=None):
+        def setup_context(ctx: Any, inputs: tuple[Any, ...], output: Tensor,
+                          keyword_only_inputs: dict[str, Any] | None = None) -> None:
             # (torch passes keyword-only arguments apart, where the schema has any: `alpha`)
             arguments = dict(zip(positional, inputs, strict=True)) | dict(keyword_only_inputs or {})
             ctx.arguments = arguments
             ctx.given = [n for n in tensor_args if arguments.get(n) is not None]
             ctx.save_for_backward(*[arguments[n] for n in ctx.given])
 
-        def backward(ctx, grad_output):
+        def backward(ctx: Any, grad_output: Tensor) -> tuple[Tensor | None, ...]:
             values = dict(ctx.arguments)
             for n, t in zip(ctx.given, ctx.saved_tensors, strict=True):
                 values[n] = t

@@ -18,11 +18,13 @@ On torch (a node that falls back) each operator computes what torch's own does.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
+from rs2triton.backend.plan import Tensor
 from rs2triton.runtime.values import _torch
 
-_DEFINED: dict[str, Any] = {}
+_DEFINED: dict[str, tuple[Any, Callable[..., Any]]] = {}  # an ATen overload's name -> (it, its decomposition)
 
 
 def define() -> None:
@@ -33,7 +35,8 @@ def define() -> None:
     aten = torch.ops.aten
     lib = torch.library
 
-    def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
+    def layer_norm(input: Tensor, normalized_shape: list[int], weight: Tensor | None = None,
+                   bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:
         return aten.native_layer_norm(input, normalized_shape, weight, bias, eps)[0]
 
     ln = lib.custom_op("rs2triton_aot::layer_norm", layer_norm, mutates_args=(),
@@ -41,7 +44,8 @@ def define() -> None:
                               "float eps=1e-05) -> Tensor")
     ln.register_fake(lambda input, *rest: input.new_empty(input.shape))
 
-    def layer_norm_backward(grad_output, input, normalized_shape, weight, bias, eps, output_mask):
+    def layer_norm_backward(grad_output: Tensor, input: Tensor, normalized_shape: list[int], weight: Tensor | None,
+                            bias: Tensor | None, eps: float, output_mask: list[bool]) -> tuple[Tensor, Tensor, Tensor]:
         _, mean, rstd = aten.native_layer_norm(input, normalized_shape, weight, bias, eps)
         grads = aten.native_layer_norm_backward(grad_output, input, normalized_shape, mean, rstd, weight, bias,
                                                 output_mask)
@@ -51,18 +55,21 @@ def define() -> None:
                            schema="(Tensor grad_output, Tensor input, int[] normalized_shape, Tensor? weight, "
                                   "Tensor? bias, float eps, bool[3] output_mask) -> (Tensor, Tensor, Tensor)")
 
-    @ln_bwd.register_fake
-    def _(grad_output, input, normalized_shape, weight, bias, eps, output_mask):
+    def layer_norm_backward_fake(grad_output: Tensor, input: Tensor, normalized_shape: list[int],
+                                 weight: Tensor | None, bias: Tensor | None, eps: float,
+                                 output_mask: list[bool]) -> tuple[Tensor, Tensor, Tensor]:
         return (input.new_empty(input.shape) if output_mask[0] else input.new_empty(0),
                 weight.new_empty(weight.shape) if weight is not None and output_mask[1] else input.new_empty(0),
                 bias.new_empty(bias.shape) if bias is not None and output_mask[2] else input.new_empty(0))
 
-    def setup_context(ctx, inputs, output):
+    ln_bwd.register_fake(layer_norm_backward_fake)
+
+    def setup_context(ctx: Any, inputs: tuple[Any, ...], output: Tensor) -> None:
         input, normalized_shape, weight, bias, eps = inputs
         ctx.save_for_backward(input, weight, bias)
         ctx.normalized_shape, ctx.eps = normalized_shape, eps
 
-    def backward(ctx, grad):
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, None, Tensor | None, Tensor | None, None]:
         input, weight, bias = ctx.saved_tensors
         needs = ctx.needs_input_grad
         mask = [bool(needs[0]), weight is not None and bool(needs[2]), bias is not None and bool(needs[3])]
@@ -72,7 +79,8 @@ def define() -> None:
 
     ln.register_autograd(backward, setup_context=setup_context)
 
-    def nll_loss_backward(grad_output, self, target, weight, reduction, ignore_index):
+    def nll_loss_backward(grad_output: Tensor, self: Tensor, target: Tensor, weight: Tensor | None, reduction: int,
+                          ignore_index: int) -> Tensor:
         total_weight = aten.nll_loss_forward(self, target, weight, reduction, ignore_index)[1]
         return aten.nll_loss_backward(grad_output, self, target, weight, reduction, ignore_index, total_weight)
 
@@ -81,19 +89,21 @@ def define() -> None:
                                    "SymInt ignore_index) -> Tensor")
     nll_bwd.register_fake(lambda grad_output, self, *rest: self.new_empty(self.shape))
 
-    def nll_decomposed(grad_output, self, target, weight, reduction, ignore_index, total_weight):
+    def nll_decomposed(grad_output: Tensor, self: Tensor, target: Tensor, weight: Tensor | None, reduction: int,
+                       ignore_index: int, total_weight: Tensor) -> Tensor:
         return torch.ops.rs2triton_aot.nll_loss_backward(grad_output, self, target, weight, reduction, ignore_index)
 
     _DEFINED[str(aten.nll_loss_backward.default)] = (aten.nll_loss_backward.default, nll_decomposed)
 
 
-def decompositions() -> dict:
+def decompositions() -> dict[Any, Callable[..., Any]]:
     """ATen operators made the backend's own (see the module)."""
     define()
     return dict(_DEFINED.values())
 
 
-def _sdpa_math(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None, enable_gqa=False):
+def _sdpa_math(query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor | None = None, dropout_p: float = 0.0,
+               is_causal: bool = False, scale: float | None = None, enable_gqa: bool = False) -> Tensor:
     """torch's scaled_dot_product_attention, as matrix products, a scale, the causal mask added
     (``-inf`` above the diagonal: a constant made by ``full`` and ``triu``) and a softmax, which
     AOTAutograd traces forward and backward onto rows' ops. Where no mask is given or the mask
@@ -138,7 +148,7 @@ def _sdpa_math(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False
 _LAYER_NORM = ("input", "normalized_shape", "weight", "bias", "eps")
 
 
-def rewrite(gm) -> None:
+def rewrite(gm: Any) -> None:
     """Dynamo's graph ``gm``, with its layer norms made ``rs2triton_aot::layer_norm`` and its
     attention torch's math attention (see the module), in place."""
     torch = _torch()

@@ -12,11 +12,25 @@ the layout's views and pads undone on the way out.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
-from rs2triton.runtime.torch_mapping import Count, Cover, Dim, Entry, Exact, Present, Value
+from rs2triton.runtime.torch_mapping import Count, Cover, Dim, Entry, Exact, Present, Rule, Value
 from rs2triton.runtime.values import _torch
+
+if TYPE_CHECKING:
+    from rs2triton.backend.tree import Maker
+
+# torch is Any to mypy (``follow_imports = skip``): these say what such a value is.
+Tensor: TypeAlias = Any  # a torch.Tensor
+DType: TypeAlias = Any  # a torch.dtype
+# A configured op: a kernel struct (``runtime.launcher.Configured``) or a wrapper struct's
+# RuntimeOp, whose methods are the ones its file's ``impl RuntimeOp`` generated.
+Op: TypeAlias = Any
+Args: TypeAlias = dict[str, Any]  # a call's arguments by name (bound to a schema): tensors, numbers, lists...
+# What Plan.forward keeps for Plan.backward: the prepared inputs, the parameters (then the bias), the kernel's output
+Saved: TypeAlias = tuple[tuple[Tensor, ...], tuple[Tensor, ...], Tensor]
 
 _DESCRIPTOR_ALIGN = 16  # bytes: a tensor descriptor's row strides (Triton's and TMA's rule)
 
@@ -33,7 +47,7 @@ def _strict(node: str, operation: str, reason: str) -> StrictFallback:
     return StrictFallback(f"teenygrad backend (strict): node `{node}` ({operation}) would run on torch: {reason}")
 
 
-def _reference(path: str):
+def _reference(path: str) -> Any:
     """The torch callable a dotted path names: a module's attribute (``torch.nn.functional.gelu``)
     or an attribute of one (``torch.ops.aten.tanh_backward``: ``torch.ops`` is no module)."""
     import importlib
@@ -41,7 +55,7 @@ def _reference(path: str):
     parts = path.split(".")
     for i in range(len(parts) - 1, 0, -1):
         try:
-            value = importlib.import_module(".".join(parts[:i]))
+            value: Any = importlib.import_module(".".join(parts[:i]))
         except ImportError:
             continue
         for name in parts[i:]:
@@ -50,7 +64,7 @@ def _reference(path: str):
     raise ImportError(f"no module in {path!r}")
 
 
-def _meta(value):
+def _meta(value: Any) -> Any:
     torch = _torch()
     if isinstance(value, torch.Tensor):
         return torch.empty(value.shape, dtype=value.dtype, device="meta")
@@ -59,7 +73,7 @@ def _meta(value):
     return value
 
 
-def lookup(args: dict, name: str):
+def lookup(args: Args, name: str) -> Any:
     """A call's argument by name; ``"tensors.1"`` is item 1 of the list argument ``tensors``."""
     if name in args:
         return args[name]
@@ -67,7 +81,7 @@ def lookup(args: dict, name: str):
     return args[base][int(index)]
 
 
-def _listed(entry: Entry, args: dict) -> tuple[dict, tuple[str, ...]]:
+def _listed(entry: Entry, args: Args) -> tuple[Args, tuple[str, ...]]:
     """The call's arguments with each list of tensors among the inputs (``cat``'s ``tensors``)
     spread out as ``"tensors.0"``, ``"tensors.1"``..., leaving out empty tensors (they add
     nothing to a concatenation); and the inputs' names so spread."""
@@ -88,7 +102,7 @@ def _listed(entry: Entry, args: dict) -> tuple[dict, tuple[str, ...]]:
     return spread, tuple(names)
 
 
-def _uses_descriptors(op) -> bool:
+def _uses_descriptors(op: Op) -> bool:
     """Whether the op's kernels build tensor descriptors (``T::make_tensor_descriptor``: the fact
     ``"descriptor"`` their launchers record): their bases' row strides must then be 16-byte multiples."""
     return any("descriptor" in getattr(getattr(kernel, "launcher", None), "uses", ())
@@ -107,7 +121,7 @@ class Arg:
     pad: int = 0
     fill: float | None = None  # a parameter the call leaves out, or a number operand: a tensor of it, made here
 
-    def prepare(self, t):
+    def prepare(self, t: Tensor) -> Tensor:
         torch = _torch()
         if self.expand is not None:
             t = t.expand(self.expand)
@@ -118,7 +132,7 @@ class Arg:
             t = torch.nn.functional.pad(t, (0, self.pad))
         return t.contiguous()
 
-    def undo(self, g):
+    def undo(self, g: Tensor | None) -> Tensor | None:
         """A gradient of the prepared tensor, as the gradient of the call's argument."""
         if g is None:
             return None
@@ -141,26 +155,31 @@ class Plan:
     notes: tuple[str, ...] = ()
     bias: Arg | None = None  # the entry's bias, given: added on torch after the kernel
     keep_nan: bool = False  # the kernel drops NaN (a maximum, as Rust's f32::max): put back where an input has one
+    # (found by backend/aten.py at the plan's first backward node: why its backward cannot run on
+    # the stand-ins the node makes, None where it can, False until looked at; whether the forward
+    # runs again in the backward, None until looked at)
+    _stand_in_problem: str | Literal[False] | None = field(default=False, init=False, repr=False, compare=False)
+    _forward_again: bool | None = field(default=None, init=False, repr=False, compare=False)
 
-    def tensors(self, args: dict) -> list:
+    def tensors(self, args: Args) -> list[Tensor]:
         """The call's tensors the op takes, inputs then the parameters that are given (then the
         bias added on torch, if given)."""
         return [lookup(args, a.name) for a in [*self.inputs, *self.params] if a is not None and a.fill is None] \
             + ([args[self.bias.name]] if self.bias is not None else [])
 
-    def prepare(self, tensors: list) -> tuple[tuple, tuple, Any]:
+    def prepare(self, tensors: list[Tensor]) -> tuple[tuple[Tensor, ...], tuple[Tensor, ...], Tensor | None]:
         """The op's inputs and parameters as its kernels take them (views, pads, the tensors made
         for what the call leaves out), and the bias added on torch (or None)."""
         like, rest = tensors[0], iter(tensors)
 
-        def prepared(a: Arg):
+        def prepared(a: Arg) -> Tensor:
             return a.prepare(next(rest) if a.fill is None else like.new_full(a.shape, a.fill))
 
         inputs = tuple(prepared(a) for a in self.inputs)
         kernel_params = tuple(prepared(p) for p in self.params if p is not None)
         return inputs, kernel_params, prepared(self.bias) if self.bias is not None else None
 
-    def forward(self, tensors: list):
+    def forward(self, tensors: list[Tensor]) -> tuple[Tensor, Saved]:
         """The output (in torch's shape), and what :meth:`backward` needs: the prepared inputs, the
         op's parameters (those the call left out made here) then the bias, if any, and the
         kernel's output."""
@@ -173,7 +192,7 @@ class Plan:
         result = out if bias is None else out + bias.reshape(1, -1, *[1] * (out.dim() - 2))
         return result.reshape(self.out_shape), (inputs, kernel_params + (() if bias is None else (bias,)), out)
 
-    def backward(self, saved, grad_output, needs: list[bool]) -> list:
+    def backward(self, saved: Saved, grad_output: Tensor, needs: list[bool]) -> list[Tensor | None]:
         """The gradients of :meth:`tensors`' tensors (``needs``: which are wanted)."""
         from rs2triton.runtime import apply
 
@@ -182,7 +201,7 @@ class Plan:
         taken = [*self.inputs, *(p for p in self.params if p is not None)]
         wanted = iter(needs)
         op_needs = [a.fill is None and next(wanted) for a in taken]
-        bias_grad = []
+        bias_grad: list[Tensor | None] = []
         if self.bias is not None:
             params = params[:-1]
             bias_grad = [self.bias.undo(dy.sum(dim=[d for d in range(dy.dim()) if d != 1])) if next(wanted) else None]
@@ -190,7 +209,7 @@ class Plan:
         return [a.undo(g) for a, g in zip(taken, grads, strict=True) if a.fill is None] + bias_grad
 
 
-def _cols_dim(entry: Entry, args: dict, x) -> None:
+def _cols_dim(entry: Entry, args: Args, x: Tensor) -> None:
     """The rows layout works along the last dimension: ``dim`` (or ``normalized_shape``) must say so."""
     nd = x.dim()
     if "normalized_shape" in args:
@@ -203,7 +222,7 @@ def _cols_dim(entry: Entry, args: dict, x) -> None:
         raise Fallback(f"it works along the last dimension; the call has dim={dim} on a {nd}-d tensor")
 
 
-def _dims(entry: Entry, args: dict, x) -> None:
+def _dims(entry: Entry, args: Args, x: Tensor) -> None:
     """A reduction's ``dim`` names what the op reduces (:class:`Entry`'s ``dims``)."""
     if not entry.dims:
         return
@@ -218,7 +237,7 @@ def _dims(entry: Entry, args: dict, x) -> None:
         raise Fallback(f"it reduces leading dimensions (not all); the call has dim={dim} on a {nd}-d tensor")
 
 
-def make_plan(entry: Entry, ops: dict[str, Any], args: dict, grad: bool) -> Plan:
+def make_plan(entry: Entry, ops: Mapping[str, Maker], args: Args, grad: bool) -> Plan:
     """The plan for one call (``args``: the call bound to the entry's schema; ``grad``: whether
     a gradient will be needed), or :class:`Fallback`."""
     structs = [s for s in entry.op if s in ops]
@@ -242,7 +261,7 @@ def make_plan(entry: Entry, ops: dict[str, Any], args: dict, grad: bool) -> Plan
     raise first
 
 
-def _make_plan(entry: Entry, struct: str, maker, args: dict, grad: bool) -> Plan:
+def _make_plan(entry: Entry, struct: str, maker: Maker, args: Args, grad: bool) -> Plan:
     torch = _torch()
     from rs2triton.runtime import apply
 
@@ -368,7 +387,7 @@ def _make_plan(entry: Entry, struct: str, maker, args: dict, grad: bool) -> Plan
     return Plan(entry, struct, op, arg_list, param_list, op_shape, out_shape, tuple(notes), bias_arg, keep_nan)
 
 
-def nan_mask(inputs):
+def nan_mask(inputs: Sequence[Tensor]) -> Tensor:
     """Where any of the (prepared, same-shaped) inputs is NaN."""
     mask = inputs[0].isnan()
     for x in inputs[1:]:
@@ -376,14 +395,14 @@ def nan_mask(inputs):
     return mask
 
 
-def drops_nan(kernel) -> bool:
+def drops_nan(kernel: object) -> bool:
     """Whether the kernel takes a maximum or minimum that drops NaN (``tl.maximum``/``tl.minimum``
     without ``propagate_nan``: Triton's default, and Rust's ``f32::max``; the fact
     ``"nan_dropping_max"`` its launcher records); torch's relu, maximum and minimum keep NaN."""
-    return "nan_dropping_max" in getattr(getattr(kernel, "launcher", None), "uses", ())
+    return bool("nan_dropping_max" in getattr(getattr(kernel, "launcher", None), "uses", ()))
 
 
-def _dtype_problem(op, struct: str, dtype, grad: bool) -> str | None:
+def _dtype_problem(op: Op, struct: str, dtype: DType, grad: bool) -> str | None:
     """Why the op's kernels cannot take tensors of ``dtype``: a dtype its generics do not take
     (an int or bool tensor where the kernel's ``D: Float`` takes f32, f64, f16 and bf16: read
     from the launcher's ``dtypes``), or one Triton's interpreter computes wrong for the kernel."""
@@ -406,13 +425,13 @@ def _dtype_problem(op, struct: str, dtype, grad: bool) -> str | None:
         from rs2triton.runtime import values
 
         ask = getattr(values, "interpreter_dtype_problem", None)
-        reason = ask(launcher, dtype) if ask is not None and launcher.interpreted else None
+        reason: str | None = ask(launcher, dtype) if ask is not None and launcher.interpreted else None
         if reason:
             return reason
     return None
 
 
-def _scalar_operands(entry: Entry, args: dict) -> dict[str, float]:
+def _scalar_operands(entry: Entry, args: Args) -> dict[str, float]:
     """An elementwise op's Python number operands (``x + 1e-6``), where another operand is a
     tensor: each becomes a tensor of the output's shape (torch's broadcasting, materialised)."""
     torch = _torch()
@@ -422,7 +441,7 @@ def _scalar_operands(entry: Entry, args: dict) -> dict[str, float]:
             if isinstance(args.get(n), int | float) and not isinstance(args[n], bool)}
 
 
-def _same(got, want) -> bool:
+def _same(got: object, want: object) -> bool:
     """Whether an argument has a required value; a list argument (``SymInt[2] dilation``) given
     as one int, a list or a tuple means the same."""
     if isinstance(want, tuple):
@@ -438,20 +457,20 @@ def next_multiple(n: int, m: int) -> int:
     return -(-n // m) * m
 
 
-def loads_masked(launcher) -> bool:
+def loads_masked(launcher: object) -> bool:
     """Whether the kernel masks its loads (``T::load(..., Some(mask), ...)``): false where its
     launcher records ``"unmasked_loads"`` (it loads, and no load has a mask). One whose loads have
     no mask reads exactly its block, so a block that must cover a row must equal it (teenygrad's
     softmax; kernels_rs' masks its row)."""
-    return "unmasked_loads" not in getattr(launcher, "uses", ())
+    return bool("unmasked_loads" not in getattr(launcher, "uses", ()))
 
 
-def _build(entry: Entry, struct: str, maker, args: dict, sizes: dict[str, int]):
+def _build(entry: Entry, struct: str, maker: Maker, args: Args, sizes: dict[str, int]) -> Op:
     """The op: a kernel struct configured with a value for each const generic, or a wrapper
     built by its ``new``."""
     from rs2triton.runtime import Launcher
 
-    def value(rule):
+    def value(rule: str | Rule) -> Any:
         if isinstance(rule, str):
             return args[rule]
         if isinstance(rule, Present):
@@ -479,10 +498,11 @@ def _build(entry: Entry, struct: str, maker, args: dict, sizes: dict[str, int]):
         return maker(**{c: value(entry.consts[c]) for c in maker.consts})
     if not entry.new:
         raise Fallback(f"the mapping does not say how to build {struct} (no `new` arguments)")
+    assert hasattr(maker, "new"), struct  # (a wrapper's class: the tree loads those that have one)
     return maker.new(*[value(r) for r in entry.new])
 
 
-def _int_value(args: dict, rule: Value) -> int:
+def _int_value(args: Args, rule: Value) -> int:
     """The int a :class:`Value` rule reads, or :class:`Fallback` (``padding='same'``, say)."""
     got = args.get(rule.arg)
     if rule.otherwise and (got is None or got in ([], ())):
@@ -494,7 +514,7 @@ def _int_value(args: dict, rule: Value) -> int:
     return got
 
 
-def _check_host(op, struct: str, inputs: list[Arg], params: list[Arg | None], op_shape: list[int], dtype,
+def _check_host(op: Op, struct: str, inputs: list[Arg], params: list[Arg | None], op_shape: list[int], dtype: DType,
                 entry: Entry) -> list[Arg | None]:
     """The op's own host logic agrees with torch: the output shape it computes, the parameter
     shapes it asks for, and the dtype of its output. The parameters, where the op takes one the
@@ -504,7 +524,7 @@ def _check_host(op, struct: str, inputs: list[Arg], params: list[Arg | None], op
     from rs2triton.runtime import apply
 
     class Stand:  # a tensor as host code sees one
-        def __init__(self, shape):
+        def __init__(self, shape: Sequence[int]) -> None:
             self.shape = tuple(shape)
             self.dtype = dtype
 

@@ -11,9 +11,9 @@ from dataclasses import dataclass, field
 @dataclass
 class Row:
     operation: str
-    ran: Counter = field(default_factory=Counter)  # (Rust struct, "forward" | "backward") -> calls
-    fell_back: Counter = field(default_factory=Counter)  # reason -> calls
-    notes: Counter = field(default_factory=Counter)  # what the backend did around the op -> calls
+    ran: Counter[tuple[str, str]] = field(default_factory=Counter)  # (Rust struct, "forward" | "backward") -> calls
+    fell_back: Counter[str] = field(default_factory=Counter)  # reason -> calls
+    notes: Counter[str] = field(default_factory=Counter)  # what the backend did around the op -> calls
 
     @property
     def structs(self) -> list[str]:
@@ -32,10 +32,10 @@ class Report:
         self.rows: dict[str, Row] = {}
         # Dynamo's graph breaks meanwhile (what ran on Python, outside any graph, and why: the
         # first line of its reason -> times), in the process: Dynamo counts them for all backends
-        self.graph_breaks: Counter = Counter()
+        self.graph_breaks: Counter[str] = Counter()
         # mode="reduce-overhead": per graph (forward, backward, inference), recorded in a CUDA
         # graph or why not -> graphs (backend/cudagraphs.py)
-        self.cuda_graphs: Counter = Counter()
+        self.cuda_graphs: Counter[str] = Counter()
         self._lock = threading.Lock()
 
     def _row(self, operation: str) -> Row:
@@ -79,7 +79,7 @@ class Report:
             return 0
         return sum(n for (_, d), n in row.ran.items() if direction in (None, d))
 
-    def fallbacks(self, operation: str) -> Counter:
+    def fallbacks(self, operation: str) -> Counter[str]:
         row = self.rows.get(operation)
         return Counter(row.fell_back) if row else Counter()
 

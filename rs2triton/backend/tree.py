@@ -13,12 +13,20 @@ a tree given as a relative and as an absolute path is one tree.
 
 from __future__ import annotations
 
+import os
 import re
 import warnings
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias
+
+if TYPE_CHECKING:
+    from rs2triton.runtime import Launcher, RuntimeOp
+
+# An op of a tree: a kernel struct's launcher (configured with its const generics) or a wrapper
+# struct's generated RuntimeOp class (built by its ``new``).
+Maker: TypeAlias = "Launcher | type[RuntimeOp]"
 
 _SKIP = {"tests", "examples", "benches", "target"}
 _OP = re.compile(rb"RuntimeOp\s+for\s+(\$?\w+)")
@@ -29,17 +37,17 @@ class TreeWarning(UserWarning):
     has no ops."""
 
 
-class Ops(Mapping):
+class Ops(Mapping[str, Maker]):
     """A tree's ops by Rust struct name, loading the file that defines one when it is asked for."""
 
     def __init__(self, tree: Tree, index: dict[str, list[Path]], opaque: list[Path]):
         self._tree = tree
         self._index = index
         self._opaque = opaque  # files whose op names a macro makes: loaded where a name is found in no other
-        self._loaded: dict[str, Any] = {}
-        self._all: dict[str, list[tuple[Any, Path]]] = {}  # every definition of a name, in the tree's order
+        self._loaded: dict[str, Maker] = {}
+        self._all: dict[str, list[tuple[Maker, Path]]] = {}  # every definition of a name, in the tree's order
 
-    def _find(self, name: str):
+    def _find(self, name: str) -> Maker | None:
         if name in self._loaded:
             return self._loaded[name]
         for f in [*self._index.get(name, ()), *self._opaque]:
@@ -48,7 +56,7 @@ class Ops(Mapping):
                 return self._loaded[name]
         return None
 
-    def alternatives(self, name: str) -> list[tuple[Any, Path]]:
+    def alternatives(self, name: str) -> list[tuple[Maker, Path]]:
         """Every definition of the op ``name`` in the trees (each file that defines it loaded),
         with its file, in the order the trees were given: ``ops[name]`` is the first; a later one
         of the same name (kernels_rs' ``SoftmaxForward`` after teenygrad's) may take a call the
@@ -59,16 +67,16 @@ class Ops(Mapping):
             self._tree._load(f)
         return list(self._all.get(name, ()))
 
-    def __contains__(self, name) -> bool:
+    def __contains__(self, name: object) -> bool:
         return isinstance(name, str) and self._find(name) is not None
 
-    def __getitem__(self, name: str):
+    def __getitem__(self, name: str) -> Maker:
         found = self._find(name) if isinstance(name, str) else None
         if found is None:
             raise KeyError(name)
         return found
 
-    def _everything(self) -> dict[str, Any]:
+    def _everything(self) -> dict[str, Maker]:
         for files in [*self._index.values(), self._opaque]:
             for f in files:
                 self._tree._load(f)
@@ -89,11 +97,11 @@ class Tree:
     or did not transpile, with the first line of the error."""
 
     roots: tuple[Path, ...]
-    ops: Any = None
+    ops: Ops = field(init=False, repr=False)  # (made by load_tree, with what the files define)
     files: dict[str, Path] = field(default_factory=dict)
     skipped: dict[Path, str] = field(default_factory=dict)
-    options: dict = field(default_factory=dict)
-    _done: set = field(default_factory=set)
+    options: dict[str, Any] = field(default_factory=dict)  # rs2triton.load's keywords
+    _done: set[Path] = field(default_factory=set)
 
     def _skip(self, f: Path, why: str) -> None:
         self.skipped[f] = why
@@ -116,6 +124,7 @@ class Tree:
                 raise
             return
         for attr, value in vars(module).items():
+            name: str
             if isinstance(value, Launcher) and value.op is not None and attr == value.name:
                 name = value.name
             elif (isinstance(value, type) and issubclass(value, RuntimeOp) and value.__module__ == module.__name__
@@ -129,7 +138,7 @@ class Tree:
                 self.files[name] = f
 
 
-def _sources(roots: tuple[Path, ...]):
+def _sources(roots: tuple[Path, ...]) -> Iterator[Path]:
     for root in roots:
         if root.is_file() or (root.suffix == ".rs" and root.exists()):
             yield root
@@ -141,11 +150,15 @@ def _sources(roots: tuple[Path, ...]):
                 yield f
 
 
-def load_tree(kernels, *, features=None, default_features: bool = True, interpret=None) -> Tree:
+KernelPaths: TypeAlias = "str | os.PathLike[str] | Sequence[str | os.PathLike[str]]"
+
+
+def load_tree(kernels: KernelPaths, *, features: Iterable[str] | None = None, default_features: bool = True,
+              interpret: bool | None = None) -> Tree:
     from rs2triton.diagnostics import TranspileError
     from rs2triton.transpiler.driver.pipeline import read
 
-    given = kernels if isinstance(kernels, (list, tuple)) else [kernels]
+    given = [kernels] if isinstance(kernels, (str, os.PathLike)) else kernels
     roots = tuple(Path(k).expanduser().absolute() for k in given)
     tree = Tree(roots, options={"interpret": interpret, "features": features, "default_features": default_features})
     index: dict[str, list[Path]] = {}

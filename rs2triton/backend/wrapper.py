@@ -19,12 +19,27 @@ from __future__ import annotations
 import math
 import operator
 import weakref
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeAlias
 
-from rs2triton.backend.plan import nan_mask
-from rs2triton.runtime.torch_mapping import OnesRow, Transposed
+from rs2triton.backend.plan import Arg, Args, Plan, Tensor, nan_mask
+from rs2triton.runtime.torch_mapping import Aten, Entry, OnesRow, Transposed
 from rs2triton.runtime.values import _torch
+
+if TYPE_CHECKING:
+    from rs2triton.backend.protocols import BackendView
+    from rs2triton.backend.report import Report
+    from rs2triton.runtime.launcher import Configured
+
+# One kernel argument of a generated launch: (kind, index or value), see FastNode's and BackwardNode's ``args``
+Slot: TypeAlias = tuple[str, Any]
+# What the report counts per call of a node run on an op: (operation, struct, direction, notes)
+Record: TypeAlias = tuple[str, str, str, tuple[str, ...]]
+# Where one of a fast node's op inputs (or parameters) comes from: a tensor made once, or a row
+# argument, broadcast to ``expand`` and viewed as ``view``
+Source: TypeAlias = (tuple[Literal["const"], Tensor]
+                     | tuple[Literal["arg"], str, tuple[int, ...] | None, tuple[int, ...] | None])
 
 MAX_VARIANTS = 64  # shape sets one graph keeps generated functions for (then it starts again)
 GENERATE = True  # False: every call runs node by node (what benchmarks/bench_backend.py compares with)
@@ -34,26 +49,26 @@ GENERATE = True  # False: every call runs node by node (what benchmarks/bench_ba
 class FastNode:
     """A forward node as the generated code runs it: its op's one launch."""
 
-    kernel: Any  # the configured kernel (``op.forward_kernel()``)
+    kernel: Configured  # the configured kernel (``op.forward_kernel()``)
     grid: tuple[int, ...]
-    args: list  # per kernel argument: ("in", i) | ("param", j) | ("out", None) | ("const", value)
-    inputs: list  # per op input and parameter: ("arg", row argument, expand, view) | ("const", tensor)
+    args: list[Slot]  # per kernel argument: ("in", i) | ("param", j) | ("out", None) | ("const", value)
+    inputs: list[Source]  # per op input and parameter: ("arg", row argument, expand, view) | ("const", tensor)
     op_shape: tuple[int, ...]
     out_shape: tuple[int, ...]
-    dtype: Any
-    device: Any
+    dtype: Any  # (a torch.dtype)
+    device: Any  # (a torch.device)
     outputs: int
     keep_nan: bool  # (put NaN back where an input has one: Plan.keep_nan)
     n_inputs: int  # (``inputs`` lists the op's inputs, then its parameters)
-    record: tuple  # (operation, struct, direction, notes): what the report counts per call
+    record: Record  # what the report counts per call
 
 
-def taken_args(plan) -> list:
+def taken_args(plan: Plan) -> list[Arg]:
     """The plan's inputs, then the parameters the op takes (as ``plan.prepare`` returns them)."""
     return [a for a in [*plan.inputs, *plan.params] if a is not None]
 
 
-def fast_node(run, plan, bound: dict) -> tuple[FastNode | None, Any]:
+def fast_node(run: NodeRun, plan: Plan, bound: Args) -> tuple[FastNode | None, Tensor]:
     """Runs one forward node's plan as ``plan.forward`` does (every check included), and returns
     what the generated code needs to do it again (None where the node is not one launch of a
     plain output) with the output."""
@@ -79,7 +94,7 @@ def fast_node(run, plan, bound: dict) -> tuple[FastNode | None, Any]:
     made = [t for a, t in zip(taken_args(plan), [*inputs, *params], strict=True) if a.fill is not None]
     if apply.written_params(op.forward_kernel(), [(args, grid)], [*params, *made]):
         return None, result  # (a parameter, or a tensor made once, that the kernel writes is no constant)
-    slots: list = []
+    slots: list[Slot] = []
     for v in args:
         if isinstance(v, apply._Output):
             if v.offset:
@@ -93,7 +108,7 @@ def fast_node(run, plan, bound: dict) -> tuple[FastNode | None, Any]:
             slots.append(("const", v))
         else:
             return None, result
-    sources: list[tuple] = []
+    sources: list[Source] = []
     for a, prepared in zip(taken_args(plan), [*inputs, *params], strict=True):
         if a.fill is not None or isinstance(run.aten.args.get(a.name), OnesRow):
             sources.append(("const", prepared))  # (made of a number: the same every call; the kernel reads it)
@@ -103,14 +118,14 @@ def fast_node(run, plan, bound: dict) -> tuple[FastNode | None, Any]:
                     out.device, run.aten.outputs, plan.keep_nan, len(inputs), (run.entry.name, plan.struct, run.direction, plan.notes)), result
 
 
-def _literal(value) -> str:
+def _literal(value: object) -> str:
     """A constant as Python source, where it has a literal (an infinity or a NaN has none)."""
     if value is None or isinstance(value, (bool, int, str)) or (isinstance(value, float) and math.isfinite(value)):
         return repr(value)
     return ""
 
 
-def _fold(report, variants: dict) -> None:
+def _fold(report: Report, variants: dict[tuple[Any, ...], Variant]) -> None:
     for v in variants.values():
         n, v.calls[0] = v.calls[0], 0
         for operation, struct, direction, notes in v.records if n else ():
@@ -124,21 +139,21 @@ class BackwardNode:
     """A gradient node as the generated code runs it: its op's one backward launch, into zeroed
     gradient buffers, the input's gradient returned."""
 
-    kernel: Any  # the configured backward kernel
+    kernel: Configured  # the configured backward kernel (``op.backward_kernel()``)
     grid: tuple[int, ...]
-    args: list  # per kernel argument: ("in", i) | ("param", j) | ("out", None) | ("dy", None) | ("gin", i) |
+    args: list[Slot]  # per kernel argument: ("in", i) | ("param", j) | ("out", None) | ("dy", None) | ("gin", i) |
     #             ("gparam", j) | ("const", value)
-    inputs: list  # per op input and parameter: (row argument, view)
-    shapes: list  # the prepared inputs' and parameters' shapes (their gradient buffers')
+    inputs: list[tuple[str, tuple[int, ...] | None]]  # per op input and parameter: (row argument, view)
+    shapes: list[tuple[int, ...]]  # the prepared inputs' and parameters' shapes (their gradient buffers')
     op_shape: tuple[int, ...]
     grad_shape: tuple[int, ...]  # the returned gradient's shape (the call's input's)
-    dtype: Any
-    device: Any
+    dtype: Any  # (a torch.dtype)
+    device: Any  # (a torch.device)
     n_inputs: int
-    record: tuple
+    record: Record
 
 
-def backward_node(run, plan, bound: dict, given: dict) -> BackwardNode | None:
+def backward_node(run: NodeRun, plan: Plan, bound: Args, given: Args) -> BackwardNode | None:
     """What the generated code needs to run a gradient node again: only the plain case (one
     launch, one gradient returned, no view, pad, broadcast, bias or parameter made here: the
     rest stays a call of the node)."""
@@ -168,7 +183,7 @@ def backward_node(run, plan, bound: dict, given: dict) -> BackwardNode | None:
         args = op.pack_backward_args(inputs, params, out, list(plan.op_shape), dy, required, grad_inputs, grad_params)
         grid = tuple(int(g) for g in op.backward_grid(shapes, list(plan.op_shape)))
     groups = (("in", inputs), ("param", params), ("gin", grad_inputs), ("gparam", grad_params))
-    slots: list = []
+    slots: list[Slot] = []
     for v in args:
         if out is not None and v is out:
             slots.append(("out", None))
@@ -192,37 +207,53 @@ def backward_node(run, plan, bound: dict, given: dict) -> BackwardNode | None:
 class Variant:
     """A generated function of one shape set, and the calls it made."""
 
-    fn: Any
+    fn: Callable[..., Any]
     source: str
-    records: list  # (operation, struct, direction, notes) of each node run on an op
-    fallbacks: list  # (operation, reason) of each node run on torch
-    calls: list = field(default_factory=lambda: [0])
+    records: list[Record]  # (operation, struct, direction, notes) of each node run on an op
+    fallbacks: list[tuple[str, str]]  # (operation, reason) of each node run on torch
+    calls: list[int] = field(default_factory=lambda: [0])  # (the function's own counter: a list it adds to)
+
+
+# What a node's first run (node by node) found for the generated function: its launch, or
+# (operation, reason, torch's operator) where it ran on torch
+Recorded: TypeAlias = FastNode | BackwardNode | tuple[str, str, Callable[..., Any]]
+
+
+class NodeRun(Protocol):
+    """What one mapped node runs (``aten._NodeRun``), as this module reads it."""
+
+    entry: Entry  # the row that took the call
+    aten: Aten  # how that row maps the node's ATen operator
+    direction: str  # "forward" | "backward"
+    names: list[str]  # the ATen schema's argument names
+    defaults: dict[str, Any]  # its defaults
+    recorder: dict[str, Recorded] | None  # (set while a shape set is recorded)
 
 
 class GraphWrapper:
     """The callable of a rewritten graph: a generated function per shape set (see the module)."""
 
-    def __init__(self, backend, gm, runs: dict):
+    def __init__(self, backend: BackendView, gm: Any, runs: Mapping[str, NodeRun]) -> None:
         self.backend = backend
         self.gm = gm
         self.runs = runs  # node name -> its _NodeRun (the mapped nodes)
-        self.variants: dict[Any, Variant] = {}
+        self.variants: dict[tuple[Any, ...], Variant] = {}
         self.placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
         backend._wrappers.add(self)  # (a weak set: a graph Dynamo drops folds its counts into the report)
         weakref.finalize(self, _fold, backend._report, self.variants)
 
-    def key(self, args) -> tuple:
+    def key(self, args: Sequence[Any]) -> tuple[Any, ...]:
         torch = _torch()
         return tuple(tuple(a.shape) if isinstance(a, torch.Tensor) else a for a in args)
 
-    def __call__(self, *args):
+    def __call__(self, *args: Any) -> Any:
         if not GENERATE:
             return self.gm.forward(*args)
         key = self.key(args)
         variant = self.variants.get(key)
         if variant is not None:
             return variant.fn(*args)
-        fast: dict[str, Any] = {}  # node name -> its FastNode, or (operation, reason, torch's operator)
+        fast: dict[str, Recorded] = {}  # node name -> its FastNode, or (operation, reason, torch's operator)
         for run in self.runs.values():
             run.recorder = fast
         try:
@@ -240,20 +271,20 @@ class GraphWrapper:
         """The generated functions' calls, added to the backend's report (and counted from zero)."""
         _fold(self.backend._report, self.variants)
 
-    def generate(self, fast: dict[str, Any]) -> Variant:
+    def generate(self, fast: dict[str, Recorded]) -> Variant:
         torch = _torch()
         names: dict[Any, str] = {}
         consts: dict[str, Any] = {"_empty": torch.empty, "_zeros": torch.zeros}
         lines: list[str] = []
-        records: list = []
-        fallbacks: list = []
+        records: list[Record] = []
+        fallbacks: list[tuple[str, str]] = []
 
-        def const(value) -> str:
+        def const(value: Any) -> str:
             name = f"_c{len(consts)}"
             consts[name] = value
             return name
 
-        def expr(a) -> str:
+        def expr(a: Any) -> str:
             if isinstance(a, torch.fx.Node):
                 return names[a]
             if isinstance(a, (list, tuple)):
@@ -297,20 +328,21 @@ class GraphWrapper:
         return Variant(consts["call"], source, records, fallbacks, calls)
 
     @staticmethod
-    def _emit_backward(spec: BackwardNode, run, node, var: str, expr, const) -> list[str]:
+    def _emit_backward(spec: BackwardNode, run: NodeRun, node: Any, var: str, expr: Callable[[Any], str],
+                       const: Callable[[Any], str]) -> list[str]:
         """The lines of one gradient node: its tensors as the op's backward takes them, zeroed
         gradient buffers, the launch, the input's gradient."""
         given = dict(run.defaults) | dict(zip(run.names, node.args, strict=False)) | dict(node.kwargs)
         aten = run.aten
-        lines = []
+        lines: list[str] = []
 
-        def dense(name: str, code: str, view) -> None:
+        def dense(name: str, code: str, view: tuple[int, ...] | None) -> None:
             lines.append(f"{name} = {code}")
             lines.append(f"{name} = {name} if {name}.is_contiguous() else {name}.contiguous()")
             if view is not None:
                 lines.append(f"{name} = {name}.view({list(view)})")
 
-        prepared = []
+        prepared: list[str] = []
         for j, (arg, view) in enumerate(spec.inputs):
             mapped = aten.args.get(arg, arg if arg in given else "self")
             dense(f"{var}_{j}", expr(given[mapped]), view)
@@ -319,14 +351,14 @@ class GraphWrapper:
         if "out" in used:
             dense(f"{var}_o", f"{expr(given[aten.output])}.reshape({list(spec.op_shape)})", None)
         dense(f"{var}_dy", f"{expr(given[aten.grad])}.reshape({list(spec.op_shape)})", None)
-        zeros = {}
+        zeros: dict[tuple[str, int], str] = {}
         for kind, i in spec.args:
             if kind in ("gin", "gparam") and (kind, i) not in zeros:
                 index = i if kind == "gin" else spec.n_inputs + i
                 zeros[(kind, i)] = name = f"{var}_{kind}{i}"
                 lines.append(f"{name} = _zeros({list(spec.shapes[index])}, dtype={const(spec.dtype)}, "
                              f"device={const(spec.device)})")
-        args = []
+        args: list[str] = []
         for kind, value in spec.args:
             if kind == "in":
                 args.append(prepared[value])
@@ -346,12 +378,13 @@ class GraphWrapper:
         return lines
 
     @staticmethod
-    def _emit(spec: FastNode, run, node, var: str, expr, const) -> list[str]:
+    def _emit(spec: FastNode, run: NodeRun, node: Any, var: str, expr: Callable[[Any], str],
+              const: Callable[[Any], str]) -> list[str]:
         """The lines of one fast node: its inputs as the op takes them, the output, the launch."""
         given = dict(run.defaults)
         given |= dict(zip(run.names, node.args, strict=False)) | dict(node.kwargs)
-        lines = []
-        prepared = []
+        lines: list[str] = []
+        prepared: list[str] = []
         for j, source in enumerate(spec.inputs):
             name = f"{var}_{j}"
             if source[0] == "const":
@@ -375,7 +408,7 @@ class GraphWrapper:
             prepared.append(name)
         lines.append(f"{var}_out = _empty({list(spec.op_shape)}, dtype={const(spec.dtype)}, "
                      f"device={const(spec.device)})")
-        args = []
+        args: list[str] = []
         for kind, value in spec.args:
             if kind == "out":
                 args.append(f"{var}_out")

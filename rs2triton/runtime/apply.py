@@ -16,11 +16,20 @@ takes an ``i32`` is teenygrad's bug, reported as such rather than launched).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 from rs2triton.runtime.values import _torch, rust_dtype_of
+
+if TYPE_CHECKING:  # (torch is not followed by mypy: its types are Any to it)
+    import torch
+    from torch import Tensor
+
+    from rs2triton.runtime.protocols import ConfiguredKernel, Grid, Op, Shape, Shapes, Visited
+
+P = ParamSpec("P")
+R = TypeVar("R")
 
 _INT_KINDS = {"i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64"}
 
@@ -28,29 +37,30 @@ _INT_KINDS = {"i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64"}
 class _Output:
     """Stands for the output buffer in a dry run of ``pack_args`` (to learn its dtype)."""
 
-    def __init__(self, offset: int = 0):
+    def __init__(self, offset: int = 0) -> None:
         self.offset = offset
 
     def offset_by(self, count: int) -> _Output:
         return _Output(self.offset + count)
 
 
-def _name(op) -> str:
-    return getattr(op, "RUST_NAME", type(op).__name__)
+def _name(op: object) -> str:
+    name: str = getattr(op, "RUST_NAME", type(op).__name__)
+    return name
 
 
-def _shape(t) -> tuple[int, ...]:
+def _shape(t: Tensor) -> tuple[int, ...]:
     return tuple(int(s) for s in t.shape)
 
 
-def _tensor_check(op, what: str, t) -> None:
+def _tensor_check(op: Op, what: str, t: object) -> None:
     torch = _torch()
     if not isinstance(t, torch.Tensor):
         raise TypeError(f"{_name(op)}.apply: {what} must be a torch.Tensor, got {type(t).__name__}")
 
 
 @contextmanager
-def host_code(op, input_shapes, output_shape=None) -> Iterator[None]:
+def host_code(op: Op, input_shapes: Shapes, output_shape: Shape | None = None) -> Iterator[None]:
     """Runs teenygrad's host logic of ``op``: where it panics, as its Rust would (an index out of
     bounds: the input has fewer dimensions than the op reads; a division by zero; an overflow),
     a ``ValueError`` naming the op and the shapes it was given."""
@@ -67,7 +77,7 @@ def host_code(op, input_shapes, output_shape=None) -> Iterator[None]:
                          f"({what}): the shapes do not fit the op") from e
 
 
-def _check_out_shape(op, out_shape) -> None:
+def _check_out_shape(op: Op, out_shape: Shape | None) -> None:
     if out_shape is None:
         return
     if isinstance(out_shape, (str, bytes)) or not hasattr(out_shape, "__iter__") or not all(
@@ -78,7 +88,7 @@ def _check_out_shape(op, out_shape) -> None:
         raise ValueError(f"{_name(op)}.apply: out_shape has a negative size: {list(out_shape)}")
 
 
-def resolve_output_shape(op, input_shapes, out, out_shape) -> list[int]:
+def resolve_output_shape(op: Op, input_shapes: Shapes, out: Tensor | None, out_shape: Shape | None) -> list[int]:
     name = _name(op)
     _check_out_shape(op, out_shape)
     overridden = not getattr(type(op).compute_concrete_output_shape, "trait_default", False)
@@ -104,7 +114,7 @@ def resolve_output_shape(op, input_shapes, out, out_shape) -> list[int]:
     return shape
 
 
-def check_mapped(op, input_shapes, output_shape) -> None:
+def check_mapped(op: Op, input_shapes: Shapes, output_shape: Shape) -> None:
     """What the torch mapping's rows know of the op (``runtime/torch_mapping.py``): an elementwise
     op keeps its input's shape; a kernel that reads a row in one block needs a block that holds it."""
     from rs2triton.runtime.torch_mapping import apply_problem
@@ -114,7 +124,7 @@ def check_mapped(op, input_shapes, output_shape) -> None:
         raise ValueError(f"{_name(op)}.apply: {problem}")
 
 
-def check_params(op, params, input_shapes, output_shape) -> None:
+def check_params(op: Op, params: Sequence[Tensor], input_shapes: Shapes, output_shape: Shape) -> None:
     name = _name(op)
     want = [list(s) for s in op.param_shapes(input_shapes, output_shape)]
     if len(params) != len(want):
@@ -127,7 +137,7 @@ def check_params(op, params, input_shapes, output_shape) -> None:
                              f"asks for {shape} (for input shapes {[list(s) for s in input_shapes]})")
 
 
-def _kernel_dtype(kernel, args, index: int, fallback):
+def _kernel_dtype(kernel: ConfiguredKernel, args: Iterable[object], index: int, fallback: torch.dtype) -> torch.dtype:
     """The dtype of kernel parameter ``index`` from the other visited tensors that share its dtype
     parameter, or from its concrete element type."""
     torch = _torch()
@@ -145,7 +155,7 @@ def _kernel_dtype(kernel, args, index: int, fallback):
     return fallback
 
 
-def _check_visited(op, kernel, args, method: str) -> None:
+def _check_visited(op: Op, kernel: ConfiguredKernel, args: Visited, method: str) -> None:
     """Each visited argument against the kernel parameter it lands on."""
     launcher = kernel.launcher
     name = _name(op)
@@ -163,7 +173,7 @@ def _check_visited(op, kernel, args, method: str) -> None:
                                 f"kernel {launcher.name}")
 
 
-def _check_windows(op, kernel, args, method: str, labels: dict[int, str]) -> None:
+def _check_windows(op: Op, kernel: ConfiguredKernel, args: Visited, method: str, labels: dict[int, str]) -> None:
     """Each tensor a launch hands to a pointer the kernel addresses as a flat buffer under a
     bound (``offs < n_elements``: :func:`mask_bounds_of`) holds that
     many elements: a view too small, or an ``out_shape`` that does not fit the inputs, would have
@@ -183,7 +193,7 @@ def _check_windows(op, kernel, args, method: str, labels: dict[int, str]) -> Non
             i = index.get(n_name)
             n = args[i] if i is not None and i < len(args) else None
             count = SCALARS.get(params[i].elem) if i is not None else None
-            if count is not None and count.cls is Class.INT and v.numel() > count.max:
+            if count is not None and i is not None and count.cls is Class.INT and v.numel() > count.max:
                 # (2^31 elements or more for an i32 count: Rust's `as i32` of the count wrapped, so the
                 # kernel would address a fraction of the tensor, or a negative count)
                 what = labels.get(id(v), f"the tensor {method} hands to `{p.name}`")
@@ -199,13 +209,15 @@ def _check_windows(op, kernel, args, method: str, labels: dict[int, str]) -> Non
                                  f"{v.numel()}: the shapes do not fit the op")
 
 
-def mask_bounds_of(kernel) -> dict[str, frozenset[str]]:
+def mask_bounds_of(kernel: ConfiguredKernel) -> dict[str, frozenset[str]]:
     """The kernel's pointer parameters addressed as flat buffers under a bound, each with the
     count parameters of its bounds: the fact its launcher records (``facts={"bounds": ...}``)."""
-    return getattr(kernel.launcher, "bounds", {})
+    bounds: dict[str, frozenset[str]] = getattr(kernel.launcher, "bounds", {})
+    return bounds
 
 
-def _check_interpreter_dtypes(op, kernel, args, method: str, labels: dict[int, str]) -> None:
+def _check_interpreter_dtypes(op: Op, kernel: ConfiguredKernel, args: Visited, method: str,
+                              labels: dict[int, str]) -> None:
     """On Triton's interpreter, no tensor of a dtype it computes wrongly for the kernel
     (:func:`~rs2triton.runtime.values.interpreter_dtype_problem`): refused before the launch, naming
     the op, the tensor and the kernel parameter it lands on."""
@@ -223,7 +235,8 @@ def _check_interpreter_dtypes(op, kernel, args, method: str, labels: dict[int, s
                             f"kernel {launcher.name}: {problem}")
 
 
-def _launch(op, kernel, args, grid, method: str, torch_op: bool = False, labels: dict[int, str] | None = None) -> None:
+def _launch(op: Op, kernel: ConfiguredKernel, args: Visited, grid: Grid, method: str, torch_op: bool = False,
+            labels: dict[int, str] | None = None) -> None:
     _check_visited(op, kernel, args, method)
     _check_interpreter_dtypes(op, kernel, args, method, labels or {})
     _check_windows(op, kernel, args, method, labels or {})
@@ -236,7 +249,7 @@ def _launch(op, kernel, args, grid, method: str, torch_op: bool = False, labels:
         (kernel.for_torch_op() if torch_op else kernel)[grid](*args)
 
 
-def check_launch_grid(op, grid, method: str, empty: bool) -> None:
+def check_launch_grid(op: Op, grid: Grid, method: str, empty: bool) -> None:
     """The grid the op's ``method`` gave may have an axis of 0 (run no program) only where ``empty``:
     what the launch writes holds no element. teenygrad's executor hands the grid to
     ``cuLaunchKernel``, which refuses an axis of 0 (``CUDA_ERROR_INVALID_VALUE``:
@@ -250,7 +263,7 @@ def check_launch_grid(op, grid, method: str, empty: bool) -> None:
                      "(cuLaunchKernel: CUDA_ERROR_INVALID_VALUE); check the op's grid against the shapes")
 
 
-def _substitute(args, output, op=None):
+def _substitute(args: Visited, output: Tensor, op: Op | None = None) -> Visited:
     out = type(args)()
     for v, kind in zip(args, args.kinds, strict=True):
         if isinstance(v, _Output):
@@ -263,7 +276,8 @@ def _substitute(args, output, op=None):
     return out
 
 
-def output_dtype(op, inputs: tuple, params: tuple, output_shape: list[int], launches=None):
+def output_dtype(op: Op, inputs: Sequence[Tensor], params: Sequence[Tensor], output_shape: list[int],
+                 launches: Iterable[tuple[Visited, Grid]] | None = None) -> torch.dtype:
     """The dtype of the op's output: the first launch's arguments (``launches``, else a dry run of
     ``pack_args``), with a stand-in for the output, tell which kernel parameter it lands on
     (``*D``: the inputs' dtype; ``*i64``: int64)."""
@@ -271,7 +285,7 @@ def output_dtype(op, inputs: tuple, params: tuple, output_shape: list[int], laun
     if launches is None:
         launches = forward_launches(op, inputs, params, output_shape, int(op.forward_output_row_stride(output_shape)))
     first = next(iter(launches), None)
-    probe = first[0] if first is not None else []
+    probe: Iterable[object] = first[0] if first is not None else []
     index = next((i for i, v in enumerate(probe) if isinstance(v, _Output)), None)
     fallback = inputs[0].dtype if inputs else torch.float32
     return _kernel_dtype(op.forward_kernel(), probe, index, fallback) if index is not None else fallback
@@ -280,13 +294,14 @@ def output_dtype(op, inputs: tuple, params: tuple, output_shape: list[int], laun
 WRITES = ("out", "inout")  # the access of a kernel parameter the kernel writes
 
 
-def param_labels(op, n: int) -> list[str]:
+def param_labels(op: Op, n: int) -> list[str]:
     """What messages call the op's ``n`` parameters: its ``param_names``, else ``params[i]``."""
     names = list(op.param_names())
     return [names[i] if i < len(names) else f"params[{i}]" for i in range(n)]
 
 
-def forward_launches(op, inputs, params, output_shape, required) -> Iterator[tuple[Any, Any]]:
+def forward_launches(op: Op, inputs: Sequence[Tensor], params: Sequence[Tensor], output_shape: Shape,
+                     required: int) -> Iterator[tuple[Visited, Grid]]:
     """(visited arguments, grid) of each of the op's ``n_launches`` forward launches, the output a
     stand-in (:class:`_Output`), made one at a time as they are taken (the count is checked first)."""
     n_launches = launch_count(op, int(op.n_launches()), "n_launches")
@@ -300,7 +315,7 @@ def forward_launches(op, inputs, params, output_shape, required) -> Iterator[tup
 MAX_LAUNCHES = 4096  # launches of one op (teenygrad's launch one per input at most: a handful)
 
 
-def launch_count(op, n: int, method: str) -> int:
+def launch_count(op: Op, n: int, method: str) -> int:
     """``n``, the op's count of launches, if it is one a launch list can be made of: at least
     one and at most :data:`MAX_LAUNCHES` (``usize::MAX`` built a 4.9 GB list before)."""
     if not 1 <= n <= MAX_LAUNCHES:
@@ -308,13 +323,14 @@ def launch_count(op, n: int, method: str) -> int:
     return n
 
 
-def written_params(kernel, launches: Iterable, params) -> list[tuple[int, str]]:
+def written_params(kernel: ConfiguredKernel, launches: Iterable[tuple[Visited, Grid]],
+                   params: Sequence[Tensor]) -> list[tuple[int, str]]:
     """(index in ``params``, kernel parameter) for each parameter a launch hands to a kernel
     parameter that the kernel writes: one the Rust marks ``Out``/``InOut``, or any pointer the
     kernel stores through (:func:`stored_pointers`: an unmarked ``T::Pointer``, or an ``InPtr``)."""
     kernel_params = kernel.launcher._params
     stored = stored_pointers(kernel)
-    found = []
+    found: list[tuple[int, str]] = []
     for args, _grid in launches:
         for pos, v in enumerate(args):
             if pos < len(kernel_params) and (kernel_params[pos].access in WRITES or kernel_params[pos].name in stored):
@@ -322,14 +338,14 @@ def written_params(kernel, launches: Iterable, params) -> list[tuple[int, str]]:
     return found
 
 
-def stored_pointers(kernel) -> frozenset[str]:
+def stored_pointers(kernel: ConfiguredKernel) -> frozenset[str]:
     """The kernel's pointer parameters it stores through: the fact its launcher records
     (``facts={"stores": ...}``, found by the transpiler)."""
     return frozenset(getattr(getattr(kernel, "launcher", None), "stores", ()))
 
 
-def forward(op, inputs: tuple, params: tuple, out, output_shape: list[int], torch_op: bool = False,
-            params_mutable: bool = True):
+def forward(op: Op, inputs: Sequence[Tensor], params: Sequence[Tensor], out: Tensor | None, output_shape: list[int],
+            torch_op: bool = False, params_mutable: bool = True) -> Tensor:
     """The output of one forward pass (no autograd); ``torch_op``: launched through
     ``torch.library.wrap_triton`` (inside a ``triton_op``); ``params_mutable`` false: a launch
     that would write a parameter is an error (a custom op registered as not mutating it)."""
@@ -359,7 +375,7 @@ def forward(op, inputs: tuple, params: tuple, out, output_shape: list[int], torc
                for p, label in zip(params, param_labels(op, len(params)), strict=True)}
     labels[id(buffer)] = (f"out (shape {list(out.shape)})" if given else f"the output (shape {list(output_shape)})") \
         if buffer is out else f"the output buffer ({n_rows} rows of {required})"
-    launch: tuple[Any, Any] | None = first
+    launch: tuple[Visited, Grid] | None = first
     while launch is not None:
         if not params_mutable and (written := written_params(kernel, [launch], params)):
             i, kernel_param = written[0]
@@ -377,8 +393,8 @@ def forward(op, inputs: tuple, params: tuple, out, output_shape: list[int], torc
     return out
 
 
-def backward(op, inputs: tuple, params: tuple, output, output_shape: list[int], grad_output,
-             needs: list[bool], torch_op: bool = False) -> list:
+def backward(op: Op, inputs: Sequence[Tensor], params: Sequence[Tensor], output: Tensor, output_shape: list[int],
+             grad_output: Tensor, needs: list[bool], torch_op: bool = False) -> list[Tensor | None]:
     """The gradients of the inputs and parameters (None where not needed)."""
     torch = _torch()
     name = _name(op)
@@ -429,7 +445,7 @@ def backward(op, inputs: tuple, params: tuple, output, output_shape: list[int], 
     return [g if need else None for g, need in zip(grads, needs, strict=True)]
 
 
-def bind_dtype(op, inputs: tuple):
+def bind_dtype(op: Op, inputs: Sequence[Tensor]) -> Op:
     """``op`` with its dtype parameter ``D`` bound to the inputs' dtype, unless it was given."""
     if inputs and "D" in getattr(type(op), "TYPE_PARAMS", ()) and "D" not in getattr(op, "type_args", {}):
         if rust_dtype_of(inputs[0].dtype) is not None:
@@ -437,11 +453,11 @@ def bind_dtype(op, inputs: tuple):
     return op
 
 
-def _last(shape) -> int:
+def _last(shape: Shape) -> int:
     return int(shape[-1]) if len(shape) else 1
 
 
-def run(op, inputs: tuple, params, out, out_shape):
+def run(op: Op, inputs: tuple[Tensor, ...], params: object, out: Tensor | None, out_shape: Shape | None) -> Tensor:
     torch = _torch()
     name = _name(op)
     if isinstance(params, torch.Tensor) or not isinstance(params, (list, tuple)):
@@ -483,7 +499,7 @@ def run(op, inputs: tuple, params, out, out_shape):
     return _Function.apply(op, len(inputs), output_shape, *inputs, *params)
 
 
-def _out_is_an_argument(op, out, inputs: tuple, params: tuple) -> bool:
+def _out_is_an_argument(op: Op, out: Tensor, inputs: Sequence[Tensor], params: Sequence[Tensor]) -> bool:
     """Whether ``out`` is the very memory of an input or parameter (same elements, same layout);
     an ``out`` that shares only some of its memory with one is refused, as torch refuses it: the
     kernel would read elements it has already overwritten."""
@@ -512,9 +528,11 @@ def _out_is_an_argument(op, out, inputs: tuple, params: tuple) -> bool:
 def _make_function() -> Any:
     torch = _torch()
 
-    class Function(torch.autograd.Function):  # type: ignore[name-defined]
+    function: Any = torch.autograd.Function  # (torch is not followed by mypy: its classes are Any)
+
+    class Function(function):  # type: ignore[misc, unused-ignore]  # (a class of Any: --strict only)
         @staticmethod
-        def forward(ctx, op, n_inputs, output_shape, *tensors):
+        def forward(ctx: Any, op: Op, n_inputs: int, output_shape: list[int], *tensors: Tensor) -> Tensor:
             inputs, params = tensors[:n_inputs], tensors[n_inputs:]
             output = forward(op, inputs, params, None, output_shape)
             ctx.op, ctx.n_inputs, ctx.output_shape = op, n_inputs, output_shape
@@ -522,7 +540,7 @@ def _make_function() -> Any:
             return output
 
         @staticmethod
-        def backward(ctx, grad_output):
+        def backward(ctx: Any, grad_output: Tensor) -> tuple[Tensor | None, ...]:
             op = ctx.op
             *tensors, output = ctx.saved_tensors
             if not op.has_backward():
@@ -541,7 +559,7 @@ class _Lazy:
 
     fn: Any = None
 
-    def apply(self, *args):
+    def apply(self, *args: Any) -> Any:
         if self.fn is None:
             self.fn = _make_function()
         return self.fn.apply(*args)
@@ -550,14 +568,15 @@ class _Lazy:
 _Function = _Lazy()
 
 
-def _outside_the_graph(fn):
+def _outside_the_graph(fn: Callable[P, R]) -> Callable[P, R]:
     """``fn``, which launches kernels eagerly, kept out of ``torch.compile``'s graphs: a
     function that calls ``RuntimeOp.apply`` compiles with a graph break around the call, which
     runs as it does eagerly (Dynamo would otherwise trace Triton's launch, or its interpreter,
     with fake tensors). ``fullgraph=True`` cannot have the break, and says why."""
-    return _torch().compiler.disable(
+    disabled: Callable[P, R] = _torch().compiler.disable(
         fn, reason="RuntimeOp.apply launches its kernels eagerly, outside torch.compile's graph: to keep the op "
                    "in one graph, register it (rs2triton.register_op) or call the torch backend's functional API")
+    return disabled
 
 
 run = _outside_the_graph(run)

@@ -24,9 +24,13 @@ from __future__ import annotations
 
 import keyword
 import struct
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
 
 from rs2triton.rust.types import SCALARS, TORCH_DTYPES, Class
+
+if TYPE_CHECKING:
+    from rs2triton.runtime.protocols import Kernel, Launch
 
 
 class _Missing:
@@ -44,7 +48,9 @@ _PACK_CODES = {(-2 ** 7, 2 ** 7 - 1): "b", (0, 2 ** 8 - 1): "B", (-2 ** 15, 2 **
                (0, 2 ** 64 - 1): "Q"}
 
 
-def make_binder(launcher, fn, keywords: dict, slow, on_error) -> Any | None:
+def make_binder(launcher: Kernel, fn: Any, keywords: Mapping[str, object],
+                slow: Callable[[tuple[int, ...], tuple[object, ...], dict[str, object]], Any],
+                on_error: Callable[[Exception], Exception | None]) -> Callable[[tuple[int, ...]], Launch] | None:
     """The fast check-and-launch functions of ``launcher``: ``make(grid)`` gives the function
     ``f(*args, **kwargs)`` that launches ``fn[grid](*args, **keywords)`` when every check passes,
     else returns ``slow(grid, args, kwargs)`` (the general path); an exception of the launch goes
@@ -173,4 +179,5 @@ def make_binder(launcher, fn, keywords: dict, slow, on_error) -> Any | None:
                         "    return _rs_for_grid", ""])
     scope: dict[str, Any] = {"__builtins__": {}}
     exec(compile(source, f"<rs2triton binder of {launcher.name}>", "exec"), scope)  # noqa: S102
-    return scope["_rs_make"](**env)
+    make: Callable[..., Callable[[tuple[int, ...]], Launch]] = scope["_rs_make"]
+    return make(**env)

@@ -23,9 +23,17 @@ from __future__ import annotations
 import contextvars
 import os
 import sys
+from collections.abc import Iterator
 from contextlib import contextmanager
+from types import FrameType
+from typing import TYPE_CHECKING, Any
 
 from rs2triton.runtime.errors import module_of, rust_lines
+
+if TYPE_CHECKING:  # (torch, triton and numpy are not followed by mypy: these are Any to it)
+    from numpy import ndarray
+    from torch import Tensor
+    from triton.runtime.interpreter import TensorHandle
 
 _ACTIVE: contextvars.ContextVar[_Launch | None] = contextvars.ContextVar("rs2triton_bounds", default=None)
 # Within `own_elements()` (RuntimeOp.apply's launches) each tensor is held to its own elements,
@@ -53,7 +61,7 @@ def enabled() -> bool:
 class _Launch:
     """The storage ranges of one launch's tensors, and what an error about them needs to say."""
 
-    def __init__(self, kernel: str, jit_fn, tensors: list[tuple[str, object]]):
+    def __init__(self, kernel: str, jit_fn: Any, tensors: list[tuple[str, Tensor]]) -> None:
         import numpy as np
 
         self.kernel = kernel
@@ -63,20 +71,20 @@ class _Launch:
         lines = rust_lines(module) if module is not None else None
         self.line_map = lines.mapping if lines is not None else {}
         self.rust_path = lines.path if lines is not None else None
-        rows = []
+        rows: list[tuple[int, int, str, Tensor]] = []
         self.own = _OWN.get()
         for name, t in tensors:
             if self.own:
                 rows.append((*own_extent(t), name, t))
                 continue
-            storage = t.untyped_storage()  # type: ignore[attr-defined]
+            storage = t.untyped_storage()
             rows.append((storage.data_ptr(), storage.data_ptr() + storage.nbytes(), name, t))
         rows.sort(key=lambda r: r[0])
         self.rows = rows
         self.starts = np.array([r[0] for r in rows], dtype=np.uint64)
         self.ends = np.array([r[1] for r in rows], dtype=np.uint64)
 
-    def check(self, ptrs, mask, what: str) -> None:
+    def check(self, ptrs: TensorHandle, mask: TensorHandle | None, what: str) -> None:
         import numpy as np
 
         addrs = np.asarray(ptrs.data, dtype=np.uint64)
@@ -90,7 +98,7 @@ class _Launch:
         if bad.any():
             raise self._error(addrs, bad, size, what)
 
-    def _error(self, addrs, bad, size: int, what: str) -> OutOfBounds:
+    def _error(self, addrs: ndarray, bad: ndarray, size: int, what: str) -> OutOfBounds:
         import numpy as np
 
         lane = int(np.flatnonzero(bad.ravel())[0])
@@ -101,14 +109,14 @@ class _Launch:
                                "but the launch was given no tensor")
         # the tensor the address is nearest to: the one the kernel's pointer arithmetic started from
         start, end, name, t = min(self.rows, key=lambda r: r[0] - addr if addr < r[0] else max(0, addr + size - r[1]))
-        shape = "x".join(str(d) for d in t.shape)  # type: ignore[attr-defined]
+        shape = "x".join(str(d) for d in t.shape)
         if addr < start:
             place = f"{(start - addr) // size} elements before the start"
         else:
             place = f"element {(addr - start) // size}, past the end"
         return OutOfBounds(
             f"{self.kernel}: {what}{where} reaches outside the tensor `{name}` "
-            f"({shape} {str(t.dtype).removeprefix('torch.')}, {(end - start) // size} elements): "  # type: ignore[attr-defined]
+            f"({shape} {str(t.dtype).removeprefix('torch.')}, {(end - start) // size} elements): "
             f"lane {lane}{self._program()} accesses {place}; nothing was read or written. The tensor is "
             "smaller than the launch addresses: check the sizes and scalars passed, the grid and the mask"
             + (" (RuntimeOp.apply holds each tensor to its own elements, not the storage it is a view of: "
@@ -116,7 +124,7 @@ class _Launch:
 
     def _rust_line(self) -> str:
         """Where the innermost statement of the generated file that has a Rust line is."""
-        frame = sys._getframe(2)
+        frame: FrameType | None = sys._getframe(2)
         first = None
         while frame is not None:
             if frame.f_code.co_filename == self.path:
@@ -124,15 +132,15 @@ class _Launch:
                 if rust is not None and self.rust_path:
                     return f" at {self.rust_path}:{rust}"
                 first = first or f" at {self.path}:{frame.f_lineno}"
-            frame = frame.f_back  # type: ignore[assignment]
+            frame = frame.f_back
         return first or ""
 
     def in_endless_loop(self) -> bool:
-        frame = sys._getframe(1)
+        frame: FrameType | None = sys._getframe(1)
         while frame is not None:
             if frame.f_code.co_name == LOOP_HELPER and frame.f_code.co_filename == self.path:
                 return True
-            frame = frame.f_back  # type: ignore[assignment]
+            frame = frame.f_back
         return False
 
     def never_returns(self) -> NeverReturns:
@@ -158,7 +166,7 @@ def _install() -> None:
     def wrap(method: str, ptr_at: int, mask_at: int | None, what: str) -> None:
         original = getattr(InterpreterBuilder, method)
 
-        def checked(self, *args, **kwargs):
+        def checked(self: Any, *args: Any, **kwargs: Any) -> Any:  # (self: the InterpreterBuilder)
             launch = _ACTIVE.get()
             if launch is not None:
                 launch.check(args[ptr_at], args[mask_at] if mask_at is not None else None, what)
@@ -169,7 +177,7 @@ def _install() -> None:
 
     barrier = InterpreterBuilder.create_barrier
 
-    def checked_barrier(self, *args, **kwargs):  # (the barrier in the body of `_loop_forever`)
+    def checked_barrier(self: Any, *args: Any, **kwargs: Any) -> Any:  # (the barrier in `_loop_forever`'s body)
         launch = _ACTIVE.get()
         if launch is not None and launch.in_endless_loop():
             raise launch.never_returns()
@@ -185,7 +193,7 @@ def _install() -> None:
     _INSTALLED = True
 
 
-def own_extent(t) -> tuple[int, int]:
+def own_extent(t: Tensor) -> tuple[int, int]:
     """The addresses ``t``'s own elements span: [first byte, end) over its strides."""
     start = t.data_ptr()
     if t.numel() == 0:
@@ -195,7 +203,7 @@ def own_extent(t) -> tuple[int, int]:
 
 
 @contextmanager
-def own_elements():
+def own_elements() -> Iterator[None]:
     """Launches in the block that are checked are held to each tensor's own elements (a view's,
     not its storage's): what ``RuntimeOp.apply`` asks, where every buffer stands for one of
     teenygrad's, each its own allocation."""
@@ -207,7 +215,7 @@ def own_elements():
 
 
 @contextmanager
-def checked_launch(kernel: str, jit_fn, tensors: list[tuple[str, object]]):
+def checked_launch(kernel: str, jit_fn: Any, tensors: list[tuple[str, Tensor | None]]) -> Iterator[None]:
     """While the block runs, the interpreter's accesses must stay inside ``tensors`` (CPU ones),
     unless ``RS2TRITON_BOUNDS_CHECK=0``."""
     cpu = [(n, t) for n, t in tensors if getattr(getattr(t, "device", None), "type", None) == "cpu"]

@@ -20,7 +20,7 @@ import sys
 import tokenize
 from collections.abc import Iterator
 from pathlib import Path
-from types import SimpleNamespace
+from types import ModuleType, SimpleNamespace
 from typing import NamedTuple
 
 from rs2triton.diagnostics import Diagnostic, Lines
@@ -35,10 +35,14 @@ class RustLines(NamedTuple):
     mapping: dict[int, int]  # generated line -> Rust line
 
 
+# A generated module: imported, or (executed without registering it) the attributes of its globals
+# that :func:`rust_lines` reads
+GeneratedModule = ModuleType | SimpleNamespace
+
 _LINE_COMMENT = re.compile(r"#\s*(\S+\.rs):(\d+)\s*$")
 
 
-def module_of(fn):
+def module_of(fn: object) -> GeneratedModule | None:
     """The module a jit function was defined in: the registered module, or (a module executed
     without registering it) its globals, which hold what :func:`rust_lines` reads."""
     fn = getattr(fn, "fn", fn)
@@ -50,7 +54,7 @@ def module_of(fn):
     return module
 
 
-def rust_lines(module) -> RustLines | None:
+def rust_lines(module: GeneratedModule | None) -> RustLines | None:
     """The generated module's map to its Rust source, from the attributes ``rs2triton.load`` or the
     module's own last statement (:func:`rs2triton.runtime.locations.locate`) recorded, or from its
     line comments; None where it has none of them."""
@@ -119,12 +123,13 @@ def generated_line(exc: BaseException, path: str, text: str) -> int | None:
         located = getattr(node, "rs2triton_line", None)  # a located kernel's node (runtime/locations.py)
         if isinstance(located, int):
             return located
-        if node is not None and hasattr(node, "lineno") and src:
+        lineno = getattr(node, "lineno", None)
+        if node is not None and isinstance(lineno, int) and src:
             # CompilationError: node.lineno counts from the kernel's decorator line.
             head = "\n".join(src.split("\n")[:2])
             at = text.find(head)
             if at >= 0:
-                return text.count("\n", 0, at) + node.lineno
+                return text.count("\n", 0, at) + lineno
     line = None
     for e in _chain(exc):  # the interpreter: the deepest frame inside the generated file
         tb = e.__traceback__
@@ -157,7 +162,7 @@ def _hint(source_line: str, message: str) -> str | None:
     return None
 
 
-def triton_diagnostic(exc: BaseException, module) -> Diagnostic | None:
+def triton_diagnostic(exc: BaseException, module: GeneratedModule) -> Diagnostic | None:
     """A Triton error in a generated kernel, reported at the Rust line it came from."""
     path = getattr(module, "__file__", None)
     lines = rust_lines(module)

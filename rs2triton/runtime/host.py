@@ -22,18 +22,32 @@ from __future__ import annotations
 
 import ast
 import functools
-from types import SimpleNamespace
+from collections.abc import Callable, Iterable, Sequence
+from types import CodeType, SimpleNamespace
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
-from rs2triton.rust.semantics import NotImplementedPanic
-from rs2triton.rust.std import DIV_ZERO, FLOATS, INTS, REM_ZERO, Panic, cast, display
+from rs2triton.rust.floats import FLOATS
+from rs2triton.rust.semantics import NotImplementedPanic, Panic
+from rs2triton.rust.std import DIV_ZERO, INTS, REM_ZERO, cast, display
+
+if TYPE_CHECKING:
+    from _typeshed import SupportsDunderGE, SupportsDunderLT
+    from torch import Tensor  # (not followed by mypy: Any)
+
+T = TypeVar("T")
+U = TypeVar("U")
+P = ParamSpec("P")
+R = TypeVar("R")
+Ge = TypeVar("Ge", bound="SupportsDunderGE[Any]")
+Lt = TypeVar("Lt", bound="SupportsDunderLT[Any]")
 
 i8, i16, i32, i64, isize = (INTS[t] for t in ("i8", "i16", "i32", "i64", "isize"))
 u8, u16, u32, u64, usize = (INTS[t] for t in ("u8", "u16", "u32", "u64", "usize"))
 f32, f64 = FLOATS["f32"], FLOATS["f64"]
 
 
-def _cast(elem: str):
-    def cast_to(value):
+def _cast(elem: str) -> Callable[[int | float | bool], int | float | bool]:
+    def cast_to(value: int | float | bool) -> int | float | bool:
         return cast(value, elem)
 
     cast_to.__name__ = cast_to.__qualname__ = f"as_{elem}"
@@ -49,54 +63,54 @@ as_f32, as_f64 = _cast("f32"), _cast("f64")
 # ---------------------------------------------------------------- Option, slices, pointers
 
 
-def unwrap(value, message: str = "called `Option::unwrap()` on a `None` value"):
+def unwrap(value: T | None, message: str = "called `Option::unwrap()` on a `None` value") -> T:
     """``option.unwrap()`` / ``.expect(message)``: the value, or Rust's panic on ``None``."""
     if value is None:
         raise Panic(message)
     return value
 
 
-def unwrap_or(value, default):
+def unwrap_or(value: T | None, default: T) -> T:
     return default if value is None else value
 
 
-def and_then(value, f):
+def and_then(value: T | None, f: Callable[[T], U | None]) -> U | None:
     return None if value is None else f(value)
 
 
-def map_option(value, f):
+def map_option(value: T | None, f: Callable[[T], U]) -> U | None:
     return None if value is None else f(value)
 
 
-def or_option(value, other):
+def or_option(value: T | None, other: T | None) -> T | None:
     """``option.or(other)``."""
     return other if value is None else value
 
 
-def zip_option(value, other):
+def zip_option(value: T | None, other: U | None) -> tuple[T, U] | None:
     """``option.zip(other)``: the pair, or None."""
     return None if value is None or other is None else (value, other)
 
 
-def filter_option(value, keep):
+def filter_option(value: T | None, keep: Callable[[T], bool]) -> T | None:
     """``option.filter(f)``."""
     return value if value is not None and keep(value) else None
 
 
-def first(seq):
+def first(seq: Sequence[T]) -> T | None:
     """``seq.first()``: the first item or ``None``."""
     return seq[0] if len(seq) else None
 
 
-def last(seq):
+def last(seq: Sequence[T]) -> T | None:
     return seq[-1] if len(seq) else None
 
 
-def get(seq, i: int):
+def get(seq: Sequence[T], i: int) -> T | None:
     return seq[i] if 0 <= i < len(seq) else None
 
 
-def subslice(seq, lo, hi):
+def subslice(seq: Sequence[T], lo: int | None, hi: int | None) -> Sequence[T]:
     """``&seq[lo..hi]`` (either bound may be None): Rust's panics for a bound past the end or a start
     after the end, where Python's slice would quietly be shorter."""
     n = len(seq)
@@ -111,56 +125,56 @@ def subslice(seq, lo, hi):
     return seq[start:end]
 
 
-def insert(seq: list, i: int, item) -> None:
+def insert(seq: list[T], i: int, item: T) -> None:
     """``v.insert(i, x)``: Rust's panic past the end."""
     if i > len(seq):
         raise Panic(f"insertion index (is {i}) should be <= len (is {len(seq)})")
     seq.insert(i, item)
 
 
-def pop(seq: list):
+def pop(seq: list[T]) -> T | None:
     """``v.pop()``: the last item, or None."""
     return seq.pop() if seq else None
 
 
-def dedup(seq: list) -> None:
+def dedup(seq: list[T]) -> None:
     """``v.dedup()``: consecutive repeats removed, in place."""
     seq[:] = [x for i, x in enumerate(seq) if i == 0 or x != seq[i - 1]]
 
 
-def chunks(seq, n: int) -> list:
+def chunks(seq: Sequence[T], n: int) -> list[Sequence[T]]:
     if n == 0:
         raise Panic("chunk size must be non-zero")
     return [seq[i:i + n] for i in range(0, len(seq), n)]
 
 
-def windows(seq, n: int) -> list:
+def windows(seq: Sequence[T], n: int) -> list[Sequence[T]]:
     if n == 0:
         raise Panic("window size must be non-zero")
     return [seq[i:i + n] for i in range(len(seq) - n + 1)]
 
 
-def max_by_key(items, key):
+def max_by_key(items: Iterable[T], key: Callable[[T], Ge]) -> T | None:
     """``iter.max_by_key(f)``: the last of the largest, or None."""
-    best, best_key, found = None, None, False
+    best: tuple[T, Ge] | None = None
     for x in items:
         k = key(x)
-        if not found or k >= best_key:
-            best, best_key, found = x, k, True
-    return best
+        if best is None or k >= best[1]:
+            best = (x, k)
+    return best[0] if best is not None else None
 
 
-def min_by_key(items, key):
+def min_by_key(items: Iterable[T], key: Callable[[T], Lt]) -> T | None:
     """``iter.min_by_key(f)``: the first of the smallest, or None."""
-    best, best_key, found = None, None, False
+    best: tuple[T, Lt] | None = None
     for x in items:
         k = key(x)
-        if not found or k < best_key:
-            best, best_key, found = x, k, True
-    return best
+        if best is None or k < best[1]:
+            best = (x, k)
+    return best[0] if best is not None else None
 
 
-def ptr_add(ptr, count: int):
+def ptr_add(ptr: Tensor | None, count: int) -> Tensor:
     """``(ptr as *mut D).add(count)``: the tensor's elements from ``count`` on, a view."""
     if ptr is None:
         raise Panic("pointer arithmetic on a null pointer")
@@ -176,7 +190,7 @@ def ptr_add(ptr, count: int):
 # ---------------------------------------------------------------- panics at the Rust line
 
 
-def _rust_location(exc: BaseException, code) -> str | None:
+def _rust_location(exc: BaseException, code: CodeType) -> str | None:
     """``file.rs:LINE`` of the innermost frame of the generated function ``code`` in ``exc``'s
     traceback (the Rust line its statement came from), or the generated line without a map."""
     from rs2triton.runtime.errors import module_of, rust_lines
@@ -201,7 +215,7 @@ _SAFE = (ast.Name, ast.Attribute, ast.Subscript, ast.Constant, ast.BinOp, ast.Un
          ast.unaryop, ast.Slice, ast.Tuple)
 
 
-def _index_message(exc: BaseException, code) -> str:
+def _index_message(exc: BaseException, code: CodeType) -> str:
     """Rust's message for an index out of range, ``the len is 3 but the index is 5``: the failing
     subscript of the generated line (from the instruction's position), its sequence and index read
     again from the frame (only names, fields, elements and arithmetic: nothing is called)."""
@@ -231,13 +245,13 @@ def _index_message(exc: BaseException, code) -> str:
         return f"index out of bounds ({exc})"
 
 
-def rust_panics(fn):
+def rust_panics(fn: Callable[P, R]) -> Callable[P, R]:
     """``fn`` (a generated host method) with its panics located: a :class:`Panic`, or the Python
     error that is Rust's panic there (a zero divisor, an index out of range), is a :class:`Panic`
     naming the Rust ``file:line`` it happened at."""
 
     @functools.wraps(fn)
-    def located(*args, **kwargs):
+    def located(*args: P.args, **kwargs: P.kwargs) -> R:
         try:
             return fn(*args, **kwargs)
         except Panic as e:

@@ -21,9 +21,9 @@ import itertools
 import numbers
 import sys
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Container, Iterable, Mapping, Sequence
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rs2triton.runtime import values as _values
 from rs2triton.runtime.ops import RuntimeOp
@@ -38,6 +38,13 @@ from rs2triton.runtime.values import (
 )
 from rs2triton.rust.types import TORCH_DTYPES
 
+if TYPE_CHECKING:  # (torch and triton are not followed by mypy: their types are Any to it)
+    import torch
+    from triton import Config
+
+    from rs2triton.diagnostics import TranspileError
+    from rs2triton.runtime.protocols import CheckedGridFn, Facts, GridFn, Launch, Scalar
+
 # Triton launch options accepted on a launcher, a launch or a tuning config.
 LAUNCH_OPTIONS = ("num_warps", "num_stages", "num_ctas", "maxnreg", "enable_fp_fusion", "waves_per_eu",
                   "matrix_instr_nonkdim", "kpack", "launch_cooperative_grid", "launch_pdl")
@@ -46,7 +53,7 @@ _CONFIG_FIELDS = ("num_warps", "num_stages", "num_ctas", "maxnreg")  # triton.Co
 class _Param:
     __slots__ = ("name", "index", "pointer", "elem", "dtype_param", "access", "rust")
 
-    def __init__(self, name: str, index: int, spec: str, dtype_params, access: str | None):
+    def __init__(self, name: str, index: int, spec: str, dtype_params: Container[str], access: str | None) -> None:
         self.name = name
         self.index = index
         self.pointer = spec.startswith("*")
@@ -81,13 +88,13 @@ class Launcher:
     ``uses``: flags given alone (modules generated before ``facts``).
     """
 
-    def __init__(self, fn, name: str, *, params: dict[str, str], consts: dict[str, str] | None = None,
+    def __init__(self, fn: Any, name: str, *, params: dict[str, str], consts: dict[str, str] | None = None,
                  dtypes: Mapping[str, str | tuple[str, ...]] | None = None, access: dict[str, str] | None = None,
-                 backward: str | None = None, names: dict[str, str] | None = None, tuning: dict | None = None,
-                 op: type | None = None, debug: bool = False, uses: Iterable[str] = (),
-                 facts: Mapping | None = None):
-        self.fn = fn
-        facts = dict(facts or {})
+                 backward: str | None = None, names: dict[str, str] | None = None, tuning: dict[str, Any] | None = None,
+                 op: type[RuntimeOp] | None = None, debug: bool = False, uses: Iterable[str] = (),
+                 facts: Facts | None = None) -> None:
+        self.fn = fn  # the @triton.jit function (an InterpretedFunction on Triton's interpreter)
+        facts = facts or {}
         self.uses = frozenset(uses) | frozenset(facts.get("uses", ()))
         self.stores = frozenset(facts.get("stores", ()))
         self.bounds = {p: frozenset(ns) for p, ns in dict(facts.get("bounds", {})).items()}
@@ -112,9 +119,9 @@ class Launcher:
         # on Triton's interpreter every access of a launch is checked against its tensors
         # (runtime/bounds.py); such launches take the general path, not the generated binder
         self.checks_accesses = self.interpreted
-        self.tuning: dict | None = None
+        self.tuning: dict[str, Any] | None = None  # configs, key, and triton.autotune's options
         self._tuned_consts: tuple[str, ...] = ()
-        self._tuned_options: frozenset = frozenset()
+        self._tuned_options: frozenset[str] = frozenset()
         self._autotuner: Any = None
         if tuning is not None:
             self._set_tuning(dict(tuning))
@@ -133,7 +140,7 @@ class Launcher:
         return f"<Launcher {self.name}[{consts}]({params})>"
 
     # ── construction ──────────────────────────────────────────────────────
-    def __call__(self, **values) -> Configured:
+    def __call__(self, **values: Any) -> Configured:
         """Fix the const generics (keyword-only, by Rust name) and launch options."""
         consts, options, type_args = {}, {}, {}
         for key, value in values.items():
@@ -172,7 +179,7 @@ class Launcher:
             configured = configured.with_dtypes(**type_args)
         return configured
 
-    def new(self, *values) -> Configured:
+    def new(self, *values: Any) -> Configured:
         """Rust's ``Kernel::<D>::new(c1, c2, ...)``: the const generics by position."""
         if len(values) != len(self.consts):
             raise TypeError(f"{self.name}::new takes {len(self.consts)} const generic"
@@ -183,14 +190,14 @@ class Launcher:
         return ", ".join(f"{k}: {v}" for k, v in self.consts.items()) or "(none)"
 
     @staticmethod
-    def _suggest(name: str, choices) -> str:
+    def _suggest(name: str, choices: Iterable[str]) -> str:
         close = difflib.get_close_matches(name, list(choices), n=1)
         return f" (did you mean `{close[0]}`?)" if close else ""
 
     @property
-    def facts(self) -> dict:
+    def facts(self) -> Facts:
         """The kernel facts as the ``facts=`` mapping the launcher was given (with ``uses`` merged)."""
-        out: dict = {}
+        out: Facts = {}
         if self.uses:
             out["uses"] = sorted(self.uses)
         if self.stores:
@@ -224,7 +231,7 @@ class Launcher:
         return found if isinstance(found, Launcher) else None
 
     # ── tuning ────────────────────────────────────────────────────────────
-    def autotune(self, configs, key=(), **autotune_options) -> Launcher:
+    def autotune(self, configs: Iterable[dict[str, Scalar] | Config], key: Iterable[str] = (), **autotune_options: Any) -> Launcher:
         """A launcher whose launches without (tuned) const values use Triton's autotuner.
 
         ``configs``: dicts of const generics and launch options
@@ -238,7 +245,7 @@ class Launcher:
                         access=self.access, backward=self.backward_name, names=self.names, tuning=tuning,
                         op=self.op, debug=self.debug, facts=self.facts)
 
-    def _set_tuning(self, tuning: dict) -> None:
+    def _set_tuning(self, tuning: dict[str, Any]) -> None:
         configs = [self._config_dict(c, i) for i, c in enumerate(tuning.get("configs") or [])]
         if not configs:
             raise ValueError(f"{self.name}.autotune: give at least one config")
@@ -266,14 +273,14 @@ class Launcher:
         self._tuned_consts = tuned
         self._tuned_options = frozenset(k for c in configs for k in c if k in LAUNCH_OPTIONS)
 
-    def _config_dict(self, config, i: int) -> dict:
+    def _config_dict(self, config: dict[str, Scalar] | Config, i: int) -> dict[str, Scalar]:
         if not isinstance(config, dict):  # a triton.Config
             kwargs = dict(getattr(config, "kwargs", None) or {})
             for f in _CONFIG_FIELDS:
                 if getattr(config, f, None) is not None:
                     kwargs[f] = getattr(config, f)
             config = kwargs
-        out = {}
+        out: dict[str, Scalar] = {}
         for k, v in config.items():
             if k in self.consts:
                 out[k] = check_scalar(self.consts[k], v, f"{self.name}.autotune: config {i}: `{k}: {self.consts[k]}`")
@@ -285,7 +292,7 @@ class Launcher:
                                  f"{self._suggest(k, list(self.consts) + list(LAUNCH_OPTIONS))}")
         return out
 
-    def autotuner(self):
+    def autotuner(self) -> Any:  # (a triton Autotuner)
         """The ``triton.autotune`` object behind this launcher's tuned launches (built once)."""
         if self.tuning is None:
             raise ValueError(f"{self.name} has no tuning; use {self.name}.autotune(configs=..., key=...)")
@@ -315,7 +322,7 @@ class Launcher:
         return self._autotuner
 
     @property
-    def best_config(self) -> dict | None:
+    def best_config(self) -> dict[str, Scalar] | None:
         """The config the autotuner chose last (const generics and launch options), or None."""
         best = getattr(self._autotuner, "best_config", None)
         if best is None:
@@ -327,14 +334,14 @@ class Launcher:
         return out
 
     # ── checking ──────────────────────────────────────────────────────────
-    def bind(self, args: tuple, kwargs: dict) -> list:
+    def bind(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Any]:
         """Arguments in Rust order, checked and converted; raises before any launch."""
         params = self._params
         n = len(args)
         if n > len(params):
             raise TypeError(f"{self.name}: takes {len(params)} arguments ({', '.join(p.name for p in params)}) "
                             f"but {n} were given")
-        values = None
+        values: list[Any] | None = None
         if not n and len(kwargs) == len(params):  # all by name: no unknown names if all are found
             try:
                 values = [kwargs[name] for name in self._names]
@@ -360,7 +367,7 @@ class Launcher:
         self._check(values)
         return values
 
-    def _check_pointer_like(self, p: _Param, v, dt) -> None:
+    def _check_pointer_like(self, p: _Param, v: object, dt: object) -> None:
         """A pointer argument that is no plain ``torch.Tensor``: a tensor subclass, or what Triton
         takes for a pointer (an object with ``data_ptr()`` and a torch ``dtype``). Triton's
         interpreter copies each pointer argument's storage (``untyped_storage()``), so there it
@@ -385,11 +392,11 @@ class Launcher:
         return (f"{self.name}: no parameter `{key}`{self._suggest(key, self._index)}; "
                 f"its parameters are {', '.join(p.name for p in self._params)}")
 
-    def _check(self, values: list) -> None:
+    def _check(self, values: list[Any]) -> None:
         name = self.name
         device: Any = None  # the first tensor's device, and its parameter
         first: Any = None
-        bound: dict[str, tuple] = {}
+        bound: dict[str, tuple[torch.dtype, _Param]] = {}
         interpreted = self.interpreted  # (where a dtype the interpreter computes wrongly is refused)
         for p in self._pointers:
             v = values[p.index]
@@ -447,7 +454,13 @@ class Launcher:
             values[p.index] = check_scalar(elem, v, f"{name}: argument `{p.rust}`")
 
 
-class Configured:
+if TYPE_CHECKING:  # every configured kernel's class derives from the op's RuntimeOp too (_op_class)
+    _OpBase = RuntimeOp
+else:
+    _OpBase = object
+
+
+class Configured(_OpBase):
     """A launcher with its const generics fixed: index it with a grid, then call it.
 
     It is also teenygrad's kernel struct: its const generics are its lowercased fields
@@ -459,13 +472,13 @@ class Configured:
     # What an instance holds of its own (the transpiler keeps a kernel struct's fields apart from them)
     ATTRIBUTES = ("launcher", "consts", "options", "autotuned", "wrap", "type_args")
 
-    def __init__(self, launcher: Launcher, consts: dict, options: dict, autotuned: bool, wrap: bool = False):
+    def __init__(self, launcher: Launcher, consts: dict[str, Scalar], options: Mapping[str, Scalar], autotuned: bool, wrap: bool = False) -> None:
         self.launcher = launcher
         self.consts = consts
         self.options = options
         self.autotuned = autotuned
         self.wrap = wrap
-        self.type_args: dict = {}
+        self.type_args: dict[str, torch.dtype] = {}
         names = launcher.names
         self._const_kw = {names.get(k, k): v for k, v in consts.items()} if names else consts
         # a debug build's kernel: compiled with its assertions (Triton's overflow checks are not Rust's)
@@ -474,10 +487,10 @@ class Configured:
         # A grid of ints takes the fast path (runtime/binder.py) unless the launch goes through
         # the autotuner or torch.library.wrap_triton.
         self._general = autotuned or wrap
-        self._checked: Any = None  # grid -> the fast path's generated check-and-launch (runtime/binder.py)
-        self._grids: dict = {}  # grid -> its launch function, for grids seen before
+        self._checked: Callable[[tuple[int, ...]], Launch] | None = None  # grid -> the fast path's check-and-launch (runtime/binder.py)
+        self._grids: dict[tuple[int, ...], Launch] = {}  # grid -> its launch function, for grids seen before
 
-    def _checked_launch(self):
+    def _checked_launch(self) -> Callable[[tuple[int, ...]], Launch]:
         """What makes the generated check-and-launch function of a grid (runtime/binder.py), made
         at the first launch."""
         from rs2triton.runtime.binder import make_binder
@@ -486,13 +499,14 @@ class Configured:
         # a launch there costs far more than binding its arguments)
         made = None if self.launcher.checks_accesses else make_binder(
             self.launcher, self.launcher.fn, self._kw, self._slow, partial(_at_rust_line, launcher=self.launcher))
-        self._checked = made if made is not None else (lambda grid: partial(self._launch, grid))
-        return self._checked
+        checked = made if made is not None else (lambda grid: partial(self._launch, grid))
+        self._checked = checked
+        return checked
 
-    def _slow(self, grid, args: tuple, kwargs: dict):
+    def _slow(self, grid: tuple[int, ...], args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         return self._launch(grid, *args, **kwargs)
 
-    def __getattr__(self, attr: str):
+    def __getattr__(self, attr: str) -> Any:  # (a field: a const generic's value, or the kernel fn's name)
         # Only called for names that are not attributes: the kernel struct's fields.
         launcher = self.__dict__.get("launcher")
         if launcher is not None:
@@ -519,7 +533,7 @@ class Configured:
         fixed = ", ".join(f"{k}={v!r}" for k, v in {**self.consts, **self.options}.items())
         return f"<{self.launcher.name}({fixed}){' autotuned' if self.autotuned else ''}>"
 
-    def __getitem__(self, grid):
+    def __getitem__(self, grid: int | Sequence[int] | GridFn) -> Launch:
         # The common case, tested inline: 1 to 3 ints (types first: a grid of floats or bools is
         # equal to one of ints, and is no such grid), and launched before.
         if type(grid) is tuple and 0 < (n := len(grid)) <= 3 and type(grid[0]) is int and (
@@ -532,31 +546,28 @@ class Configured:
             if len(self._grids) >= 64:
                 self._grids.clear()
             if self._general:
-                known = partial(self._launch, grid)
+                known: Launch = partial(self._launch, grid)
             else:
                 known = (self._checked or self._checked_launch())(grid)
             self._grids[grid] = known
             return known
-        if not callable(grid):
-            if isinstance(grid, numbers.Integral):
-                grid = (grid,)
-            if not isinstance(grid, tuple | list) or not 1 <= len(grid) <= 3 or not all(
-                    isinstance(g, numbers.Integral) and not isinstance(g, bool) for g in grid):
-                raise TypeError(f"{self.launcher.name}: the grid must be 1 to 3 ints or a callable of the "
-                                f"launch's named arguments, got {grid!r}")
-            grid = check_grid(tuple(int(g) for g in grid), self.launcher.name)
-        else:
-            grid = _CheckedGrid(grid, self.launcher.name)
-        return partial(self._launch, grid)
+        if callable(grid):
+            return partial(self._launch, _CheckedGrid(grid, self.launcher.name))
+        given: object = (grid,) if isinstance(grid, numbers.Integral) else grid
+        if not isinstance(given, tuple | list) or not 1 <= len(given) <= 3 or not all(
+                isinstance(g, numbers.Integral) and not isinstance(g, bool) for g in given):
+            raise TypeError(f"{self.launcher.name}: the grid must be 1 to 3 ints or a callable of the "
+                            f"launch's named arguments, got {given!r}")
+        return partial(self._launch, check_grid(tuple(int(g) for g in given), self.launcher.name))
 
-    def bind(self, *args, **kwargs) -> tuple[list, dict]:
+    def bind(self, *args: Any, **kwargs: Any) -> tuple[list[Any], dict[str, Any]]:
         """What a launch would pass to the ``@triton.jit`` function: (arguments, keywords); nothing runs."""
         launch_options = {k: kwargs.pop(k) for k in [k for k in kwargs if k in LAUNCH_OPTIONS
                                                       and k not in self.launcher._index]}
         values = self.launcher.bind(args, kwargs)
         return values, {**self._const_kw, **self.options, **launch_options}
 
-    def _launch(self, grid, *args, **kwargs):
+    def _launch(self, grid: tuple[int, ...] | CheckedGridFn, *args: Any, **kwargs: Any) -> Any:
         launcher = self.launcher
         options = self.options
         if kwargs and not _LAUNCH_OPTION_SET.isdisjoint(kwargs):
@@ -605,7 +616,7 @@ class Configured:
         return wrapped
 
 
-def _at_rust_line(exc: Exception, launcher: Launcher):
+def _at_rust_line(exc: Exception, launcher: Launcher) -> TranspileError | None:
     """Triton's error about the generated kernel (a compile error, or one the interpreter raised
     running it) as rs2triton's E0011 at the Rust line it came from, as `rs2triton run` reports
     it; None for anything else (an argument error, an access outside the tensors)."""
@@ -633,7 +644,7 @@ def _from_triton(exc: BaseException) -> bool:
     return False
 
 
-def _op_class(launcher: Launcher, op: type | None) -> type:
+def _op_class(launcher: Launcher, op: type[RuntimeOp] | None) -> type[Configured]:
     """The class of ``launcher``'s configured kernels: :class:`Configured` and the ``RuntimeOp``
     translated for its kernel struct (the trait's defaults where its file has no impl)."""
     base = op if op is not None else RuntimeOp
@@ -642,7 +653,7 @@ def _op_class(launcher: Launcher, op: type | None) -> type:
                                                      "__doc__": _doc(launcher, op), "TYPE_PARAMS": tuple(launcher.dtypes)})
 
 
-def _doc(launcher: Launcher, op: type | None = None) -> str:
+def _doc(launcher: Launcher, op: type[RuntimeOp] | None = None) -> str:
     """A kernel's documentation: its Rust doc comments (the jit function's docstring), its
     signature, and the doc comments of its ``impl RuntimeOp``, where the file has one."""
     import inspect
@@ -661,11 +672,11 @@ class _CheckedGrid:
 
     __slots__ = ("grid", "name")
 
-    def __init__(self, grid, name: str):
+    def __init__(self, grid: GridFn, name: str) -> None:
         self.grid, self.name = grid, name
 
-    def __call__(self, meta):
-        got = self.grid(meta)
+    def __call__(self, meta: dict[str, Any]) -> tuple[int, ...]:
+        got: object = self.grid(meta)
         got = (got,) if isinstance(got, numbers.Integral) else got
         if not isinstance(got, tuple | list) or not 1 <= len(got) <= 3 or not all(
                 isinstance(g, numbers.Integral) and not isinstance(g, bool) for g in got):
@@ -676,10 +687,10 @@ class _CheckedGrid:
 class _GridOfArguments:
     __slots__ = ("grid", "launcher", "values")
 
-    def __init__(self, grid, launcher: Launcher, values: list):
+    def __init__(self, grid: CheckedGridFn, launcher: Launcher, values: list[Any]) -> None:
         self.grid, self.launcher, self.values = grid, launcher, values
 
-    def __call__(self, meta):
+    def __call__(self, meta: dict[str, Any]) -> tuple[int, ...]:
         names = self.launcher.names
         consts = {k: meta[py] for k, py in names.items() if k in self.launcher.consts and py in meta}
         return self.grid({**meta, **consts, **dict(zip(self.launcher._names, self.values, strict=True))})
@@ -693,7 +704,7 @@ class _Missing:
 _MISSING = _Missing()
 
 
-def _interpreter_bench(kernel_call, quantiles=None, **_):
+def _interpreter_bench(kernel_call: Callable[[], object], quantiles: list[float] | None = None, **_: Any) -> float | list[float]:
     """Wall-clock time of one run: the interpreter has no GPU timer (its timings mean nothing)."""
     start = time.perf_counter()
     kernel_call()
@@ -701,7 +712,7 @@ def _interpreter_bench(kernel_call, quantiles=None, **_):
     return [ms] * len(quantiles) if quantiles else ms
 
 
-def sweep(**values) -> list[dict]:
+def sweep(**values: Iterable[Scalar]) -> list[dict[str, Scalar]]:
     """Every combination of the given values: ``sweep(BLOCK_SIZE=[64, 128], num_warps=[2, 4])``."""
     names = list(values)
     return [dict(zip(names, combo, strict=True)) for combo in itertools.product(*(values[n] for n in names))]

@@ -104,7 +104,7 @@ class TracerMissing(TraceError, ImportError):
     """A trace is asked for, and tritonparse, which writes it, is not installed."""
 
 
-def trace(folder: str | os.PathLike, *, origin: str | None = None) -> None:
+def trace(folder: str | os.PathLike[str], *, origin: str | None = None) -> None:
     """Write a tritonparse trace of every compilation from now on into ``folder`` (once a process;
     ``RS2TRITON_TRACE=folder`` does it when a generated module is imported). tritonparse reads
     the kernel's source where its function says it is, which for a located kernel is the Rust
@@ -143,7 +143,7 @@ def trace(folder: str | os.PathLike, *, origin: str | None = None) -> None:
     _TRACING.append(str(folder))
 
 
-def open_trace_file(file: str | os.PathLike, mode: str = "r", *args: Any, **kwargs: Any) -> Any:
+def open_trace_file(file: str | os.PathLike[str], mode: str = "r", *args: Any, **kwargs: Any) -> Any:
     """``open`` as tritonparse's logging calls it: a file it reads is opened as ``open`` opens it,
     a file it writes is a new file of this user's alone (:func:`rs2triton.trust.create_private`);
     where the name is taken (by a trace of an earlier process of the same pid, or a symlink
@@ -202,7 +202,7 @@ def _attach(jit: Any, file: str, mapping: dict[int, int]) -> None:
     parse = jit.parse
 
     def located_parse() -> ast.Module:
-        tree = parse()
+        tree: ast.Module = parse()
         for node in ast.walk(tree):
             lineno = getattr(node, "lineno", None)
             if isinstance(lineno, int):
@@ -238,9 +238,9 @@ def _located_type(cls: Any) -> type:
     if located is None:
         base = cls.cache_key
 
-        def cache_key(self) -> str:
+        def cache_key(self: Any) -> str:  # (self: a JITFunction)
             key = base.fget(self)
-            memo = self.__dict__.get("rs2triton_key")
+            memo: tuple[str, str] | None = self.__dict__.get("rs2triton_key")
             if memo is None or memo[0] != key:
                 import hashlib
 

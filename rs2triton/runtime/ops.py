@@ -22,10 +22,21 @@ an op runs.
 from __future__ import annotations
 
 import copy
-from typing import Any, NoReturn
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from rs2triton.runtime.values import _torch, check_field
 from rs2triton.rust.types import TORCH_DTYPES
+
+if TYPE_CHECKING:
+    from typing import Self  # (Python 3.11's)
+
+    import torch  # (not followed by mypy: its types are Any)
+    from torch import Tensor
+
+    from rs2triton.runtime.protocols import ConfiguredKernel, Shape, Shapes
+
+    Grid = tuple[int, int, int]  # `[u32; 3]`
 
 # teenygrad's trait, stated once, in Rust (``core/teeny-core/src/model/mod.rs``): the transpiler
 # reads the parameters and their types from it (``transpiler/lowering/host/classes.TRAIT``), and
@@ -67,7 +78,7 @@ pub trait RuntimeOp {
 """
 
 
-class ArgVisitor(list):
+class ArgVisitor(list[Any]):  # (tensors, None for a null pointer, and scalars)
     """teenygrad's ``ArgVisitor``: the kernel arguments ``pack_args`` visits, in order. It is a
     list (``op.pack_args(...) == [x, y, 3000]``); :attr:`kinds` says what each was visited as
     (``"ptr"``, ``"i32"``, ``"f32"``...), which ``apply`` checks against the kernel's parameters."""
@@ -78,7 +89,7 @@ class ArgVisitor(list):
         super().__init__()
         self.kinds: list[str] = []
 
-    def _visit(self, kind: str, value) -> None:
+    def _visit(self, kind: str, value: object) -> None:
         self.append(value)
         self.kinds.append(kind)
 
@@ -87,7 +98,7 @@ class ArgVisitor(list):
         for value, kind in zip(other, other.kinds, strict=True):
             self._visit(kind, value)
 
-    def visit_ptr(self, ptr) -> None:
+    def visit_ptr(self, ptr: Tensor | None) -> None:
         self._visit("ptr", ptr)
 
     def visit_bool(self, value: bool) -> None:
@@ -127,21 +138,21 @@ class ArgVisitor(list):
 class Unsupported:
     """A host method whose Rust lies outside what rs2triton translates: calling it says so."""
 
-    def __init__(self, op: str, method: str, why: str):
+    def __init__(self, op: str, method: str, why: str) -> None:
         self.op, self.method, self.why = op, method, why
 
-    def __set_name__(self, owner, name) -> None:
+    def __set_name__(self, owner: type, name: str) -> None:
         self.method = name
 
-    def __get__(self, obj, owner=None):
-        def unsupported(*args, **kwargs):
+    def __get__(self, obj: object, owner: type | None = None) -> Callable[..., NoReturn]:
+        def unsupported(*args: object, **kwargs: object) -> NoReturn:
             raise NotImplementedError(f"{self.op}.{self.method}: {self.why}")
 
         unsupported.__name__ = self.method
         return unsupported
 
 
-def _last_or_one(shape) -> int:
+def _last_or_one(shape: Shape) -> int:
     return shape[-1] if len(shape) else 1
 
 
@@ -161,7 +172,7 @@ class RuntimeOp:
     FIELD_ATTRS: dict[str, str] = {}
     TYPE_PARAMS: tuple[str, ...] = ()
 
-    def __init_subclass__(cls, **kwargs) -> None:
+    def __init_subclass__(cls, **kwargs: Any) -> None:
         """A generated class's methods report Rust's panics at the Rust line (runtime/host.py)."""
         super().__init_subclass__(**kwargs)
         from rs2triton.runtime.host import rust_panics
@@ -172,7 +183,7 @@ class RuntimeOp:
             elif callable(value) and getattr(value, "__code__", None) is not None and not key.startswith("__"):
                 setattr(cls, key, rust_panics(value))
 
-    def __init__(self, **fields) -> None:
+    def __init__(self, **fields: object) -> None:
         dtypes = {k: fields.pop(k) for k in list(fields) if k in self.TYPE_PARAMS}
         unknown = [k for k in fields if k not in self.FIELDS]
         if unknown:
@@ -185,7 +196,7 @@ class RuntimeOp:
         for key, value in fields.items():
             setattr(self, self.FIELD_ATTRS.get(key, key),
                     check_field(self.FIELDS[key], value, f"{self.RUST_NAME}: field `{key}`"))
-        self.type_args = {k: _dtype_of(v, f"{self.RUST_NAME}: `{k}`") for k, v in dtypes.items() if v is not None}
+        self.type_args: dict[str, torch.dtype] = {k: _dtype_of(v, f"{self.RUST_NAME}: `{k}`") for k, v in dtypes.items() if v is not None}
 
     def __repr__(self) -> str:
         fields = ", ".join(f"{k}={getattr(self, self.FIELD_ATTRS.get(k, k))!r}" for k in self.FIELDS)
@@ -200,30 +211,31 @@ class RuntimeOp:
     def n_activation_inputs(self) -> int:
         self._no_impl("n_activation_inputs")
 
-    def param_shapes(self, input_shapes, output_shape) -> list:
+    def param_shapes(self, input_shapes: Shapes, output_shape: Shape) -> list[list[int]]:
         self._no_impl("param_shapes")
 
-    def pack_args(self, inputs, params, output, output_shape, output_row_stride) -> ArgVisitor:
+    def pack_args(self, inputs: Sequence[Tensor], params: Sequence[Tensor], output: Tensor, output_shape: Shape,
+                  output_row_stride: int) -> ArgVisitor:
         self._no_impl("pack_args")
 
-    def grid(self, output_shape) -> tuple:
+    def grid(self, output_shape: Shape) -> Grid:
         self._no_impl("grid")
 
     # ------------------------------------------------------------------ its default methods
 
-    def param_names(self) -> tuple:
+    def param_names(self) -> Sequence[str]:
         return ()
 
-    def forward_output_row_stride(self, output_shape) -> int:
+    def forward_output_row_stride(self, output_shape: Shape) -> int:
         return self.forward_output_row_elems(output_shape)
 
-    def forward_output_row_elems(self, output_shape) -> int:
+    def forward_output_row_elems(self, output_shape: Shape) -> int:
         return _last_or_one(output_shape)
 
-    def param_init_data(self, param_idx):
+    def param_init_data(self, param_idx: int) -> list[int] | None:  # (`Option<Vec<u8>>`)
         return None
 
-    def compute_concrete_output_shape(self, input_shapes, resolved) -> list:
+    def compute_concrete_output_shape(self, input_shapes: Shapes, resolved: Shape) -> list[int]:
         return list(resolved)
 
     compute_concrete_output_shape.trait_default = True  # type: ignore[attr-defined]  # (apply asks)
@@ -231,59 +243,65 @@ class RuntimeOp:
     def n_launches(self) -> int:
         return 1
 
-    def pack_args_for_launch(self, launch_idx, inputs, params, output, output_shape, output_row_stride):
+    def pack_args_for_launch(self, launch_idx: int, inputs: Sequence[Tensor], params: Sequence[Tensor], output: Tensor,
+                             output_shape: Shape, output_row_stride: int) -> ArgVisitor:
         return self.pack_args(inputs, params, output, output_shape, output_row_stride)
 
-    def grid_for_launch(self, launch_idx, input_shapes, output_shape) -> tuple:
+    def grid_for_launch(self, launch_idx: int, input_shapes: Shapes, output_shape: Shape) -> Grid:
         return self.grid(output_shape)
 
     def has_backward(self) -> bool:
         return False
 
-    def backward_grad_output_row_stride(self, output_shape) -> int:
+    def backward_grad_output_row_stride(self, output_shape: Shape) -> int:
         return _last_or_one(output_shape)
 
-    def pack_backward_args(self, inputs, params, output, output_shape, grad_output, grad_output_row_stride,
-                           grad_inputs, grad_params) -> ArgVisitor:
+    def pack_backward_args(self, inputs: Sequence[Tensor], params: Sequence[Tensor], output: Tensor, output_shape: Shape,
+                           grad_output: Tensor, grad_output_row_stride: int, grad_inputs: Sequence[Tensor | None],
+                           grad_params: Sequence[Tensor | None]) -> ArgVisitor:
         return ArgVisitor()
 
-    def backward_grid(self, input_shapes, output_shape) -> tuple:
+    def backward_grid(self, input_shapes: Shapes, output_shape: Shape) -> Grid:
         return (0, 0, 0)
 
     def n_backward_launches(self) -> int:
         return 1
 
-    def pack_backward_args_for_launch(self, launch_idx, inputs, params, output, output_shape, grad_output,
-                                      grad_output_row_stride, grad_inputs, grad_params):
+    def pack_backward_args_for_launch(self, launch_idx: int, inputs: Sequence[Tensor], params: Sequence[Tensor],
+                                      output: Tensor, output_shape: Shape, grad_output: Tensor,
+                                      grad_output_row_stride: int, grad_inputs: Sequence[Tensor | None],
+                                      grad_params: Sequence[Tensor | None]) -> ArgVisitor:
         return self.pack_backward_args(inputs, params, output, output_shape, grad_output, grad_output_row_stride,
                                        grad_inputs, grad_params)
 
-    def backward_grid_for_launch(self, launch_idx, input_shapes, output_shape) -> tuple:
+    def backward_grid_for_launch(self, launch_idx: int, input_shapes: Shapes, output_shape: Shape) -> Grid:
         return self.backward_grid(input_shapes, output_shape)
 
     # ------------------------------------------------------------------ the kernels it launches
 
-    def forward_kernel(self):
+    def forward_kernel(self) -> ConfiguredKernel:
         """The configured kernel ``apply`` launches (a kernel struct's op is its own kernel)."""
         raise NotImplementedError(f"{self.RUST_NAME}: rs2triton found no kernel for it to launch (no "
                                   "`forward_source` and no field holding a kernel of its file)")
 
-    def backward_kernel(self):
+    def backward_kernel(self) -> ConfiguredKernel | None:
         """The configured backward kernel, or None."""
         return None
 
     def size_of(self, type_param: str) -> int:
         """``core::mem::size_of::<D>()``: the element size of the dtype ``type_param`` stands for."""
-        dt = getattr(self, "type_args", {}).get(type_param)
+        dt: torch.dtype | None = getattr(self, "type_args", {}).get(type_param)
         if dt is None:
             raise TypeError(f"{self.RUST_NAME}: `size_of::<{type_param}>()` needs the dtype `{type_param}`: give it "
                             f"when building the op ({type_param}=torch.float16, say), or call apply, which "
                             "takes it from the inputs")
-        return dt.itemsize
+        size: int = dt.itemsize
+        return size
 
     # ------------------------------------------------------------------ running it
 
-    def apply(self, *inputs, params=(), out=None, out_shape=None):
+    def apply(self, *inputs: Tensor, params: Sequence[Tensor] = (), out: Tensor | None = None,
+              out_shape: Shape | None = None) -> Tensor:
         """Run the op as teenygrad's executor runs a graph node; the output tensor.
 
         ``inputs``: the activation tensors (``n_activation_inputs`` of them); ``params``: the
@@ -298,7 +316,7 @@ class RuntimeOp:
 
         return run(self, inputs, params, out, out_shape)
 
-    def with_dtypes(self, **type_args):
+    def with_dtypes(self, **type_args: torch.dtype | str) -> Self:
         """A copy with these type parameters bound (``D=torch.float16``)."""
         op = copy.copy(self)
         op.type_args = {**getattr(self, "type_args", {}),
@@ -306,7 +324,7 @@ class RuntimeOp:
         return op
 
 
-def _dtype_of(value, what: str) -> Any:
+def _dtype_of(value: object, what: str) -> torch.dtype:
     """A torch dtype from a torch dtype or a Rust type name (``"f16"``)."""
     torch = _torch()
     if isinstance(value, torch.dtype):

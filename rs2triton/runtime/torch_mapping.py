@@ -30,6 +30,7 @@ The rows serve the torch.compile backend (``rs2triton/backend/``) and ``RuntimeO
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -533,7 +534,8 @@ IDENTITY_WHEN = {
 }
 
 
-def apply_problem(struct: str, consts: dict[str, Any], input_shapes, output_shape) -> str | None:
+def apply_problem(struct: str, consts: dict[str, Any], input_shapes: Sequence[Sequence[int]],
+                  output_shape: Sequence[int]) -> str | None:
     """What is wrong with running the op ``struct`` (configured with ``consts``) on these shapes,
     by the rows that map it: an output shape its row says it cannot have (an elementwise or row
     op keeps its input's shape), or a block that would drop data (a :class:`Cover` narrower than

@@ -21,10 +21,16 @@ with host logic whose const generics are all in ``consts``.
 from __future__ import annotations
 
 import re
-from types import GenericAlias
-from typing import Any
+from collections.abc import Iterable, Sequence
+from types import GenericAlias, ModuleType
+from typing import TYPE_CHECKING, Any
 
 from rs2triton.runtime.values import _torch
+
+if TYPE_CHECKING:  # (torch is not followed by mypy: its types are Any to it)
+    from torch import Tensor
+
+    from rs2triton.runtime.protocols import Op
 
 SCHEMA = "(Tensor[] inputs, Tensor[] params, SymInt[] out_shape) -> Tensor"
 BACKWARD_SCHEMA = ("(Tensor[] inputs, Tensor[] params, Tensor output, Tensor grad_output, SymInt[] out_shape, "
@@ -36,12 +42,12 @@ def snake_case(name: str) -> str:
     return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name).lower()
 
 
-def _tensors():
+def _tensors() -> GenericAlias:
     """``list[torch.Tensor]``, the annotation of a ``Tensor[]`` argument."""
     return GenericAlias(list, (_torch().Tensor,))
 
 
-def _interpreted(op) -> bool:
+def _interpreted(op: Op) -> bool:
     kernel = op.forward_kernel()
     return bool(getattr(getattr(kernel, "launcher", None), "interpreted", False))
 
@@ -50,7 +56,7 @@ class DryRunError(Exception):
     """The dry run of an op's host logic failed: whether it writes its params is not known."""
 
 
-def writes_params(op) -> bool:
+def writes_params(op: Op) -> bool:
     """Whether ``op``'s forward kernel writes one of its parameters (teenygrad's batch-norm stats
     updates its running statistics in place): a dry run of ``pack_args`` on stand-ins of a
     generic shape, its visited parameters looked up in the kernel's ``Out``/``InOut`` marks;
@@ -59,7 +65,7 @@ def writes_params(op) -> bool:
     from rs2triton.runtime import apply
 
     class Stand:  # a tensor as the host code sees one: a shape
-        def __init__(self, shape):
+        def __init__(self, shape: Iterable[int]) -> None:
             self.shape = tuple(shape)
 
     shape = (2,) * 6
@@ -77,8 +83,8 @@ def writes_params(op) -> bool:
         raise DryRunError(f"{type(e).__name__}: {e}") from e
 
 
-def register_op(op, qualname: str | None = None, *, namespace: str = "rs2triton", mutates_params: bool | None = None,
-                replace: bool = False):
+def register_op(op: Op, qualname: str | None = None, *, namespace: str = "rs2triton", mutates_params: bool | None = None,
+                replace: bool = False) -> Any:  # (the torch.ops overload packet)
     """Register ``op`` as the custom op ``qualname`` (``"namespace::name"``; by default the op's
     name in snake case, in ``namespace``). Returns the op's ``torch.ops`` overload packet, callable
     as ``f(inputs, params, out_shape)``. ``mutates_params``: whether the op writes its parameter
@@ -119,7 +125,7 @@ def register_op(op, qualname: str | None = None, *, namespace: str = "rs2triton"
     else:
         mutable = bool(mutates_params)
 
-    def run(inputs, params, out_shape):
+    def run(inputs: Sequence[Tensor], params: Sequence[Tensor], out_shape: list[int]) -> Tensor:
         inputs, params, output_shape, bound = _prepared(op, inputs, params, out_shape, contiguous_params=mutable)
         return apply.forward(bound, inputs, params, None, output_shape, torch_op=not interpreted,
                              params_mutable=mutable)
@@ -131,7 +137,7 @@ def register_op(op, qualname: str | None = None, *, namespace: str = "rs2triton"
     custom = define(name, run, mutates_args=("params",) if mutable else (),
                     schema=SCHEMA.replace("Tensor[] params", "Tensor(a!)[] params") if mutable else SCHEMA)
 
-    def fake(inputs, params, out_shape):
+    def fake(inputs: Sequence[Tensor], params: Sequence[Tensor], out_shape: list[int]) -> Tensor:
         inputs, params, output_shape, bound = _prepared(op, inputs, params, out_shape)
         dtype = apply.output_dtype(bound, inputs, params, output_shape)
         return inputs[0].new_empty(output_shape, dtype=dtype) if inputs else torch.empty(output_shape, dtype=dtype)
@@ -141,12 +147,12 @@ def register_op(op, qualname: str | None = None, *, namespace: str = "rs2triton"
         return getattr(getattr(torch.ops, namespace_), short)
     backward_op = _register_backward(op, name, label, interpreted)
 
-    def setup_context(ctx, inputs, output):
+    def setup_context(ctx: Any, inputs: tuple[list[Tensor], list[Tensor], list[int]], output: Tensor) -> None:
         ins, params, out_shape = inputs
         ctx.save_for_backward(*ins, *params, output)
         ctx.n_inputs, ctx.out_shape = len(ins), list(out_shape)
 
-    def backward(ctx, grad_output):
+    def backward(ctx: Any, grad_output: Tensor) -> tuple[list[Tensor | None], list[Tensor | None], list[int] | None]:
         *tensors, output = ctx.saved_tensors
         ins, params = tensors[:ctx.n_inputs], tensors[ctx.n_inputs:]
         needs = [bool(n) for n in ctx.needs_input_grad[0]] if isinstance(ctx.needs_input_grad[0], (list, tuple)) \
@@ -163,7 +169,8 @@ def register_op(op, qualname: str | None = None, *, namespace: str = "rs2triton"
     return getattr(getattr(torch.ops, namespace_), short)
 
 
-def _prepared(op, inputs, params, out_shape, contiguous_params: bool = False):
+def _prepared(op: Op, inputs: Sequence[Tensor], params: Sequence[Tensor], out_shape: Sequence[int],
+              contiguous_params: bool = False) -> tuple[tuple[Tensor, ...], tuple[Tensor, ...], list[int], Op]:
     from rs2triton.runtime import apply
 
     inputs, params = tuple(inputs), tuple(params)
@@ -181,13 +188,14 @@ def _prepared(op, inputs, params, out_shape, contiguous_params: bool = False):
     return inputs, params, output_shape, op
 
 
-def _register_backward(op, name: str, label: str, interpreted: bool):
+def _register_backward(op: Op, name: str, label: str, interpreted: bool) -> Any:  # (the torch.ops packet)
     torch = _torch()
     from rs2triton.runtime import apply
 
     define = torch.library.custom_op if interpreted else torch.library.triton_op
 
-    def run(inputs, params, output, grad_output, out_shape, needs):
+    def run(inputs: list[Tensor], params: list[Tensor], output: Tensor, grad_output: Tensor, out_shape: list[int],
+            needs: list[bool]) -> list[Tensor]:
         if not op.has_backward():
             raise RuntimeError(f"{label} has no backward in teenygrad (has_backward() is false): its output "
                                "cannot be differentiated")
@@ -204,7 +212,8 @@ def _register_backward(op, name: str, label: str, interpreted: bool):
                            "return": _tensors()}
     custom = define(backward_name, run, mutates_args=(), schema=BACKWARD_SCHEMA)
 
-    def fake(inputs, params, output, grad_output, out_shape, needs):
+    def fake(inputs: list[Tensor], params: list[Tensor], output: Tensor, grad_output: Tensor, out_shape: list[int],
+             needs: list[bool]) -> list[Tensor]:
         return [torch.empty_like(t) for t in (*inputs, *params)]
 
     custom.register_fake(fake)
@@ -212,7 +221,7 @@ def _register_backward(op, name: str, label: str, interpreted: bool):
     return getattr(getattr(torch.ops, namespace_), short)
 
 
-def register_ops(module, *, namespace: str = "rs2triton", consts: dict[str, Any] | None = None) -> dict[str, Any]:
+def register_ops(module: ModuleType, *, namespace: str = "rs2triton", consts: dict[str, Any] | None = None) -> dict[str, Any]:
     """Register every op of a generated module that can be built from ``consts`` (const generic
     name -> value): each kernel with host logic whose const generics all have a value there. The
     ``torch.ops`` packets by launcher name."""

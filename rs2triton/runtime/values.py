@@ -8,13 +8,17 @@ from __future__ import annotations
 
 import math
 import numbers
+from typing import TYPE_CHECKING, Any
 
 from rs2triton.rust.types import SCALARS, TORCH_DTYPES, Class
+
+if TYPE_CHECKING:
+    from rs2triton.runtime.protocols import Kernel, Scalar
 
 RUN_EXTRA = "pip install 'rs2triton[run]'"
 
 
-def _torch():
+def _torch() -> Any:  # the torch module (mypy does not follow torch: its types are Any)
     try:
         import torch
     except ImportError:  # pragma: no cover - the base install
@@ -22,7 +26,7 @@ def _torch():
     return torch
 
 
-def _triton():
+def _triton() -> Any:  # the triton module (not followed either)
     try:
         import triton
     except ImportError:  # pragma: no cover - the base install
@@ -30,11 +34,11 @@ def _triton():
     return triton
 
 
-_RUST_OF_TORCH: dict = {}
-_TENSOR = None  # torch.Tensor, once torch is imported
+_RUST_OF_TORCH: dict[Any, str] = {}  # torch.dtype -> Rust element type
+_TENSOR: type | None = None  # torch.Tensor, once torch is imported
 
 
-def rust_dtype_of(torch_dtype) -> str | None:
+def rust_dtype_of(torch_dtype: object) -> str | None:
     """The Rust element type of a torch dtype (``torch.float32`` -> ``"f32"``), or None."""
     if not _RUST_OF_TORCH:
         global _TENSOR
@@ -58,27 +62,27 @@ _INTERPRETER_WRONG = {
 }
 
 
-def interpreter_dtype_problem(launcher, dtype) -> str | None:
+def interpreter_dtype_problem(launcher: Kernel, dtype: object) -> str | None:
     """Why ``launcher`` (a kernel's launcher, or one of its configured kernels) cannot be trusted
     with tensors of torch ``dtype`` on Triton's interpreter, or None: the reason where the
     interpreter computes what the kernel does in that dtype wrongly (bfloat16 in any kernel,
     float64 in one that uses ``tl.dot``), None where it does not, or where the launcher runs
     compiled. Nothing is launched: the torch backend asks it to fall back before a launch."""
-    launcher = getattr(launcher, "launcher", launcher)
-    if not getattr(launcher, "interpreted", False):
+    kernel: Kernel = getattr(launcher, "launcher", launcher)  # (a configured kernel's launcher)
+    if not getattr(kernel, "interpreted", False):
         return None
     wrong = _INTERPRETER_WRONG.get(rust_dtype_of(dtype) or "")
-    if wrong is None or wrong[0] is not None and wrong[0] not in launcher.uses:
+    if wrong is None or wrong[0] is not None and wrong[0] not in kernel.uses:
         return None
-    return (f"Triton's CPU interpreter (TRITON_INTERPRET=1) cannot run {launcher.name} in {dtype}: {wrong[1]}; "
+    return (f"Triton's CPU interpreter (TRITON_INTERPRET=1) cannot run {kernel.name} in {dtype}: {wrong[1]}; "
             "run it on a GPU, or in another dtype here (float32)")
 
 
-def _type_name(value) -> str:
+def _type_name(value: object) -> str:
     return type(value).__name__
 
 
-def check_scalar(rust_type: str, value, what: str):
+def check_scalar(rust_type: str, value: object, what: str) -> Scalar:
     """``value`` converted for a Rust scalar type, or a TypeError/ValueError about ``what``.
 
     Integers must be ints in range (never silently widened), floats take ints
@@ -112,7 +116,7 @@ def check_scalar(rust_type: str, value, what: str):
     return value
 
 
-def check_field(rust_type: str, value, what: str):
+def check_field(rust_type: str, value: object, what: str) -> object:
     """A wrapper struct's field value checked against its Rust type: a scalar by
     :func:`check_scalar`, a kernel struct (``"kernel:Name"``) by the launcher it must come from."""
     if rust_type in SCALARS:
@@ -140,7 +144,7 @@ _CHOICES = {"kpack": (1, 2), "matrix_instr_nonkdim": (0, 4, 16, 32)}
 _FLAGS = ("enable_fp_fusion", "launch_cooperative_grid", "launch_pdl")
 
 
-def check_option(key: str, value, what: str):
+def check_option(key: str, value: object, what: str) -> bool | int:
     """A launch option (``num_warps=4``...) checked: powers of two where Triton needs them, counts
     in their bounds, flags that are bools."""
     if key in _FLAGS:
@@ -165,7 +169,7 @@ def check_option(key: str, value, what: str):
 GRID_LIMITS = (2 ** 31 - 1, 65535, 65535)
 
 
-def check_grid(grid: tuple, what: str) -> tuple:
+def check_grid(grid: tuple[int, ...], what: str) -> tuple[int, ...]:
     """A grid of 1 to 3 ints, none negative and each within the backend's limit."""
     for axis, (g, limit) in enumerate(zip(grid, GRID_LIMITS, strict=False)):
         if not 0 <= g <= limit:

@@ -87,7 +87,7 @@ def _arguments(info: Kernel, dtypes: dict[str, str], consts: dict[str, str]) -> 
             values[name] = text == "true"
             continue
         try:
-            value = int(text, 0)
+            value: int | float = int(text, 0)  # (check_scalar gives a float for a float type)
         except ValueError:
             raise RunError(f"-c {quoted(f'{name}={text}')}: `{name}: {const.rust_type}` takes "
                            f"{'`true` or `false`' if const.rust_type == 'bool' else 'an integer'}") from None
