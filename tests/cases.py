@@ -646,6 +646,44 @@ def _fa_cases() -> list[KernelCase]:
     return cases
 
 
+_RMS = (5, 45)  # rows, columns: not a multiple of BLOCK_N
+
+
+def _rms_args(dtype: torch.dtype, gen: torch.Generator, backward: bool = False) -> Args:
+    rows, cols = _RMS
+    x = _randn(_RMS, dtype, gen)
+    if not backward:
+        return {"x_ptr": x, "y_ptr": torch.empty(_RMS, dtype=dtype), "rrms_ptr": torch.empty(rows),
+                "n_cols": cols, "eps": 1e-6}
+    rrms = torch.rsqrt(x.float().pow(2).mean(-1) + 1e-6)  # (the forward's)
+    return {"dy_ptr": _randn(_RMS, dtype, gen), "x_ptr": x, "rrms_ptr": rrms, "dx_ptr": torch.empty(_RMS, dtype=dtype),
+            "n_cols": cols}
+
+
+def _rms_fwd_ref(args: Args) -> dict[str, torch.Tensor]:
+    x = args["x_ptr"].float()
+    rrms = torch.rsqrt(x.pow(2).mean(-1) + args["eps"])
+    return {"y_ptr": (x * rrms[:, None]).to(args["y_ptr"].dtype), "rrms_ptr": rrms}
+
+
+def _rms_bwd_ref(args: Args) -> dict[str, torch.Tensor]:
+    x = args["x_ptr"].float().requires_grad_()
+    y = x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-6)
+    y.backward(args["dy_ptr"].float())
+    return {"dx_ptr": x.grad.to(args["dx_ptr"].dtype)}
+
+
+def _rms_cases() -> list[KernelCase]:
+    tol = {"atol": {torch.float32: 1e-5, torch.float16: 1e-2}, "rtol": {torch.float32: 1e-5, torch.float16: 1e-2}}
+    return [KernelCase(id="rms_norm_rows_forward", file="kernels_rs/rmsnorm.rs", kernel="rms_norm_rows_forward",
+                       consts={"BLOCK_N": 16}, dtypes=(torch.float32, torch.float16), make_args=_rms_args,
+                       grid=lambda args: (_RMS[0],), reference=_rms_fwd_ref, **tol),
+            KernelCase(id="rms_norm_rows_backward", file="kernels_rs/rmsnorm.rs", kernel="rms_norm_rows_backward",
+                       consts={"BLOCK_N": 16}, dtypes=(torch.float32, torch.float16),
+                       make_args=lambda d, g: _rms_args(d, g, backward=True), grid=lambda args: (_RMS[0],),
+                       reference=_rms_bwd_ref, **tol)]
+
+
 def _model_op_cases() -> list[KernelCase]:
     bmm_tol = {"atol": {torch.float32: 1e-4, torch.float16: 1e-2}, "rtol": {torch.float32: 1e-4, torch.float16: 1e-2}}
     exact = {"atol": {torch.float32: 0.0, torch.float16: 0.0, torch.int32: 0.0},
@@ -820,6 +858,7 @@ CASES: list[KernelCase] = [
     *_torch_activations(),
     *_model_op_cases(),
     *_fa_cases(),
+    *_rms_cases(),
 ]
 
 _BY_ID = {c.id: c for c in CASES}
