@@ -95,9 +95,12 @@ def test_model_trains_on_the_kernels_as_eager(name, make, masked):
         assert report.ran("log", "forward") == 2 and report.ran("softmax", "forward") == 2, str(report)
     if name.startswith("qwen3"):  # (SiluForward's backward kernel reads its output: the forward is run again for it)
         assert report.ran("silu", "backward") == 2 and any("forward run again" in n for n in report.rows["silu"].notes)
-    for operation in ("embedding", "bmm", "layer_norm" if name.startswith("gpt2") else "rsqrt", "log_softmax", "nll_loss"):
-        assert report.ran(operation, "forward") and report.ran(operation, "backward") or operation == "rsqrt", \
-            f"{name}: {operation}\n{report}"
+    # (the attention: without a mask on the flash-attention kernels, causal; with one, matrix products)
+    attention = "bmm" if masked else "attention"
+    # (Qwen3's RMSNorm, found as its pattern in Dynamo's graph, on kernels_rs' rmsnorm.rs)
+    for operation in ("embedding", attention, "layer_norm" if name.startswith("gpt2") else "rms_norm_rows",
+                      "log_softmax", "nll_loss"):
+        assert report.ran(operation, "forward") and report.ran(operation, "backward"), f"{name}: {operation}\n{report}"
     assert report.ran("cat"), str(report)  # (the key/value cache, GPT-2's fused q/k/v split's gradient, rotary halves)
     allowed = ON_TORCH[name]
     for operation, reasons in _fallbacks(report).items():
