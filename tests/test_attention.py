@@ -139,3 +139,20 @@ def test_teenygrad_s_flash_attn2_runs_attention_without_a_causal_mask_and_kernel
     report = _check(backend, lambda q, k, v: F.scaled_dot_product_attention(q, k, v, is_causal=True), q, k, v)
     assert report.ran("attention", "forward") == 1 and not report.ran("scaled_dot_product_attention"), str(report)
     assert not _fallbacks(report), str(report)
+
+
+def test_dynamic_shapes_plan_each_sequence_length_once():
+    """Under ``dynamic=True`` (the sizes symbolic in Dynamo's graph) the attention still runs on
+    the kernels, for each sequence length, and matches torch."""
+    backend = rs2triton.torch_backend(ROOT / "kernels_rs", name="attn_dynamic")
+    torch._dynamo.reset()
+
+    def attention(q, k, v):
+        return F.scaled_dot_product_attention(q, k, v, is_causal=True)
+
+    compiled = torch.compile(attention, backend=backend, dynamic=True)
+    for n in (5, 7):
+        q, k, v = (t.detach() for t in _qkv((1, 2, n, 8), (1, 2, n, 8), seed=n))
+        assert_matches(f"attention, {n} rows", compiled(q, k, v), attention(q, k, v), atol=1e-5, rtol=1e-5)
+    report = backend.report()
+    assert report.ran("attention", "forward") == 2 and not _fallbacks(report), str(report)
