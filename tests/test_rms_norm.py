@@ -77,3 +77,26 @@ def test_teenygrad_s_rms_norm_forward_runs_with_kernels_rs_backward():
     assert report.rows["rms_norm"].ran[("RmsNormForward", "forward")] == 1, str(report)
     assert report.rows["rms_norm_rows"].ran == {("RmsNormRowsBackward", "backward"): 1}, str(report)
     assert not _fallbacks(report), str(report)
+
+
+@pytest.mark.parametrize("eps", [None, 1e-5], ids=["dtype_eps", "given_eps"])
+def test_torch_s_rms_norm_runs_on_the_rms_norm_rows(eps):
+    """``F.rms_norm`` over the last dimension (``eps=None``: the dtype's epsilon, as torch's)."""
+    backend = rs2triton.torch_backend(ROOT / "kernels_rs", name=f"rms_functional_{eps}")
+    gen = torch.Generator().manual_seed(4)
+    x, w = (torch.randn(s, generator=gen).to(DEVICE).requires_grad_() for s in ((3, 4, 12), (12,)))
+    ref = [t.detach().clone().requires_grad_() for t in (x, w)]
+    torch._dynamo.reset()
+
+    def norm(x, w):
+        return torch.nn.functional.rms_norm(x, [12], w, eps)
+
+    got, want = torch.compile(norm, backend=backend)(x, w), norm(*ref)
+    assert_matches("rms_norm", got, want, atol=1e-5, rtol=1e-5)
+    got.sum().backward()
+    want.sum().backward()
+    for n, a, b in zip(("x", "weight"), (x, w), ref, strict=True):
+        assert_matches(f"rms_norm: {n}.grad", a.grad, b.grad, atol=1e-5, rtol=1e-4)
+    report = backend.report()
+    assert report.ran("rms_norm_rows", "forward") == 1 and report.ran("rms_norm_rows", "backward") == 1, str(report)
+    assert not _fallbacks(report), str(report)

@@ -24,7 +24,8 @@ forward does not compute, and the rewrite of Dynamo's graph that uses them.
   ``rs2triton_aot::rms_norm`` on ``[rows, n]`` (returning the output and each row's reciprocal
   RMS, in ``f32``), whose autograd formula is ``rs2triton_aot::rms_norm_backward`` (the input's
   gradient alone): the RMS-norm rows run both. The weight's product after it stays a product
-  (its gradient a product and a sum over rows, on those rows' ops).
+  (its gradient a product and a sum over rows, on those rows' ops). ``torch.nn.functional.
+  rms_norm`` over the last dimension is made the same.
 
 On torch (a node that falls back) each operator computes what torch's own does.
 """
@@ -331,13 +332,26 @@ def _sdpa_math(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False
 _LAYER_NORM = ("input", "normalized_shape", "weight", "bias", "eps")
 
 
+def _rms_norm_call(input: Any, normalized_shape: Any, weight: Any = None, eps: float | None = None) -> Any:
+    """``torch.nn.functional.rms_norm`` over the last dimension, on :func:`_rms_norm` (the
+    weight a product after it; ``eps=None``: the dtype's epsilon, as torch's); over more
+    dimensions, torch's own (its parts, on the rows' ops)."""
+    torch = _torch()
+    shape = [normalized_shape] if isinstance(normalized_shape, int) else list(normalized_shape)
+    if len(shape) != 1 or input.dim() < 1 or shape[0] != input.shape[-1] or not input.is_floating_point():
+        return torch.nn.functional.rms_norm(input, normalized_shape, weight, eps)
+    y = _rms_norm(input, torch.finfo(input.dtype).eps if eps is None else eps)
+    return y if weight is None else y * weight
+
+
 def rewrite(gm) -> None:
-    """Dynamo's graph ``gm``, with its layer norms made ``rs2triton_aot::layer_norm`` and its
-    attention torch's math attention (see the module), in place."""
+    """Dynamo's graph ``gm``, with its layer norms made ``rs2triton_aot::layer_norm``, its
+    attention and RMS normalisations the backend's own (see the module), in place."""
     torch = _torch()
     define()
     F = torch.nn.functional
     layer_norms = (F.layer_norm, torch.layer_norm)
+    rms_norms = (F.rms_norm, torch.rms_norm) if hasattr(F, "rms_norm") else ()
     attentions = (F.scaled_dot_product_attention, torch._C._nn.scaled_dot_product_attention)
     changed = False
     for node in gm.graph.nodes:
@@ -353,6 +367,9 @@ def rewrite(gm) -> None:
             changed = True
         elif node.target in attentions:
             node.target = _sdpa
+            changed = True
+        elif node.target in rms_norms:
+            node.target = _rms_norm_call
             changed = True
     changed = _rms_norms(gm) or changed
     if changed:
