@@ -586,6 +586,113 @@ def _bias_bwd_ref(args: Args) -> dict[str, torch.Tensor]:
     return {"dx_ptr": dy.clone(), "db_ptr": dy.float().sum(0).to(dy.dtype)}
 
 
+_FA = (3, 13, 11, 16)  # batch·heads, query rows, key rows, head dim
+
+
+def _fa_args(dtype: torch.dtype, gen: torch.Generator, backward: str = "") -> Args:
+    bh, nq, nk, hd = _FA
+    q, k, v = _randn((bh, nq, hd), dtype, gen), _randn((bh, nk, hd), dtype, gen), _randn((bh, nk, hd), dtype, gen)
+    args: Args = {"q_ptr": q, "k_ptr": k, "v_ptr": v}
+    if not backward:
+        return {**args, "o_ptr": torch.empty(bh, nq, hd, dtype=dtype), "lse_ptr": torch.empty(bh, nq),
+                "n_ctx_q": nq, "n_ctx_k": nk, "softmax_scale": hd ** -0.5, "neg_inf": float("-inf")}
+    # (o and lse as the forward makes them, from the same q, k, v: the reference recomputes them)
+    return {**args, "o_ptr": _randn((bh, nq, hd), dtype, gen), "do_ptr": _randn((bh, nq, hd), dtype, gen),
+            "lse_ptr": torch.empty(bh, nq),
+            **({"dq_ptr": torch.empty(bh, nq, hd, dtype=dtype)} if backward == "dq" else
+               {"dk_ptr": torch.empty(bh, nk, hd, dtype=dtype), "dv_ptr": torch.empty(bh, nk, hd, dtype=dtype)}),
+            "n_ctx_q": nq, "n_ctx_k": nk, "softmax_scale": hd ** -0.5}
+
+
+def _fa_math(args: Args, causal: bool):
+    """torch's attention in f32 on the case's q, k, v (requiring gradients), its output and lse."""
+    q, k, v = (args[n].float().requires_grad_() for n in ("q_ptr", "k_ptr", "v_ptr"))
+    scores = q @ k.transpose(1, 2) * args["softmax_scale"]
+    if causal:
+        scores = scores.masked_fill(torch.ones(_FA[1], _FA[2], dtype=torch.bool).triu(1), float("-inf"))
+    return (q, k, v), torch.softmax(scores, -1) @ v, scores.logsumexp(-1)
+
+
+def _fa_prepare(args: Args, causal: bool) -> None:
+    """A backward case's ``o`` and ``lse`` made the forward's (the kernels read them)."""
+    _, o, lse = _fa_math(args, causal)
+    args["o_ptr"], args["lse_ptr"] = o.detach().to(args["q_ptr"].dtype), lse.detach()
+
+
+def _fa_ref(causal: bool, backward: str):
+    def ref(args: Args) -> dict[str, torch.Tensor]:
+        (q, k, v), o, lse = _fa_math(args, causal)
+        dtype = args["q_ptr"].dtype
+        if not backward:
+            return {"o_ptr": o.detach().to(dtype), "lse_ptr": lse.detach()}
+        o.backward(args["do_ptr"].float())
+        if backward == "dq":
+            return {"dq_ptr": q.grad.to(dtype)}
+        return {"dk_ptr": k.grad.to(dtype), "dv_ptr": v.grad.to(dtype)}
+    return ref
+
+
+def _fa_cases() -> list[KernelCase]:
+    cases = []
+    for causal in (False, True):
+        consts = {"HEAD_DIM": _FA[3], "CAUSAL": causal}
+        tag = "_causal" if causal else ""
+        for kernel, backward, rows in (("flash_attention_forward", "", 1), ("flash_attention_backward_dq", "dq", 1),
+                                       ("flash_attention_backward_dkv", "dkv", 2)):
+
+            def make(d: torch.dtype, g: torch.Generator, backward: str = backward, causal: bool = causal) -> Args:
+                args = _fa_args(d, g, backward)
+                if backward:
+                    _fa_prepare(args, causal)
+                return args
+
+            cases.append(KernelCase(
+                id=f"{kernel}{tag}", file="kernels_rs/flash_attention.rs", kernel=kernel, consts=consts,
+                dtypes=(torch.float32, torch.float16), make_args=make,
+                grid=lambda args, rows=rows: (_FA[rows], _FA[0]), reference=_fa_ref(causal, backward),
+                # f16: q, k, v (and o, do) rounded to f16; the sums are f32, the results rounded once
+                atol={torch.float32: 1e-4, torch.float16: 1e-2}, rtol={torch.float32: 1e-4, torch.float16: 1e-2}))
+    return cases
+
+
+_RMS = (5, 45)  # rows, columns: not a multiple of BLOCK_N
+
+
+def _rms_args(dtype: torch.dtype, gen: torch.Generator, backward: bool = False) -> Args:
+    rows, cols = _RMS
+    x = _randn(_RMS, dtype, gen)
+    if not backward:
+        return {"x_ptr": x, "y_ptr": torch.empty(_RMS, dtype=dtype), "rrms_ptr": torch.empty(rows),
+                "n_cols": cols, "eps": 1e-6}
+    rrms = torch.rsqrt(x.float().pow(2).mean(-1) + 1e-6)  # (the forward's)
+    return {"dy_ptr": _randn(_RMS, dtype, gen), "x_ptr": x, "rrms_ptr": rrms, "dx_ptr": torch.empty(_RMS, dtype=dtype),
+            "n_cols": cols}
+
+
+def _rms_fwd_ref(args: Args) -> dict[str, torch.Tensor]:
+    x = args["x_ptr"].float()
+    rrms = torch.rsqrt(x.pow(2).mean(-1) + args["eps"])
+    return {"y_ptr": (x * rrms[:, None]).to(args["y_ptr"].dtype), "rrms_ptr": rrms}
+
+
+def _rms_bwd_ref(args: Args) -> dict[str, torch.Tensor]:
+    x = args["x_ptr"].float().requires_grad_()
+    y = x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-6)
+    y.backward(args["dy_ptr"].float())
+    return {"dx_ptr": x.grad.to(args["dx_ptr"].dtype)}
+
+
+def _rms_cases() -> list[KernelCase]:
+    tol = {"atol": {torch.float32: 1e-5, torch.float16: 1e-2}, "rtol": {torch.float32: 1e-5, torch.float16: 1e-2}}
+    return [KernelCase(id="rms_norm_rows_forward", file="kernels_rs/rmsnorm.rs", kernel="rms_norm_rows_forward",
+                       consts={"BLOCK_N": 16}, dtypes=(torch.float32, torch.float16), make_args=_rms_args,
+                       grid=lambda args: (_RMS[0],), reference=_rms_fwd_ref, **tol),
+            KernelCase(id="rms_norm_rows_backward", file="kernels_rs/rmsnorm.rs", kernel="rms_norm_rows_backward",
+                       consts={"BLOCK_N": 16}, dtypes=(torch.float32, torch.float16),
+                       make_args=lambda d, g: _rms_args(d, g, backward=True), grid=lambda args: (_RMS[0],),
+                       reference=_rms_bwd_ref, **tol)]
+
+
 def _model_op_cases() -> list[KernelCase]:
     bmm_tol = {"atol": {torch.float32: 1e-4, torch.float16: 1e-2}, "rtol": {torch.float32: 1e-4, torch.float16: 1e-2}}
     exact = {"atol": {torch.float32: 0.0, torch.float16: 0.0, torch.int32: 0.0},
@@ -772,6 +879,8 @@ CASES: list[KernelCase] = [
     ),
     *_torch_activations(),
     *_model_op_cases(),
+    *_fa_cases(),
+    *_rms_cases(),
 ]
 
 _BY_ID = {c.id: c for c in CASES}

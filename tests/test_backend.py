@@ -137,7 +137,8 @@ def _conv_sample(shape, dtype, contiguous):
 
 
 SHAPES = [(1,), (7,), (3, 5), (2, 3, 17)]
-ENTRIES = {e.name: e for e in TABLE}
+# (a row that launches kernels directly maps the backend's own attention operators: tests/test_attention.py)
+ENTRIES = {e.name: e for e in TABLE if not e.launched}
 
 
 def _map_tensors(fn, args) -> tuple:

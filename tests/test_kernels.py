@@ -51,7 +51,9 @@ def assert_no_spurious_inf_or_zero(got: torch.Tensor, want: torch.Tensor, name: 
 
 
 WIDE = [pytest.param(c, id=c.id) for c in CASES
-        if torch.float16 in c.dtypes and c.file != "kernels_rs/activations.rs"]  # those span [-30, 30] already
+        if torch.float16 in c.dtypes and c.file != "kernels_rs/activations.rs"  # those span [-30, 30] already
+        # (an attention or RMS-norm backward reads what the forward saved of its inputs: stretched, they are not)
+        and not c.id.startswith(("flash_attention_backward", "rms_norm_rows_backward"))]
 
 
 @pytest.mark.parametrize("case", WIDE)

@@ -5,10 +5,11 @@ the same model run eagerly; every compute node of their graphs runs on a kernel 
 any that may not, each with its reason: none does).
 
 The same run on teenygrad's feature-branch tree (with kernels_rs for what it lacks) is
-``benchmarks/models.py``.
+``benchmarks/models.py``; one Qwen3 step on it is tested here where the tree is exported.
 """
 
 import copy
+from pathlib import Path
 
 import pytest
 import torch
@@ -95,9 +96,12 @@ def test_model_trains_on_the_kernels_as_eager(name, make, masked):
         assert report.ran("log", "forward") == 2 and report.ran("softmax", "forward") == 2, str(report)
     if name.startswith("qwen3"):  # (SiluForward's backward kernel reads its output: the forward is run again for it)
         assert report.ran("silu", "backward") == 2 and any("forward run again" in n for n in report.rows["silu"].notes)
-    for operation in ("embedding", "bmm", "layer_norm" if name.startswith("gpt2") else "rsqrt", "log_softmax", "nll_loss"):
-        assert report.ran(operation, "forward") and report.ran(operation, "backward") or operation == "rsqrt", \
-            f"{name}: {operation}\n{report}"
+    # (the attention: without a mask on the flash-attention kernels, causal; with one, matrix products)
+    attention = "bmm" if masked else "attention"
+    # (Qwen3's RMSNorm, found as its pattern in Dynamo's graph, on kernels_rs' rmsnorm.rs)
+    for operation in ("embedding", attention, "layer_norm" if name.startswith("gpt2") else "rms_norm_rows",
+                      "log_softmax", "nll_loss"):
+        assert report.ran(operation, "forward") and report.ran(operation, "backward"), f"{name}: {operation}\n{report}"
     assert report.ran("cat"), str(report)  # (the key/value cache, GPT-2's fused q/k/v split's gradient, rotary halves)
     allowed = ON_TORCH[name]
     for operation, reasons in _fallbacks(report).items():
@@ -260,3 +264,30 @@ def test_models_no_one_wrote_rows_for_run_on_the_kernels(name, make, operations)
     for operation in operations:
         assert report.ran(operation, "forward"), f"{name}: {operation}\n{report}"
     assert not _fallbacks(report), str(report)
+
+
+FEATURE_TREE = Path("/tmp/tg-feat/kernels/teeny-kernels/src")
+
+
+@pytest.mark.skipif(not FEATURE_TREE.is_dir(), reason="teenygrad's feature-branch tree is not exported")
+def test_qwen3_on_teenygrad_s_tree_runs_attention_and_rms_norm_on_their_kernels():
+    """On teenygrad's feature-branch tree + kernels_rs (what benchmarks/models.py runs): the
+    RMSNorm's forward on teenygrad's rmsnorm.rs, its backward on kernels_rs' (teenygrad's races on
+    dweight), the causal attention on kernels_rs' flash_attention.rs; nothing on torch."""
+    torch.manual_seed(0)
+    eager = qwen3().to(DEVICE).float()
+    compiled_model = copy.deepcopy(eager)
+    backend = rs2triton.torch_backend([FEATURE_TREE, ROOT / "kernels_rs"], name="models_qwen3_feature")
+    ids = torch.randint(0, VOCAB, (BATCH, SEQ), generator=torch.Generator().manual_seed(1)).to(DEVICE)
+    got = torch.compile(compiled_model, backend=backend)(input_ids=ids, labels=ids)
+    want = eager(input_ids=ids, labels=ids)
+    assert_matches("qwen3: loss", got.loss, want.loss, atol=1e-5, rtol=1e-5)
+    got.loss.backward()
+    want.loss.backward()
+    for (n, p), q in zip(compiled_model.named_parameters(), eager.parameters(), strict=True):
+        assert_matches(f"qwen3: {n}.grad", p.grad, q.grad, atol=1e-4, rtol=1e-3)
+    report = backend.report()
+    assert report.rows["rms_norm"].ran[("RmsNormForward", "forward")], str(report)
+    assert report.rows["rms_norm_rows"].ran[("RmsNormRowsBackward", "backward")], str(report)
+    assert report.rows["attention"].ran[("FlashAttentionForward", "forward")] == 1, str(report)
+    assert report.ran("attention", "backward") == 1 and not _fallbacks(report), str(report)

@@ -211,7 +211,7 @@ class _NodeRun:
 
     @property
     def outputs_used(self) -> bool:
-        return self.aten.outputs > 1 and self.other_outputs_used
+        return self.aten.outputs > 1 and self.other_outputs_used and not self.aten.launches
 
     @property
     def channels_last(self) -> bool:
@@ -248,6 +248,12 @@ class _NodeRun:
                 if self.outputs_used:
                     raise Fallback(f"the graph uses the other outputs of {self.original} (saved for its backward), "
                                    "which the op does not compute")
+                if self.aten.launches:  # (kernels used directly: the row's launches, as data)
+                    from rs2triton.backend.launches import launched
+
+                    launch_plan, launch_result = launched(backend, entry, aten, given, self.val)
+                    backend._report.record_run(entry.name, launch_plan.struct, self.direction, launch_plan.notes)
+                    return launch_result
                 bound = self.row_args(given)
                 backward = bool(self.aten.grad)
                 plan = backend.plan(self.entry, bound, backward)
@@ -427,13 +433,16 @@ def compile_graph(backend: BackendView, gm: Any, direction: str, graph_id: int) 
                 continue
             operation = _describe(node)
             reason = "no teenygrad op implements it (no row of the mapping)"
+            if torch.Tag.nondeterministic_seeded in getattr(node.target, "tags", ()):
+                reason += ": it draws random numbers (a dropout's mask: attention's dropout stays on torch)"
             lines.append(f"  {node.name}: {operation} -> on torch: {reason} [{node.target}]")
             if backend.strict:
                 raise _strict(node.name, operation, reason)
             fn = _fallback_call(backend, node, operation, reason)
         else:
             entry = found[0][0]
-            struct = next((s for e, _ in found for s in e.op if s in backend.tree.ops), None)
+            struct = next((s for e, _ in found for s in e.op
+                           if s in (backend.tree.kernels if e.launched else backend.tree.ops)), None)
             lines.append(f"  {node.name}: {'/'.join(e.name for e, _ in found)} -> "
                          + (f"{struct} (planned per shape)" if struct else f"on torch: the tree has no {entry.op[0]}")
                          + f" [{node.target}]")

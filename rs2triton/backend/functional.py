@@ -23,9 +23,10 @@ if TYPE_CHECKING:
 class Functional:
     def __init__(self, backend: BackendView) -> None:
         self._backend = backend
-        self._entries = {e.name: e for e in backend.table}
+        # (a row that launches kernels directly maps the backend's own ATen operators: no function)
+        self._entries = {e.name: e for e in backend.table if not e.launched}
         self._funcs: dict[str, Any] = {}
-        for entry in backend.table:  # (made now: under torch.compile, Dynamo only reads the attribute)
+        for entry in self._entries.values():  # (made now: under torch.compile, Dynamo only reads the attribute)
             setattr(self, entry.name, self._make(entry))
 
     def __dir__(self) -> list[str]:

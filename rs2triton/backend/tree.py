@@ -30,6 +30,13 @@ Maker: TypeAlias = "Launcher | type[RuntimeOp]"
 
 _SKIP = {"tests", "examples", "benches", "target"}
 _OP = re.compile(rb"RuntimeOp\s+for\s+(\$?\w+)")
+# a kernel fn (``#[kernel]``, ``#[tiled_kernel]``): its struct is the fn's name in CamelCase
+_KERNEL_FN = re.compile(rb"#\[(?:tiled_)?kernel\b[^\]]*\]\s*(?:pub(?:\([^)]*\))?\s+)?fn\s+(\w+)")
+
+
+def kernel_struct(fn: str) -> str:
+    """The kernel struct a kernel fn makes: ``flash_attention2_forward`` -> ``FlashAttention2Forward``."""
+    return "".join(part[:1].upper() + part[1:] for part in fn.split("_"))
 
 
 class TreeWarning(UserWarning):
@@ -93,11 +100,15 @@ class Ops(Mapping[str, Maker]):
 class Tree:
     """The ops found under ``roots`` (resolved): ``ops`` maps a Rust struct name to its launcher
     (a kernel struct with ``impl RuntimeOp``) or its class (a wrapper struct), loaded when asked
-    for; ``files`` where each loaded one is defined; ``skipped`` the files that could not be read
-    or did not transpile, with the first line of the error."""
+    for; ``kernels`` maps every kernel struct's name to its launcher, whether or not the file
+    implements ``RuntimeOp`` for it (teenygrad's ``FlashAttention2Forward``: a row that states its
+    launches as data runs it, ``torch_mapping.Launch``); ``files`` where each loaded one is
+    defined; ``skipped`` the files that could not be read or did not transpile, with the first
+    line of the error."""
 
     roots: tuple[Path, ...]
     ops: Ops = field(init=False, repr=False)  # (made by load_tree, with what the files define)
+    kernels: Ops = field(init=False, repr=False)  # (every kernel struct, whether or not its file has host logic)
     files: dict[str, Path] = field(default_factory=dict)
     skipped: dict[Path, str] = field(default_factory=dict)
     options: dict[str, Any] = field(default_factory=dict)  # rs2triton.load's keywords
@@ -125,6 +136,9 @@ class Tree:
             return
         for attr, value in vars(module).items():
             name: str
+            if isinstance(value, Launcher) and attr == value.name and value.name not in self.kernels._loaded:
+                self.kernels._loaded[value.name] = value
+                self.kernels._all.setdefault(value.name, []).append((value, f))
             if isinstance(value, Launcher) and value.op is not None and attr == value.name:
                 name = value.name
             elif (isinstance(value, type) and issubclass(value, RuntimeOp) and value.__module__ == module.__name__
@@ -163,7 +177,9 @@ def load_tree(kernels: KernelPaths, *, features: Iterable[str] | None = None, de
     tree = Tree(roots, options={"interpret": interpret, "features": features, "default_features": default_features})
     index: dict[str, list[Path]] = {}
     opaque: list[Path] = []
+    structs: dict[str, list[Path]] = {}  # (every kernel struct, by the files that define it)
     tree.ops = Ops(tree, index, opaque)
+    tree.kernels = Ops(tree, structs, [])
     for f in _sources(roots):
         try:
             text = read(f)
@@ -179,6 +195,8 @@ def load_tree(kernels: KernelPaths, *, features: Iterable[str] | None = None, de
         for n in names:
             if not n.startswith(b"$"):
                 index.setdefault(n.decode(), []).append(resolved)
+        for fn in _KERNEL_FN.findall(text):
+            structs.setdefault(kernel_struct(fn.decode()), []).append(resolved)
     if not index and not opaque:
         warnings.warn(f"torch_backend: the kernel tree {', '.join(map(str, roots))} has no ops (no `impl RuntimeOp "
                       f"for ...` in any readable .rs file{', ' + str(len(tree.skipped)) + ' skipped' if tree.skipped else ''}):"

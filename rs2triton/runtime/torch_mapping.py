@@ -46,7 +46,7 @@ SIZES = {
 
 def _what(size: str) -> str:
     """A size's name in a reason: ``"output's last dimension"``."""
-    return SIZES[size].split(" (")[0].removeprefix("the ")
+    return SIZES.get(size, size).split(" (")[0].removeprefix("the ")
 
 
 def next_pow2(n: int) -> int:
@@ -155,6 +155,27 @@ Rule = Block | Cover | Exact | Fixed | Present | Value | Dim | Count
 
 
 @dataclass(frozen=True)
+class Launch:
+    """One launch of a kernel struct, stated as data: how a row runs a kernel that has no
+    ``impl RuntimeOp`` (a teenygrad ``#[kernel]`` used directly: ``flash_attn2.rs``' kernels).
+
+    ``kernel``: the kernel struct (``FlashAttention2Forward``, in the tree's ``kernels``);
+    ``grid``: its grid, each item a size of the row's ``sizes`` or an int; ``args``: one per
+    kernel parameter, in the kernel's order — a tensor argument of the ATen call (by its schema
+    name; made dense), a tensor the launches make (:class:`Aten`'s ``made``), a size, a scalar
+    argument of the call, or a number (``float("-inf")``); ``consts``: a rule per const generic
+    (a rule reads the row's ``sizes``: ``Exact("head_dim")``), or the name of a call argument
+    (``"is_causal"``). A tensor reaches a pointer parameter in the dtype the kernel declares for
+    it (``*D``: the data's dtype, ``*f32``): converted where it is not (an ``f32`` log-sum-exp to
+    a kernel that keeps it in ``D``)."""
+
+    kernel: str
+    grid: tuple[str | int, ...]
+    args: tuple[str | float | int, ...]
+    consts: dict[str, Rule | str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
 class Transposed:
     """A row argument that is the ATen argument ``arg`` transposed (``addmm``'s ``mat2`` is
     ``weight.t()``: a linear layer's weight is ``mat2.t()``, a view)."""
@@ -222,6 +243,12 @@ class Aten:
     from_output: bool = False
     returns: tuple[str, ...] = ("input",)
     mask: str = ""
+    # (a row whose kernels have no `impl RuntimeOp`: the launches, in order, that compute the
+    # operator; the tensors they make, name -> shape in the row's sizes; what it returns, by name)
+    launches: tuple[Launch, ...] = ()
+    made: dict[str, tuple[str | int, ...]] = field(default_factory=dict)
+    results: tuple[str, ...] = ()
+    filled: dict[str, float] = field(default_factory=dict)  # (made tensors that start as this value)
 
 
 @dataclass(frozen=True)
@@ -258,6 +285,10 @@ class Entry:
     the op's ``D``; ``dims``: for the ``"given"`` layout, which dimensions a reduction's ``dim``
     must name: ``"last"`` (or none: everything), ``"leading"`` (the first ones: the input is seen
     as ``[rows, cols]``, the rows those dimensions, and the op sums over its rows).
+    ``sizes``: for a row whose ATen operators list :class:`Launch` records (kernels used directly,
+    no ``impl RuntimeOp``: ``op`` then names the kernel structs, all of which the tree must
+    have), the sizes its launches and rules name, each a :class:`Dim` of a tensor argument; such
+    a row has no ``backend.functional`` function (it maps the backend's own ATen operators).
     An input that is a list of tensors (``cat``'s) gives the op each of them, empty ones left out.
     ``layout="given"``: the tensors reach the op as they are (made dense), in the call's shapes,
     and the output has torch's shape (the op's host logic must agree: a matrix product over a
@@ -282,6 +313,12 @@ class Entry:
     aten: tuple[Aten, ...] = ()
     indices: tuple[str, ...] = ()
     dims: str = ""
+    sizes: dict[str, Dim] = field(default_factory=dict)
+
+    @property
+    def launched(self) -> bool:
+        """Whether the row runs its kernels by the :class:`Launch` records it states (no ``RuntimeOp``)."""
+        return any(a.launches for a in self.aten)
 
     def __hash__(self) -> int:
         return hash(self.name)
@@ -326,6 +363,54 @@ def _given_output(target: str, **require: Any) -> Aten:
 def _given_input(target: str, **args: Any) -> Aten:
     """A backward operator given the output's gradient and the forward's input (``self``)."""
     return Aten(target, args, grad="grad_output")
+
+
+def _attention(name: str, kernels: tuple[str, str, str], consts: dict[str, Rule | str], note: str,
+               require: dict[str, Any] | None = None) -> Entry:
+    """A row of attention on flash-attention kernels used directly (no ``impl RuntimeOp``): the
+    backend's own ``rs2triton_aot::attention`` on ``[BH, N, HEAD_DIM]`` tensors (what
+    ``scaled_dot_product_attention`` is made in Dynamo's graph: ``backend/own_ops.py``) and its
+    backward, each kernel launched as its Rust documents it (grids ``[N_CTX_Q, BH]`` and
+    ``[N_CTX_K, BH]``)."""
+    forward, dq, dkv = kernels
+    require = require or {}
+    grad_args = ("query", "key", "value", "output", "grad_output", "lse")
+    return Entry(
+        name, "attention(Tensor query, Tensor key, Tensor value, float scale, bool is_causal) -> (Tensor, Tensor)",
+        (), kernels, ("query", "key", "value"), "torch.ops.rs2triton_aot.attention", note=note, layout="given",
+        sizes={"bh": Dim("query", 0), "n_q": Dim("query", 1), "n_k": Dim("key", 1), "head_dim": Dim("query", 2)},
+        aten=(Aten("rs2triton_aot.attention.default", require=require, outputs=2,
+                   launches=(Launch(forward, ("n_q", "bh"), ("query", "key", "value", "output", "lse", "n_q", "n_k",
+                                                             "scale", float("-inf")), consts),),
+                   made={"output": ("bh", "n_q", "head_dim"), "lse": ("bh", "n_q")}, results=("output", "lse")),
+              Aten("rs2triton_aot.attention_backward.default", require=require, grad="grad_output",
+                   returns=("query", "key", "value"),
+                   launches=(Launch(dq, ("n_q", "bh"), (*grad_args, "dq", "n_q", "n_k", "scale"), consts),
+                             Launch(dkv, ("n_k", "bh"), (*grad_args, "dk", "dv", "n_q", "n_k", "scale"), consts)),
+                   made={"dq": ("bh", "n_q", "head_dim"), "dk": ("bh", "n_k", "head_dim"),
+                         "dv": ("bh", "n_k", "head_dim")},
+                   results=("dq", "dk", "dv"))))
+
+
+_RMS_SIZES: dict[str, Dim] = {"rows": Dim("input", 0), "n": Dim("input", 1)}
+_RMS_BLOCK: dict[str, Rule | str] = {"BLOCK_N": Block("n", 16, 1024)}
+_RMS_BACKWARD = Aten("rs2triton_aot.rms_norm_backward.default", grad="grad_output",
+                     launches=(Launch("RmsNormRowsBackward", ("rows",), ("grad_output", "input", "rrms", "dx", "n"),
+                                      _RMS_BLOCK),),
+                     made={"dx": ("rows", "n")}, results=("dx",))
+
+
+def _rms_norm(name: str, forward: Launch, made: dict[str, tuple[str | int, ...]], note: str,
+              filled: dict[str, float] | None = None, backward: bool = True) -> Entry:
+    """A row of RMS normalisation without a weight (``rs2triton_aot::rms_norm`` on ``[rows, n]``:
+    what a model's RMSNorm is made in Dynamo's graph, ``backend/own_ops.py``), its forward
+    ``forward``; with ``backward``, its backward: kernels_rs' ``RmsNormRowsBackward`` (each row's
+    ``dx`` alone)."""
+    return Entry(name, "rms_norm(Tensor input, float eps) -> (Tensor, Tensor)", (),
+                 (forward.kernel, *(("RmsNormRowsBackward",) if backward else ())), ("input",),
+                 "torch.ops.rs2triton_aot.rms_norm", layout="given", note=note, sizes=_RMS_SIZES,
+                 aten=(Aten("rs2triton_aot.rms_norm.default", outputs=2, launches=(forward,), made=made,
+                            filled=filled or {}, results=("output", "rrms")), *((_RMS_BACKWARD,) if backward else ())))
 
 
 def _pool_consts() -> dict[str, Rule]:
@@ -482,6 +567,26 @@ TABLE: tuple[Entry, ...] = (
           # (its backward is given no total weight: backend/aten.py, own_decompositions)
           aten=(Aten("aten.nll_loss_forward.default", outputs=2),
                 Aten("rs2triton_aot.nll_loss_backward.default", grad="grad_output"))),
+    # ---------------------------------------------------------------- attention (kernels used directly)
+    # (teenygrad's flash_attn2.rs, which has no causal mask, then kernels_rs' flash_attention.rs,
+    # causal or not: a node tries them in this order)
+    _attention("scaled_dot_product_attention",
+               ("FlashAttention2Forward", "FlashAttention2BackwardDq", "FlashAttention2BackwardDkv"),
+               {"HEAD_DIM": Exact("head_dim")}, "teenygrad's flash_attn2.rs (no causal mask)",
+               require={"is_causal": False}),
+    _attention("attention", ("FlashAttentionForward", "FlashAttentionBackwardDq", "FlashAttentionBackwardDkv"),
+               {"HEAD_DIM": Exact("head_dim"), "CAUSAL": "is_causal"}, "kernels_rs' flash_attention.rs"),
+    # ---------------------------------------------------------------- RMS normalisation (kernels used directly)
+    # (teenygrad's rmsnorm.rs forward, given a weight of ones; its backward is not used: it adds
+    # every row's dweight into one buffer with a plain read-modify-write, a race on a GPU. The
+    # backward is the next row's, kernels_rs')
+    _rms_norm("rms_norm", Launch("RmsNormForward", ("rows",), ("input", "output", "weight", "rrms", "rows", "n", "eps"),
+                                 _RMS_BLOCK),
+              {"output": ("rows", "n"), "weight": ("n",), "rrms": ("rows",)},
+              "teenygrad's rmsnorm.rs forward (a weight of ones)", filled={"weight": 1.0}, backward=False),
+    _rms_norm("rms_norm_rows", Launch("RmsNormRowsForward", ("rows",), ("input", "output", "rrms", "n", "eps"),
+                                      _RMS_BLOCK),
+              {"output": ("rows", "n"), "rrms": ("rows",)}, "kernels_rs' rmsnorm.rs"),
     # ---------------------------------------------------------------- images
     Entry("conv2d", "conv2d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=1, SymInt[2] padding=0, "
           "SymInt[2] dilation=1, SymInt groups=1) -> Tensor",
