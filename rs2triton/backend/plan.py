@@ -15,7 +15,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from rs2triton.runtime.torch_mapping import Count, Cover, Dim, Entry, Exact, Present, Value
+from rs2triton.runtime.torch_mapping import Count, Cover, Dim, Entry, Exact, Present, Value, const_rules
 from rs2triton.runtime.values import _torch
 
 _DESCRIPTOR_ALIGN = 16  # bytes: a tensor descriptor's row strides (Triton's and TMA's rule)
@@ -465,18 +465,19 @@ def _build(entry: Entry, struct: str, maker, args: dict, sizes: dict[str, int]):
             if t is None or t.dim() <= rule.dim:
                 raise Fallback(f"`{rule.arg}` has no dimension {rule.dim}")
             return int(t.shape[rule.dim])
-        if isinstance(rule, Cover) and isinstance(maker, Launcher) and not loads_masked(maker):
-            rule = Exact(rule.size)
         chosen, why = rule.choose(sizes)
         if chosen is None:
             raise Fallback(why)
         return chosen
 
     if isinstance(maker, Launcher):
-        missing = [c for c in maker.consts if c not in entry.consts]
-        if missing:
-            raise Fallback(f"no rule of the mapping chooses {struct}'s const generic {missing[0]}")
-        return maker(**{c: value(entry.consts[c]) for c in maker.consts})
+        rules, problem = const_rules(entry, struct, maker.consts, maker.roles)
+        if problem:
+            raise Fallback(problem)
+        if not maker.roles:  # (a module generated before const facts: its loads say whether it masks)
+            rules = {c: Exact(r.size) if isinstance(r, Cover) and not loads_masked(maker) else r
+                     for c, r in rules.items()}
+        return maker(**{c: value(rules[c]) for c in maker.consts})
     if not entry.new:
         raise Fallback(f"the mapping does not say how to build {struct} (no `new` arguments)")
     return maker.new(*[value(r) for r in entry.new])

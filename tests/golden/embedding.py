@@ -171,7 +171,14 @@ EmbeddingForward = Launcher(
     consts={"BLOCK_N": "i32", "BLOCK_D": "i32"},
     dtypes={"D": "f32, f64, f16, bf16"},
     backward="EmbeddingBackward",
-    facts={"stores": ["y_ptr"], "bounds": {"idx_ptr": ["n_idx"]}},
+    facts={
+        "stores": ["y_ptr"],
+        "bounds": {"idx_ptr": ["n_idx"]},
+        "consts": {
+            "BLOCK_N": {"role": "block", "bounds": ["n_idx"]},
+            "BLOCK_D": {"role": "block", "bounds": ["dim"]},
+        },
+    },
     op=EmbeddingForwardOp,
 )
 
@@ -188,7 +195,14 @@ EmbeddingBackward = Launcher(
     },
     consts={"BLOCK_N": "i32", "BLOCK_D": "i32"},
     dtypes={"D": "f32, f64, f16, bf16"},
-    facts={"stores": ["dw_ptr"], "bounds": {"idx_ptr": ["n_idx"]}},
+    facts={
+        "stores": ["dw_ptr"],
+        "bounds": {"idx_ptr": ["n_idx"]},
+        "consts": {
+            "BLOCK_N": {"role": "block", "bounds": ["n_idx"]},
+            "BLOCK_D": {"role": "block", "bounds": ["dim"]},
+        },
+    },
 )
 
 
@@ -197,5 +211,5 @@ EmbeddingBackward = Launcher(
 locate(
     globals(),
     "kernels_rs/embedding.rs",
-    "20:22*16,35,36,37,38;41:39,40,41,42,43,44,45;50:52*15,65,66,67,68;70:69,70,71,72,73*3;80:80;88:81,82;91:85,86;94:89,90,91*2,92,93,94;102:97*2,106,107,108*2,109,110,111,112,113,114,115;117:118,119,120*3,121*5;128:125,126;131:131*11;143:131,143,144,145,146,147,148,149,150,151;155:155,156;160:22*17;178:52*15",
+    "20:22*16,35,36,37,38;41:39,40,41,42,43,44,45;50:52*15,65,66,67,68;70:69,70,71,72,73*3;80:80;88:81,82;91:85,86;94:89,90,91*2,92,93,94;102:97*2,106,107,108*2,109,110,111,112,113,114,115;117:118,119,120*3,121*5;128:125,126;131:131*11;143:131,143,144,145,146,147,148,149,150,151;155:155,156;160:22*24;185:52*22",
 )

@@ -13,11 +13,15 @@ Recorded, each only where there is something to record (docs/python-api.md):
 - ``stores``: the pointer parameters a store or an atomic writes through (:func:`stores_through`).
 - ``bounds``: per pointer addressed as a flat buffer under a bound, the count parameters of
   those bounds (:func:`mask_bounds`).
+- ``consts``: per const generic, what the kernel does with it (a tile it masks and steps over,
+  one it reads whole with or without a mask, a value, a flag: :mod:`.roles`).
 """
 
 from __future__ import annotations
 
 import ast
+
+from rs2triton.transpiler.emit.roles import const_roles
 
 # The Triton functions whose call is a flag, by the flag.
 _CALLED = {"dot": "dot", "make_tensor_descriptor": "descriptor"}
@@ -69,10 +73,11 @@ def kernel_uses(fn: ast.FunctionDef, helpers: dict[str, ast.FunctionDef]) -> lis
 
 
 def kernel_facts(fn: ast.FunctionDef, helpers: dict[str, ast.FunctionDef], pointers: dict[str, str],
-                 rust: dict[str, str]) -> dict:
+                 rust: dict[str, str], consts: dict[str, tuple[str, str]] | None = None) -> dict:
     """The facts of the generated kernel ``fn`` as the launcher's ``facts=`` literal (only what
     there is), parameters by their Rust names: ``pointers`` maps its pointer parameters' Python
-    names to them, ``rust`` its other parameters'."""
+    names to them, ``rust`` its other parameters', ``consts`` its const generics' to their Rust
+    names and types (their roles: :mod:`.roles`)."""
     facts: dict = {}
     uses = kernel_uses(fn, helpers)
     if uses:
@@ -84,6 +89,9 @@ def kernel_facts(fn: ast.FunctionDef, helpers: dict[str, ast.FunctionDef], point
               for p, ns in mask_bounds(fn).items() if p in pointers}
     if bounds:
         facts["bounds"] = dict(sorted(bounds.items()))
+    roles = const_roles(fn, helpers, consts or {}, {py: r for py, r in rust.items() if py not in pointers})
+    if roles:
+        facts["consts"] = roles
     return facts
 
 
