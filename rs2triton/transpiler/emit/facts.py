@@ -103,34 +103,44 @@ def stores_through(func: ast.FunctionDef) -> set[str]:
     params = {a.arg for a in func.args.args}
     derives: dict[str, set[str]] = {p: {p} for p in params}
 
-    def names(node):  # the names an address is made of: what a load reads is data, not an address
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _LOADS:
-            return
-        if isinstance(node, ast.Name):
-            yield node.id
-        for child in ast.iter_child_nodes(node):
-            yield from names(child)
+    def names(node: ast.AST) -> set[str]:  # the names an address is made of: what a load reads is data
+        out: set[str] = set()
+        todo = [node]
+        while todo:
+            n = todo.pop()
+            if isinstance(n, ast.Name):
+                out.add(n.id)
+            elif not (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in _LOADS):
+                todo.extend(ast.iter_child_nodes(n))
+        return out
 
-    def roots(node) -> set[str]:
-        return set().union(*(derives.get(n, set()) for n in names(node))) if node is not None else set()
+    # (one walk: each assignment's targets and the names its value is made of, each store's address)
+    assigns: list[tuple[list[str], set[str]]] = []
+    targets_stored: list[set[str]] = []
+    for node in ast.walk(func):
+        if isinstance(node, ast.Assign | ast.AugAssign | ast.AnnAssign) and node.value is not None:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            assigns.append(([n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)],
+                            names(node.value)))
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _STORES:
+            target = node.args[0] if isinstance(node.func.value, ast.Name) and node.func.value.id == "tl" \
+                and node.args else node.func.value  # tl.store(ptr, ..) / desc.store(offsets, ..)
+            targets_stored.append(names(target))
+
+    def roots(found: set[str]) -> set[str]:
+        return set().union(*(derives.get(n, set()) for n in found))
 
     for _ in range(8):  # (assignments in loops: until nothing new is learnt)
         before = sum(len(v) for v in derives.values())
-        for node in ast.walk(func):
-            if isinstance(node, ast.Assign | ast.AugAssign | ast.AnnAssign) and node.value is not None:
-                found = roots(node.value)
-                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-                for t in targets:
-                    for name in (n.id for n in ast.walk(t) if isinstance(n, ast.Name)):
-                        derives.setdefault(name, set()).update(found)
+        for assigned, value in assigns:
+            found = roots(value)
+            for name in assigned:
+                derives.setdefault(name, set()).update(found)
         if sum(len(v) for v in derives.values()) == before:
             break
     stored: set[str] = set()
-    for node in ast.walk(func):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _STORES:
-            target = node.args[0] if isinstance(node.func.value, ast.Name) and node.func.value.id == "tl" \
-                and node.args else node.func.value  # tl.store(ptr, ..) / desc.store(offsets, ..)
-            stored |= roots(target)
+    for address in targets_stored:
+        stored |= roots(address)
     return stored & params
 
 
@@ -154,13 +164,14 @@ def mask_bounds(func: ast.FunctionDef) -> dict[str, frozenset[str]]:
             return mask.left.id, mask.comparators[0].id
         return None
 
+    accesses: list[ast.Call] = []
     for node in ast.walk(func):
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
             name = node.targets[0].id
             masks[name] = bound_of(node.value) if name not in masks else None  # (assigned twice: no bound)
-    for node in ast.walk(func):
-        if not isinstance(node, ast.Call) or not _tl_call(node, ("load", "store")) or not node.args:
-            continue
+        elif isinstance(node, ast.Call) and _tl_call(node, ("load", "store")) and node.args:
+            accesses.append(node)
+    for node in accesses:
         address = node.args[0]
         mask = next((k.value for k in node.keywords if k.arg == "mask"), None)
         if not (isinstance(address, ast.BinOp) and isinstance(address.op, ast.Add)

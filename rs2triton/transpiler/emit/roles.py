@@ -23,10 +23,8 @@ A const generic is
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
-MadeOf = Callable[[ast.AST | None], tuple[set[str], set[str]]]  # a node -> (its tiles, its parameters)
 # Triton's functions whose result is data, not offsets: what a load reads.
 _DATA = frozenset({"load", "load_tensor_descriptor"})
 
@@ -46,15 +44,125 @@ def _is_tl(node: ast.AST, name: str) -> bool:
         and isinstance(node.func.value, ast.Name) and node.func.value.id == "tl"
 
 
-def _names(node: ast.AST) -> Iterator[ast.AST]:
-    """The nodes of ``node`` an offset may come from: not inside what a load reads, nor a
-    comparison (a mask is no offset)."""
-    if isinstance(node, ast.Compare) or (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-                                         and node.func.attr in _DATA):
-        return
-    yield node
-    for child in ast.iter_child_nodes(node):
-        yield from _names(child)
+# What an expression is made of: the extents of the ``tl.arange(0, X)`` in it (``X`` names) and
+# the names it reads, not inside what a load reads nor a comparison (a mask is no offset).
+Refs = tuple[tuple[str, ...], frozenset[str]]
+_NONE: Refs = ((), frozenset())
+
+
+@dataclass
+class _Scan:
+    """One function's parse tree, read once (:func:`_scan`): what the roles are computed from."""
+
+    assigns: list[tuple[list[str], Refs]] = field(default_factory=list)  # target names, value
+    compares: list[tuple[Refs, Refs]] = field(default_factory=list)  # offsets < bound
+    described: list[list[tuple[str | None, Refs]]] = field(default_factory=list)  # block extent, shape item
+    calls: list[tuple[str, list[tuple[str, str | None, Refs]]]] = field(default_factory=list)  # helper, args
+    uses: list[tuple[str, str]] = field(default_factory=list)  # a parameter's name, how it is used
+
+
+def _use(node: ast.Name, parent: ast.AST | None, grand: ast.AST | None, helpers: dict[str, ast.FunctionDef]) -> str:
+    """How a parameter is read: ``"tile"`` (an arange's extent, an item of a shape), ``"tested"``
+    (a condition), ``"helper"`` (an argument of a helper: seen there), else ``"scalar"``."""
+    if isinstance(parent, ast.Call):
+        if _is_tl(parent, "arange") and parent.args[1:2] == [node]:
+            return "tile"
+        if isinstance(parent.func, ast.Name) and parent.func.id in helpers:
+            return "helper"
+    if isinstance(parent, ast.List | ast.Tuple) and isinstance(grand, ast.Call | ast.keyword):
+        return "tile"  # (a shape: `tl.zeros([C, ...])`, `tl.broadcast_to(x, [C])`)
+    if isinstance(parent, ast.If | ast.IfExp | ast.While | ast.BoolOp) or (
+            isinstance(parent, ast.UnaryOp) and isinstance(parent.op, ast.Not)):
+        return "tested"
+    return "scalar"
+
+
+class _Scanner:
+    """One walk over a function's parse tree that gathers a :class:`_Scan`, each expression's
+    :data:`Refs` collected on the way (``acc``: the aranges and names of the expression being
+    read, or None where nothing is: inside a load, a comparison's result)."""
+
+    def __init__(self, fn: ast.FunctionDef, helpers: dict[str, ast.FunctionDef]):
+        self.helpers = helpers
+        self.params = {a.arg for a in fn.args.args}
+        self.out = _Scan()
+        self.checked = False
+        self.pending: list[ast.Call] = []  # (block pointers: counted only where the kernel checks bounds)
+
+    def refs(self, node: ast.AST | None, parent: ast.AST, grand: ast.AST | None) -> Refs:
+        if node is None:
+            return _NONE
+        acc: tuple[list[str], list[str]] = ([], [])
+        self.visit(node, parent, grand, acc)
+        return tuple(acc[0]), frozenset(acc[1])
+
+    def visit(self, node: ast.AST, parent: ast.AST | None, grand: ast.AST | None,
+              acc: tuple[list[str], list[str]] | None) -> None:
+        out = self.out
+        if isinstance(node, ast.Name):
+            if acc is not None:
+                acc[1].append(node.id)
+            if node.id in self.params and isinstance(node.ctx, ast.Load):
+                out.uses.append((node.id, _use(node, parent, grand, self.helpers)))
+            return
+        if isinstance(node, ast.Constant):
+            return
+        if isinstance(node, ast.Assign | ast.AugAssign | ast.AnnAssign):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names = [n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)]
+            out.assigns.append((names, self.refs(node.value, node, parent)))
+            return
+        if isinstance(node, ast.Compare):
+            op = node.ops[0]
+            if len(node.ops) == 1 and isinstance(op, ast.Lt | ast.LtE | ast.Gt | ast.GtE):
+                left, right = self.refs(node.left, node, parent), self.refs(node.comparators[0], node, parent)
+                out.compares.append((left, right) if isinstance(op, ast.Lt | ast.LtE) else (right, left))
+                return
+            acc = None  # (a mask is no offset)
+        elif isinstance(node, ast.Call):
+            self.checked = self.checked or any(k.arg == "boundary_check" for k in node.keywords)
+            func = node.func
+            if isinstance(func, ast.Attribute):
+                if func.attr in _DATA:
+                    acc = None  # (what a load reads is data)
+                elif func.attr == "arange" and acc is not None and len(node.args) == 2 \
+                        and isinstance(node.args[1], ast.Name):
+                    acc[0].append(node.args[1].id)
+                elif _is_tl(node, "make_tensor_descriptor"):
+                    _described(node, out)
+                elif _is_tl(node, "make_block_ptr"):
+                    self.pending.append(node)
+            elif isinstance(func, ast.Name) and func.id in self.helpers:
+                names = [a.arg for a in self.helpers[func.id].args.args]
+                given = [*zip(names, node.args, strict=False),
+                         *((k.arg, k.value) for k in node.keywords if k.arg in names)]
+                out.calls.append((func.id, [(n, v.id if isinstance(v, ast.Name) else None, self.refs(v, node, parent))
+                                            for n, v in given if n is not None]))
+                return
+        for child in ast.iter_child_nodes(node):
+            self.visit(child, node, parent, acc)
+
+
+def _scan(fn: ast.FunctionDef, helpers: dict[str, ast.FunctionDef]) -> _Scan:
+    scanner = _Scanner(fn, helpers)
+    for stmt in fn.body:
+        scanner.visit(stmt, fn, None, None)
+    if scanner.checked:
+        for call in scanner.pending:
+            _described(call, scanner.out)
+    return scanner.out
+
+
+def _described(call: ast.Call, out: _Scan) -> None:
+    """A tensor descriptor (or a block pointer whose accesses are checked): the accesses stay
+    within ``shape``, so each tile extent of ``block_shape`` is masked against the scalar
+    parameters of the same item of ``shape``."""
+    given = {k.arg: k.value for k in call.keywords}
+    shape, block = given.get("shape"), given.get("block_shape")
+    if isinstance(shape, ast.List | ast.Tuple) and isinstance(block, ast.List | ast.Tuple):
+        out.described.append([(e.id if isinstance(e, ast.Name) else None,
+                               ((), frozenset(n.id for n in ast.walk(b) if isinstance(n, ast.Name))))
+                              for e, b in zip(block.elts, shape.elts, strict=False)])
 
 
 class _Walk:
@@ -62,6 +170,7 @@ class _Walk:
         self.helpers = helpers
         self.found = found
         self.active: set[str] = set()
+        self.scans: dict[str, _Scan] = {}
 
     def function(self, fn: ast.FunctionDef, consts: dict[str, str], params: dict[str, str],
                  tiles0: dict[str, set[str]], pdeps0: dict[str, set[str]]) -> None:
@@ -71,109 +180,60 @@ class _Walk:
         if fn.name in self.active:  # (recursion: nothing more to learn)
             return
         self.active.add(fn.name)
+        scan = self.scans.get(fn.name)
+        if scan is None:
+            scan = self.scans[fn.name] = _scan(fn, self.helpers)
         tiles: dict[str, set[str]] = {n: set(v) for n, v in tiles0.items()}
         pdeps: dict[str, set[str]] = {n: set(v) for n, v in pdeps0.items()}
         for n, rust in params.items():
             pdeps.setdefault(n, set()).add(rust)
 
-        def made_of(node: ast.AST | None) -> tuple[set[str], set[str]]:
-            t: set[str] = set()
+        def made_of(refs: Refs) -> tuple[set[str], set[str]]:
+            t = {consts[a] for a in refs[0] if a in consts}
             p: set[str] = set()
-            if node is None:
-                return t, p
-            for sub in _names(node):
-                if _is_tl(sub, "arange") and isinstance(sub, ast.Call) and len(sub.args) == 2 \
-                        and isinstance(sub.args[1], ast.Name) and sub.args[1].id in consts:
-                    t.add(consts[sub.args[1].id])
-                elif isinstance(sub, ast.Name):
-                    t |= tiles.get(sub.id, set())
-                    p |= pdeps.get(sub.id, set())
+            for name in refs[1]:
+                if name in tiles:
+                    t |= tiles[name]
+                if name in pdeps:
+                    p |= pdeps[name]
             return t, p
 
-        assigns = [n for n in ast.walk(fn) if isinstance(n, ast.Assign | ast.AugAssign | ast.AnnAssign)]
         for _ in range(8):  # (assignments in loops: until nothing new is learnt)
-            before = sum(map(len, tiles.values())) + sum(map(len, pdeps.values()))
-            for node in assigns:
-                t, p = made_of(node.value)
-                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-                for target in targets:
-                    for name in (n.id for n in ast.walk(target) if isinstance(n, ast.Name)):
-                        tiles.setdefault(name, set()).update(t)
-                        pdeps.setdefault(name, set()).update(p)
-            if sum(map(len, tiles.values())) + sum(map(len, pdeps.values())) == before:
+            grew = False
+            for names, refs in scan.assigns:
+                t, p = made_of(refs)
+                for name in names:
+                    old_t, old_p = tiles.setdefault(name, set()), pdeps.setdefault(name, set())
+                    if not (t <= old_t and p <= old_p):
+                        old_t |= t
+                        old_p |= p
+                        grew = True
+            if not grew:
                 break
-        self._uses(fn, consts, params, tiles, pdeps, made_of)
-        self.active.discard(fn.name)
-
-    def _uses(self, fn: ast.FunctionDef, consts: dict[str, str], params: dict[str, str],
-              tiles: dict[str, set[str]], pdeps: dict[str, set[str]], made_of: MadeOf) -> None:
         found = self.found
-        checked = any(k.arg == "boundary_check" for n in ast.walk(fn) if isinstance(n, ast.Call) for k in n.keywords)
-        parents = {child: node for node in ast.walk(fn) for child in ast.iter_child_nodes(node)}
-        for node in ast.walk(fn):
-            if isinstance(node, ast.Compare) and len(node.ops) == 1:
-                self._mask(node, made_of)
-            elif isinstance(node, ast.Call) and (_is_tl(node, "make_tensor_descriptor")
-                                                 or (_is_tl(node, "make_block_ptr") and checked)):
-                self._described(node, consts, made_of)
-            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in self.helpers:
-                self._helper(self.helpers[node.func.id], node, consts, made_of)
-            elif isinstance(node, ast.Name) and node.id in consts and isinstance(node.ctx, ast.Load):
-                rust, parent = consts[node.id], parents.get(node)
-                if isinstance(parent, ast.Call) and _is_tl(parent, "arange") and parent.args[1:2] == [node]:
-                    found.tile.add(rust)
-                elif isinstance(parent, ast.List | ast.Tuple) and isinstance(parents.get(parent), ast.Call | ast.keyword):
-                    found.tile.add(rust)  # (a shape: `tl.zeros([C, ...])`, `tl.broadcast_to(x, [C])`)
-                elif isinstance(parent, ast.If | ast.IfExp | ast.While | ast.BoolOp | ast.UnaryOp) \
-                        and not isinstance(getattr(parent, "op", None), ast.USub | ast.UAdd | ast.Invert):
-                    found.tested.add(rust)
-                elif isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and parent.func.id in self.helpers:
-                    pass  # (what the helper does with it: walked there)
-                else:
-                    found.scalar.add(rust)
-
-    def _mask(self, node: ast.Compare, made_of: MadeOf) -> None:
-        """``offsets < bound`` (or ``bound > offsets``): the tiles of the offsets are masked
-        against the kernel's scalar parameters the bound is made of."""
-        op = node.ops[0]
-        if isinstance(op, ast.Lt | ast.LtE):
-            offsets, bound = node.left, node.comparators[0]
-        elif isinstance(op, ast.Gt | ast.GtE):
-            offsets, bound = node.comparators[0], node.left
-        else:
-            return
-        tiles, _ = made_of(offsets)
-        bound_tiles, params = made_of(bound)
-        if not tiles or bound_tiles or not params:
-            return
-        for c in tiles:
-            self.found.bounds.setdefault(c, set()).update(params)
-
-    def _described(self, call: ast.Call, consts: dict[str, str], made_of: MadeOf) -> None:
-        """A tensor descriptor (or a block pointer whose accesses are checked): the accesses stay
-        within ``shape``, so each tile extent of ``block_shape`` is masked against the scalar
-        parameters of the same item of ``shape``."""
-        given = {k.arg: k.value for k in call.keywords}
-        shape, block = given.get("shape"), given.get("block_shape")
-        if not isinstance(shape, ast.List | ast.Tuple) or not isinstance(block, ast.List | ast.Tuple):
-            return
-        for extent, bound in zip(block.elts, shape.elts, strict=False):
-            params = made_of(bound)[1]
-            if isinstance(extent, ast.Name) and extent.id in consts and params:
-                self.found.bounds.setdefault(consts[extent.id], set()).update(params)
-
-    def _helper(self, helper: ast.FunctionDef, call: ast.Call, consts: dict[str, str], made_of: MadeOf) -> None:
-        """A call of one of the module's helpers: walked with what its arguments are."""
-        names = [a.arg for a in helper.args.args]
-        given = dict(zip(names, call.args, strict=False))
-        given.update({k.arg: k.value for k in call.keywords if k.arg in names})
-        h_consts = {n: consts[v.id] for n, v in given.items() if isinstance(v, ast.Name) and v.id in consts}
-        h_tiles: dict[str, set[str]] = {}
-        h_pdeps: dict[str, set[str]] = {}
-        for n, v in given.items():
-            if n not in h_consts:
-                h_tiles[n], h_pdeps[n] = made_of(v)
-        self.function(helper, h_consts, {}, h_tiles, h_pdeps)
+        for offsets, bound in scan.compares:  # `offsets < bound`: the offsets' tiles are masked
+            tiles_of, _ = made_of(offsets)
+            bound_tiles, bound_params = made_of(bound)
+            if tiles_of and bound_params and not bound_tiles:
+                for c in tiles_of:
+                    found.bounds.setdefault(c, set()).update(bound_params)
+        for items in scan.described:
+            for extent, shape in items:
+                bound_params = made_of(shape)[1]
+                if extent in consts and bound_params:
+                    found.bounds.setdefault(consts[extent], set()).update(bound_params)
+        for name, use in scan.uses:
+            if name in consts and use != "helper":
+                {"tile": found.tile, "tested": found.tested, "scalar": found.scalar}[use].add(consts[name])
+        for helper, args in scan.calls:
+            h_consts = {n: consts[v] for n, v, _ in args if v is not None and v in consts}
+            h_tiles: dict[str, set[str]] = {}
+            h_pdeps: dict[str, set[str]] = {}
+            for n, _, refs in args:
+                if n not in h_consts:
+                    h_tiles[n], h_pdeps[n] = made_of(refs)
+            self.function(self.helpers[helper], h_consts, {}, h_tiles, h_pdeps)
+        self.active.discard(fn.name)
 
 
 def const_roles(fn: ast.FunctionDef, helpers: dict[str, ast.FunctionDef], consts: dict[str, tuple[str, str]],
