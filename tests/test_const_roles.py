@@ -52,6 +52,27 @@ def test_a_renamed_tile_runs_through_the_backend_as_torch(tmp_path, file, old, n
     assert not report.fallbacks(op), str(report)
 
 
+def test_a_row_read_with_no_mask_takes_exactly_its_row(tmp_path):
+    """kernels_rs' softmax with its masks taken out (as teenygrad's): its facts say its tile is
+    read whole with no mask, so the block is the row: a row of 16 runs as torch, one of 10 (no
+    power of two) runs on torch with why (a block of 16 would read past each row)."""
+    text = (ROOT / "kernels_rs" / "softmax.rs").read_text()
+    for masked in ("Some(col_mask)", "Some(neg_inf)", "Some(zero)"):
+        assert masked in text
+        text = text.replace(masked, "None")
+    (tmp_path / "softmax.rs").write_text(text)
+    backend = Backend(load_tree(tmp_path), name="roles_exact")
+    f = torch.compile(lambda t: torch.log_softmax(t, dim=-1), backend=backend)
+    for cols in (16, 10):
+        x = torch.randn(3, cols, generator=torch.Generator().manual_seed(cols)).to(DEVICE)
+        assert_matches(f"log_softmax over {cols}", f(x), torch.log_softmax(x, dim=-1))
+    report = backend.report()
+    assert report.ran("log_softmax", "forward") == 1, str(report)
+    assert list(report.fallbacks("log_softmax")) == [
+        "the kernel reads exactly one block of its output's last dimension with no mask, and 10 is not a power "
+        "of two"], str(report)
+
+
 def test_a_row_the_kernel_s_facts_contradict_is_refused_with_the_reason():
     """A row that says any block will do (a :class:`Block`) for softmax's tile, which the kernel
     masks but reads in one piece (no loop over it): refused, with why (a row of 2000 columns would

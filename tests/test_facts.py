@@ -96,7 +96,7 @@ def _roles(path: Path, **options) -> dict[str, dict[str, dict]]:
 def test_the_roles_of_const_generics_are_found_in_what_the_kernel_does_with_them():
     fn = ast.parse(
         "def k(x_ptr, n, w, B: tl.constexpr, C: tl.constexpr, R: tl.constexpr, V: tl.constexpr, F: tl.constexpr,"
-        " U: tl.constexpr):\n"
+        " U: tl.constexpr, E: tl.constexpr):\n"
         "    offs = tl.program_id(0) * B + tl.arange(0, B)\n"      # a tile masked and stepped: block
         "    tl.store(x_ptr + offs, tl.load(x_ptr + offs, mask=offs < n), mask=offs < n)\n"
         "    cols = tl.arange(0, C)\n"                             # masked, one tile: cover
@@ -106,25 +106,33 @@ def test_the_roles_of_const_generics_are_found_in_what_the_kernel_does_with_them
         "    if F:\n"
         "        acc += 1\n"
         "    x = tl.load(x_ptr + offs, mask=offs < n)\n"
-        "    y = x < w\n").body[0]                                 # (loaded data under a bound: no mask of a tile)
+        "    y = x < w\n"                                           # (loaded data under a bound: no mask of a tile)
+        "    e = tl.arange(0, E)\n"
+        "    unused = e < n\n"                                      # (a comparison that masks nothing)
+        "    tl.store(x_ptr + e, tl.where(e < n, 1.0, 0.0))\n").body[0]  # (nor does a select)
     assert isinstance(fn, ast.FunctionDef)
-    consts = {c: (c, "i32") for c in "BCRVFU"}
+    consts = {c: (c, "i32") for c in "BCRVFUE"}
     got = const_roles(fn, {}, consts, {"n": "n", "w": "w"})
     assert got == {"B": {"role": "block", "bounds": ["n"]}, "C": {"role": "cover", "bounds": ["n"]},
-                   "R": {"role": "exact"}, "V": {"role": "value"}, "F": {"role": "flag"}, "U": {"role": "unused"}}
+                   "R": {"role": "exact"}, "V": {"role": "value"}, "F": {"role": "flag"}, "U": {"role": "unused"},
+                   "E": {"role": "exact"}}
     assert const_roles(fn, {}, {"F": ("F", "bool")}, {})["F"] == {"role": "flag"}  # (a bool is a flag)
 
 
 def test_the_roles_follow_the_tile_into_helpers():
-    """A helper given the tile's extent (as its own constexpr) and its offsets, which masks them."""
+    """A helper given the tile's extent (as its own constexpr) and its offsets, which masks them;
+    one given a mask the kernel made, which masks its load with it."""
     module = ast.parse(
-        "def k(x_ptr, n, BLOCK: tl.constexpr):\n    h(x_ptr, tl.arange(0, BLOCK), n, BLOCK)\n\n"
+        "def k(x_ptr, n, BLOCK: tl.constexpr, R: tl.constexpr):\n    h(x_ptr, tl.arange(0, BLOCK), n, BLOCK)\n"
+        "    rows = tl.arange(0, R)\n    g(x_ptr + rows, rows < n)\n\n"
         "def h(p, offs, count, W: tl.constexpr):\n    tl.store(p + offs, tl.zeros([W], dtype=tl.float32), "
-        "mask=offs < count)\n")
+        "mask=offs < count)\n\n"
+        "def g(p, m):\n    return tl.load(p, mask=m)\n")
     fns = {f.name: f for f in module.body if isinstance(f, ast.FunctionDef)}
-    assert const_roles(fns["k"], fns, {"BLOCK": ("BLOCK", "i32")}, {"n": "n"}) == \
-        {"BLOCK": {"role": "cover", "bounds": ["n"]}}
-    assert const_roles(fns["k"], {}, {"BLOCK": ("BLOCK", "i32")}, {"n": "n"}) == {"BLOCK": {"role": "exact"}}
+    consts = {"BLOCK": ("BLOCK", "i32"), "R": ("R", "i32")}
+    assert const_roles(fns["k"], fns, consts, {"n": "n"}) == \
+        {"BLOCK": {"role": "cover", "bounds": ["n"]}, "R": {"role": "cover", "bounds": ["n"]}}
+    assert const_roles(fns["k"], {}, consts, {"n": "n"}) == {"BLOCK": {"role": "exact"}, "R": {"role": "exact"}}
 
 
 def test_the_launchers_of_real_kernels_record_their_consts_roles():

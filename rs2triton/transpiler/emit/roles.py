@@ -8,10 +8,12 @@ A const generic is
 - a tile extent where the kernel makes a tile of it (``T::arange(0, C)``, ``T::zeros(&[C])``,
   a tile's shape: Triton wants a power of two). Such a tile is *masked* where offsets made of
   ``arange(0, C)`` are compared below a runtime bound (``offsets.lt(n)``: the scalar parameters
-  the bound is made of are recorded), or where ``C`` is an extent of a tensor descriptor's block
-  (its accesses stay within the descriptor's ``shape``, whose item's parameters are the bound;
-  a block pointer's likewise, where the kernel checks its accesses' bounds), and *stepped* where ``C`` is also a number of the
-  kernel's arithmetic (``pid * C``, ``start += C``, a loop over tiles ``range(0, k, C)``).
+  the bound is made of are recorded) and that comparison masks a load, a store or an atomic
+  (``mask=``, directly, through names, or through a helper's parameter), or where ``C`` is an
+  extent of a tensor descriptor's block (its accesses stay within the descriptor's ``shape``,
+  whose item's parameters are the bound; a block pointer's likewise, where the kernel checks
+  its accesses' bounds); and *stepped* where ``C`` is also a number of the kernel's arithmetic
+  (``pid * C``, ``start += C``, a loop over tiles ``range(0, k, C)``).
   Its role: ``"block"`` (masked and stepped: any power of two is correct), ``"cover"`` (masked,
   not stepped: the one tile must hold the size), ``"exact"`` (never masked: the tile is read
   whole, so it must be the size);
@@ -28,6 +30,14 @@ from dataclasses import dataclass, field
 # Triton's functions whose result is data, not offsets: what a load reads.
 _DATA = frozenset({"load", "load_tensor_descriptor"})
 
+# What an expression is made of: the extents of the ``tl.arange(0, X)`` in it (``X`` names), the
+# names it reads and the comparisons it holds (their indices in :attr:`_Scan.compares`); the
+# aranges and names not inside what a load reads nor inside a comparison (a mask is no offset).
+Refs = tuple[tuple[str, ...], frozenset[str], tuple[int, ...]]
+_Acc = tuple[list[str], list[str], list[int]]
+_NONE: Refs = ((), frozenset(), ())
+Compare = tuple[str, int]  # a comparison: its function's name, its index there
+
 
 @dataclass
 class _Found:
@@ -37,17 +47,14 @@ class _Found:
     scalar: set[str] = field(default_factory=set)
     tested: set[str] = field(default_factory=set)
     bounds: dict[str, set[str]] = field(default_factory=dict)
+    # a comparison of a tile's offsets below a bound: the tiles and the bound's parameters
+    candidates: dict[Compare, list[tuple[set[str], set[str]]]] = field(default_factory=dict)
+    masking: set[Compare] = field(default_factory=set)  # comparisons that mask an access
 
 
 def _is_tl(node: ast.AST, name: str) -> bool:
     return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == name \
         and isinstance(node.func.value, ast.Name) and node.func.value.id == "tl"
-
-
-# What an expression is made of: the extents of the ``tl.arange(0, X)`` in it (``X`` names) and
-# the names it reads, not inside what a load reads nor a comparison (a mask is no offset).
-Refs = tuple[tuple[str, ...], frozenset[str]]
-_NONE: Refs = ((), frozenset())
 
 
 @dataclass
@@ -56,7 +63,8 @@ class _Scan:
 
     assigns: list[tuple[list[str], Refs]] = field(default_factory=list)  # target names, value
     compares: list[tuple[Refs, Refs]] = field(default_factory=list)  # offsets < bound
-    described: list[list[tuple[str | None, Refs]]] = field(default_factory=list)  # block extent, shape item
+    masks: list[Refs] = field(default_factory=list)  # the `mask=` of a load, a store, an atomic
+    described: list[list[tuple[str | None, frozenset[str]]]] = field(default_factory=list)  # extent, shape item
     calls: list[tuple[str, list[tuple[str, str | None, Refs]]]] = field(default_factory=list)  # helper, args
     uses: list[tuple[str, str]] = field(default_factory=list)  # a parameter's name, how it is used
 
@@ -79,8 +87,8 @@ def _use(node: ast.Name, parent: ast.AST | None, grand: ast.AST | None, helpers:
 
 class _Scanner:
     """One walk over a function's parse tree that gathers a :class:`_Scan`, each expression's
-    :data:`Refs` collected on the way (``acc``: the aranges and names of the expression being
-    read, or None where nothing is: inside a load, a comparison's result)."""
+    :data:`Refs` collected on the way (``acc``: those of the expression being read; its aranges
+    and names are not collected inside a load, a comparison)."""
 
     def __init__(self, fn: ast.FunctionDef, helpers: dict[str, ast.FunctionDef]):
         self.helpers = helpers
@@ -92,12 +100,14 @@ class _Scanner:
     def refs(self, node: ast.AST | None, parent: ast.AST, grand: ast.AST | None) -> Refs:
         if node is None:
             return _NONE
-        acc: tuple[list[str], list[str]] = ([], [])
-        self.visit(node, parent, grand, acc)
-        return tuple(acc[0]), frozenset(acc[1])
+        acc: _Acc = ([], [], [])
+        self.visit(node, parent, grand, acc, acc)
+        return tuple(acc[0]), frozenset(acc[1]), tuple(acc[2])
 
     def visit(self, node: ast.AST, parent: ast.AST | None, grand: ast.AST | None,
-              acc: tuple[list[str], list[str]] | None) -> None:
+              acc: _Acc | None, masks: _Acc | None) -> None:
+        """``acc``: where the aranges and names read go (None: nowhere); ``masks``: where the
+        comparisons go, which may be a mask (None: nowhere)."""
         out = self.out
         if isinstance(node, ast.Name):
             if acc is not None:
@@ -116,12 +126,17 @@ class _Scanner:
             op = node.ops[0]
             if len(node.ops) == 1 and isinstance(op, ast.Lt | ast.LtE | ast.Gt | ast.GtE):
                 left, right = self.refs(node.left, node, parent), self.refs(node.comparators[0], node, parent)
+                if masks is not None:
+                    masks[2].append(len(out.compares))
                 out.compares.append((left, right) if isinstance(op, ast.Lt | ast.LtE) else (right, left))
                 return
             acc = None  # (a mask is no offset)
         elif isinstance(node, ast.Call):
-            self.checked = self.checked or any(k.arg == "boundary_check" for k in node.keywords)
             func = node.func
+            for k in node.keywords:
+                if k.arg == "mask":
+                    out.masks.append(self.refs(k.value, node, parent))
+                self.checked = self.checked or k.arg == "boundary_check"
             if isinstance(func, ast.Attribute):
                 if func.attr in _DATA:
                     acc = None  # (what a load reads is data)
@@ -139,14 +154,18 @@ class _Scanner:
                 out.calls.append((func.id, [(n, v.id if isinstance(v, ast.Name) else None, self.refs(v, node, parent))
                                             for n, v in given if n is not None]))
                 return
+            if any(k.arg == "mask" for k in node.keywords):
+                for child in [func, *node.args, *(k for k in node.keywords if k.arg != "mask")]:
+                    self.visit(child, node, parent, acc, masks)
+                return
         for child in ast.iter_child_nodes(node):
-            self.visit(child, node, parent, acc)
+            self.visit(child, node, parent, acc, masks)
 
 
 def _scan(fn: ast.FunctionDef, helpers: dict[str, ast.FunctionDef]) -> _Scan:
     scanner = _Scanner(fn, helpers)
     for stmt in fn.body:
-        scanner.visit(stmt, fn, None, None)
+        scanner.visit(stmt, fn, None, None, None)
     if scanner.checked:
         for call in scanner.pending:
             _described(call, scanner.out)
@@ -161,7 +180,7 @@ def _described(call: ast.Call, out: _Scan) -> None:
     shape, block = given.get("shape"), given.get("block_shape")
     if isinstance(shape, ast.List | ast.Tuple) and isinstance(block, ast.List | ast.Tuple):
         out.described.append([(e.id if isinstance(e, ast.Name) else None,
-                               ((), frozenset(n.id for n in ast.walk(b) if isinstance(n, ast.Name))))
+                               frozenset(n.id for n in ast.walk(b) if isinstance(n, ast.Name)))
                               for e, b in zip(block.elts, shape.elts, strict=False)])
 
 
@@ -173,53 +192,60 @@ class _Walk:
         self.scans: dict[str, _Scan] = {}
 
     def function(self, fn: ast.FunctionDef, consts: dict[str, str], params: dict[str, str],
-                 tiles0: dict[str, set[str]], pdeps0: dict[str, set[str]]) -> None:
+                 given: dict[str, tuple[set[str], set[str], set[Compare]]]) -> None:
         """Walk ``fn``: ``consts`` maps its names for const generics to their Rust names, ``params``
-        its names for the kernel's scalar parameters to theirs; ``tiles0``/``pdeps0`` what its
-        parameters' values are made of (tiles' offsets, the kernel's scalar parameters)."""
+        its names for the kernel's scalar parameters to theirs; ``given``, what its other
+        parameters' values are made of (tiles' offsets, the kernel's scalar parameters, comparisons)."""
         if fn.name in self.active:  # (recursion: nothing more to learn)
             return
         self.active.add(fn.name)
         scan = self.scans.get(fn.name)
         if scan is None:
             scan = self.scans[fn.name] = _scan(fn, self.helpers)
-        tiles: dict[str, set[str]] = {n: set(v) for n, v in tiles0.items()}
-        pdeps: dict[str, set[str]] = {n: set(v) for n, v in pdeps0.items()}
+        tiles: dict[str, set[str]] = {n: set(v[0]) for n, v in given.items()}
+        pdeps: dict[str, set[str]] = {n: set(v[1]) for n, v in given.items()}
+        cmps: dict[str, set[Compare]] = {n: set(v[2]) for n, v in given.items()}
         for n, rust in params.items():
             pdeps.setdefault(n, set()).add(rust)
 
-        def made_of(refs: Refs) -> tuple[set[str], set[str]]:
+        def made_of(refs: Refs) -> tuple[set[str], set[str], set[Compare]]:
             t = {consts[a] for a in refs[0] if a in consts}
             p: set[str] = set()
+            c = {(fn.name, i) for i in refs[2]}
             for name in refs[1]:
                 if name in tiles:
                     t |= tiles[name]
                 if name in pdeps:
                     p |= pdeps[name]
-            return t, p
+                if name in cmps:
+                    c |= cmps[name]
+            return t, p, c
 
         for _ in range(8):  # (assignments in loops: until nothing new is learnt)
             grew = False
             for names, refs in scan.assigns:
-                t, p = made_of(refs)
+                t, p, c = made_of(refs)
                 for name in names:
-                    old_t, old_p = tiles.setdefault(name, set()), pdeps.setdefault(name, set())
-                    if not (t <= old_t and p <= old_p):
+                    old_t, old_p, old_c = (tiles.setdefault(name, set()), pdeps.setdefault(name, set()),
+                                           cmps.setdefault(name, set()))
+                    if not (t <= old_t and p <= old_p and c <= old_c):
                         old_t |= t
                         old_p |= p
+                        old_c |= c
                         grew = True
             if not grew:
                 break
         found = self.found
-        for offsets, bound in scan.compares:  # `offsets < bound`: the offsets' tiles are masked
-            tiles_of, _ = made_of(offsets)
-            bound_tiles, bound_params = made_of(bound)
+        for i, (offsets, bound) in enumerate(scan.compares):  # `offsets < bound`, a mask where one masks
+            tiles_of = made_of(offsets)[0]
+            bound_tiles, bound_params, _ = made_of(bound)
             if tiles_of and bound_params and not bound_tiles:
-                for c in tiles_of:
-                    found.bounds.setdefault(c, set()).update(bound_params)
+                found.candidates.setdefault((fn.name, i), []).append((tiles_of, bound_params))
+        for mask in scan.masks:
+            found.masking |= made_of(mask)[2]
         for items in scan.described:
             for extent, shape in items:
-                bound_params = made_of(shape)[1]
+                bound_params = made_of(((), shape, ()))[1]
                 if extent in consts and bound_params:
                     found.bounds.setdefault(consts[extent], set()).update(bound_params)
         for name, use in scan.uses:
@@ -227,12 +253,8 @@ class _Walk:
                 {"tile": found.tile, "tested": found.tested, "scalar": found.scalar}[use].add(consts[name])
         for helper, args in scan.calls:
             h_consts = {n: consts[v] for n, v, _ in args if v is not None and v in consts}
-            h_tiles: dict[str, set[str]] = {}
-            h_pdeps: dict[str, set[str]] = {}
-            for n, _, refs in args:
-                if n not in h_consts:
-                    h_tiles[n], h_pdeps[n] = made_of(refs)
-            self.function(self.helpers[helper], h_consts, {}, h_tiles, h_pdeps)
+            self.function(self.helpers[helper], h_consts, {},
+                          {n: made_of(refs) for n, _, refs in args if n not in h_consts})
         self.active.discard(fn.name)
 
 
@@ -246,7 +268,11 @@ def const_roles(fn: ast.FunctionDef, helpers: dict[str, ast.FunctionDef], consts
     if not consts:
         return {}
     found = _Found()
-    _Walk(helpers, found).function(fn, {py: rust for py, (rust, _) in consts.items()}, params, {}, {})
+    _Walk(helpers, found).function(fn, {py: rust for py, (rust, _) in consts.items()}, params, {})
+    for compare in found.masking:
+        for tiles, bound in found.candidates.get(compare, ()):
+            for c in tiles:
+                found.bounds.setdefault(c, set()).update(bound)
     out: dict[str, dict[str, object]] = {}
     for rust, ty in consts.values():
         role: dict[str, object]
