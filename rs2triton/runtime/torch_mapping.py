@@ -319,7 +319,7 @@ class Entry:
 
 
 # ---------------------------------------------------------------------- the rows
-ELEMENTS = Tile("numel", hi=1024)  # an elementwise kernel's tile, whatever it is called
+ELEMENT_TILE = Tile("numel", hi=1024)  # an elementwise kernel's tile, whatever it is called
 _MATMUL: dict[str, Rule] = {"BLOCK_M": Tile("rows", 16, 64), "BLOCK_N": Tile("cols", 16, 64),
                             "BLOCK_K": Tile("k", 16, 64)}
 
@@ -329,7 +329,7 @@ def _binary(name: str, struct: str | tuple[str, ...], operator: str | None, *, a
     schema = f"{name}(Tensor input, Tensor other{', *, Scalar alpha=1' if alpha else ''}{extra}) -> Tensor"
     dunder = (f"operator.{operator}", f"Tensor.__{operator}__") if operator else ()
     return Entry(name, schema, (f"torch.{name}", f"Tensor.{name}", *dunder),
-                 struct if isinstance(struct, tuple) else (struct,), ("input", "other"), reference or f"torch.{name}", tile=ELEMENTS,
+                 struct if isinstance(struct, tuple) else (struct,), ("input", "other"), reference or f"torch.{name}", tile=ELEMENT_TILE,
                  require={**({"alpha": 1} if alpha else {}), **(require or {})},
                  aten=(Aten(f"aten.{name}.Tensor" if operator else f"aten.{name}.default"), *aten))
 
@@ -343,7 +343,7 @@ def _unary(name: str, struct: str | tuple[str, ...], *, functional: bool = False
     targets += (f"Tensor.{name}",) if method else ()
     reference = reference or (f"torch.nn.functional.{name}" if inplace or functional else f"torch.{name}")
     return Entry(name, schema, targets + also, struct if isinstance(struct, tuple) else (struct,), ("input",), reference,
-                 tile=ELEMENTS, require={**({"inplace": False} if inplace else {}), **(require or {})},
+                 tile=ELEMENT_TILE, require={**({"inplace": False} if inplace else {}), **(require or {})},
                  aten=(forward or Aten(f"aten.{name}.default"), *((backward,) if backward else ())))
 
 
@@ -387,16 +387,16 @@ TABLE: tuple[Entry, ...] = (
     # (ATen's gradients of tanh and sigmoid are given the output, not the input that the two ops'
     # backward kernels read: kernels_rs computes them from the output, as functions of two tensors)
     Entry("tanh_backward", "tanh_backward(Tensor grad_output, Tensor output) -> Tensor", (), ("TanhGradForward",),
-          ("grad_output", "output"), "torch.ops.aten.tanh_backward", tile=ELEMENTS,
+          ("grad_output", "output"), "torch.ops.aten.tanh_backward", tile=ELEMENT_TILE,
           aten=(Aten("aten.tanh_backward.default"),)),
     Entry("sigmoid_backward", "sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor", (),
-          ("SigmoidGradForward",), ("grad_output", "output"), "torch.ops.aten.sigmoid_backward", tile=ELEMENTS,
+          ("SigmoidGradForward",), ("grad_output", "output"), "torch.ops.aten.sigmoid_backward", tile=ELEMENT_TILE,
           aten=(Aten("aten.sigmoid_backward.default"),)),
     _unary("silu", "SiluForward", functional=True, inplace=True, method=False,
            backward=_given_input("aten.silu_backward.default")),
     Entry("gelu", "gelu(Tensor input, *, str approximate='none') -> Tensor",
           ("torch.nn.functional.gelu",), ("GeluForward", "GeluTanhForward"), ("input",), "torch.nn.functional.gelu",
-          tile=ELEMENTS, require={"approximate": "tanh"}, note="both kernels compute the tanh approximation",
+          tile=ELEMENT_TILE, require={"approximate": "tanh"}, note="both kernels compute the tanh approximation",
           aten=(Aten("aten.gelu.default"), _given_input("aten.gelu_backward.default"))),
     _unary("logsigmoid", "LogsigmoidForward", functional=True, method=False,
            forward=Aten("aten.log_sigmoid_forward.default", outputs=2)),
