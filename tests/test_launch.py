@@ -387,7 +387,7 @@ def test_the_transpiler_records_a_dot_its_kernel_reaches_through_helpers():
     assert kernel_uses(fns["k"], {}) == [] and kernel_uses(fns["r"], fns) == []  # (a recursive helper ends)
     # written into the launcher's facts only where there is one
     text = rs2triton.transpile_source((ROOT / "kernels_rs" / "matmul.rs").read_text(), "matmul.rs").text
-    assert '    facts={"uses": ["dot"], "stores": ["c_ptr"]},\n)' in text
+    assert '    facts={\n        "uses": ["dot"],\n        "stores": ["c_ptr"],\n' in text
     add = rs2triton.transpile_source((ROOT / "kernels_rs" / "vector_add.rs").read_text(), "vector_add.rs").text
     assert '"uses"' not in add and '"stores": ["out_ptr"]' in add
 

@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
-from rs2triton.runtime.torch_mapping import Count, Cover, Dim, Entry, Exact, Present, Rule, Value
+from rs2triton.runtime.torch_mapping import Count, Cover, Dim, Entry, Exact, Present, Rule, Value, const_rules
 from rs2triton.runtime.values import _torch
 
 if TYPE_CHECKING:
@@ -484,18 +484,19 @@ def _build(entry: Entry, struct: str, maker: Maker, args: Args, sizes: dict[str,
             if t is None or t.dim() <= rule.dim:
                 raise Fallback(f"`{rule.arg}` has no dimension {rule.dim}")
             return int(t.shape[rule.dim])
-        if isinstance(rule, Cover) and isinstance(maker, Launcher) and not loads_masked(maker):
-            rule = Exact(rule.size)
         chosen, why = rule.choose(sizes)
         if chosen is None:
             raise Fallback(why)
         return chosen
 
     if isinstance(maker, Launcher):
-        missing = [c for c in maker.consts if c not in entry.consts]
-        if missing:
-            raise Fallback(f"no rule of the mapping chooses {struct}'s const generic {missing[0]}")
-        return maker(**{c: value(entry.consts[c]) for c in maker.consts})
+        rules, problem = const_rules(entry, struct, maker.consts, maker.roles)
+        if problem:
+            raise Fallback(problem)
+        if not maker.roles:  # (a module generated before const facts: its loads say whether it masks)
+            rules = {c: Exact(r.size) if isinstance(r, Cover) and not loads_masked(maker) else r
+                     for c, r in rules.items()}
+        return maker(**{c: value(rules[c]) for c in maker.consts})
     if not entry.new:
         raise Fallback(f"the mapping does not say how to build {struct} (no `new` arguments)")
     assert hasattr(maker, "new"), struct  # (a wrapper's class: the tree loads those that have one)

@@ -119,7 +119,8 @@ def check_mapped(op: Op, input_shapes: Shapes, output_shape: Shape) -> None:
     op keeps its input's shape; a kernel that reads a row in one block needs a block that holds it."""
     from rs2triton.runtime.torch_mapping import apply_problem
 
-    problem = apply_problem(_name(op), dict(getattr(op, "consts", {}) or {}), input_shapes, output_shape)
+    roles = getattr(getattr(op, "launcher", None), "roles", None)
+    problem = apply_problem(_name(op), dict(getattr(op, "consts", {}) or {}), input_shapes, output_shape, roles)
     if problem:
         raise ValueError(f"{_name(op)}.apply: {problem}")
 

@@ -84,7 +84,9 @@ class Launcher:
     it calls ``tl.dot``, and on Triton's interpreter a dtype it computes wrongly for such a kernel
     is refused, :func:`~rs2triton.runtime.values.interpreter_dtype_problem`; ``"descriptor"``,
     ``"nan_dropping_max"``, ``"unmasked_loads"``), ``stores`` (the pointer parameters it stores
-    through) and ``bounds`` (per pointer addressed as a flat buffer under ``offs < n``, the ``n``).
+    through), ``bounds`` (per pointer addressed as a flat buffer under ``offs < n``, the ``n``) and
+    ``consts`` (per const generic, what the kernel does with it: ``{"role": "block", "bounds":
+    ["n"]}``; :attr:`roles`).
     ``uses``: flags given alone (modules generated before ``facts``).
     """
 
@@ -98,6 +100,8 @@ class Launcher:
         self.uses = frozenset(uses) | frozenset(facts.get("uses", ()))
         self.stores = frozenset(facts.get("stores", ()))
         self.bounds = {p: frozenset(ns) for p, ns in dict(facts.get("bounds", {})).items()}
+        # const generic -> {"role": ..., "bounds": [...]} (transpiler/emit/roles.py)
+        self.roles: dict[str, dict[str, Any]] = {c: dict(r) for c, r in dict(facts.get("consts", {})).items()}
         self.debug = debug
         self.name = name
         self.params = dict(params)
@@ -204,6 +208,8 @@ class Launcher:
             out["stores"] = sorted(self.stores)
         if self.bounds:
             out["bounds"] = {p: sorted(ns) for p, ns in self.bounds.items()}
+        if self.roles:
+            out["consts"] = {c: dict(r) for c, r in self.roles.items()}
         return out
 
     @property

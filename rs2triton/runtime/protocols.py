@@ -35,6 +35,7 @@ class Facts(TypedDict, total=False):
     uses: Sequence[str]  # flags: "dot", "descriptor", "nan_dropping_max", "unmasked_loads"
     stores: Sequence[str]  # the pointer parameters it stores through
     bounds: Mapping[str, Sequence[str]]  # per pointer addressed as a flat buffer under `offs < n`, the n
+    consts: Mapping[str, Mapping[str, Any]]  # per const generic, what the kernel does with it: {"role", "bounds"}
 
 
 class Visited(Protocol):

@@ -3,11 +3,13 @@
 Each row names the torch operation (its schema, and what it is called in a captured graph),
 the teenygrad op that implements it (by its Rust struct, as teenygrad names it), and how the
 op's inputs, parameters, output shape and const generics come from the call
-(:class:`Entry` says what each field means). The limits stated here
-are the kernels' own, read from their Rust: a kernel that masks its tile (``offsets.lt(n)``)
-takes any block (:class:`Block`); softmax reads a row in one masked tile and has no loop over
-columns, so its block must cover the row (:class:`Cover`); log-softmax reads exactly
-``BLOCK_SIZE`` columns with no mask (:class:`Exact`); the linear kernel builds tensor
+(:class:`Entry` says what each field means). A const generic's rule is chosen by what the
+kernel does with it, the fact its launcher records (``facts={"consts": ...}``:
+:func:`const_rules`), not by its name: a kernel that masks its tile and steps over it
+(``offsets.lt(n)``, a loop over tiles) takes any block (:class:`Block`); kernels_rs' softmax
+reads a row in one masked tile and has no loop over columns, so its block must cover the row
+(:class:`Cover`); teenygrad's log-softmax reads exactly its tile's columns with no mask
+(:class:`Exact`); a row's :class:`Tile` says only which size a tile is over. The linear kernel builds tensor
 descriptors (``T::make_tensor_descriptor``) over its input and weight, whose row strides must
 be 16-byte multiples, and zero-padding the reduction dimension keeps the product
 (``zero_pad``). To add an operation, add a row (``docs/torch-backend.md``).
@@ -15,6 +17,7 @@ be 16-byte multiples, and zero-padding the reduction dimension keeps the product
 :mod:`rs2triton.backend.plan` reads a row for each call. The rules for const generics are small records, each naming what it is
 chosen from and which limit of the kernel it keeps:
 
+- :class:`Tile`: a tile over a size, whose kind (one of the next three) the kernel's facts say;
 - :class:`Block`: a tile the kernel masks (``offsets.lt(n)``, a loop over tiles): any power
   of two is correct, so the one nearest the size, within ``lo``..``hi``;
 - :class:`Cover`: a tile the kernel reads whole, with no loop over it (softmax's row): the
@@ -97,6 +100,29 @@ class Exact:
 
 
 @dataclass(frozen=True)
+class Tile:
+    """A tile over ``size`` whose kind the kernel's facts say (its launcher's ``facts={"consts":
+    ...}``, recorded by the transpiler): a tile it masks and steps over is a :class:`Block`
+    within ``lo``..``hi``; one it masks and reads in one piece a :class:`Cover` up to ``cover``;
+    one it never masks an :class:`Exact`. (A kernel without those facts: a :class:`Block`.)"""
+
+    size: str
+    lo: int = 16
+    hi: int = 1024
+    cover: int = 1 << 16
+
+    def rule(self, role: str | None) -> Block | Cover | Exact:
+        if role == "cover":
+            return Cover(self.size, self.cover, self.lo)
+        if role == "exact":
+            return Exact(self.size)
+        return Block(self.size, self.lo, self.hi)
+
+    def choose(self, sizes: dict[str, int]) -> tuple[int | None, str]:
+        return self.rule(None).choose(sizes)
+
+
+@dataclass(frozen=True)
 class Fixed:
     value: Any
 
@@ -151,7 +177,8 @@ class Count:
         raise AssertionError("Count is read from the call's arguments")
 
 
-Rule = Block | Cover | Exact | Fixed | Present | Value | Dim | Count
+Rule = Block | Cover | Exact | Tile | Fixed | Present | Value | Dim | Count
+_TILES = ("block", "cover", "exact")  # the roles of a tile extent (transpiler/emit/roles.py)
 
 
 @dataclass(frozen=True)
@@ -261,8 +288,11 @@ class Entry:
     callables; ``Tensor.x``: the method ``x``); ``op``: the Rust struct of the teenygrad op (a
     kernel struct, or a wrapper built by ``new``), in order of preference; ``inputs`` and
     ``params``: which arguments are the op's activation inputs and its parameter tensors (a
-    parameter may be None where ``consts`` has a :class:`Present` for it); ``consts``: a rule per
-    const generic of a kernel struct; ``new``: the arguments of a wrapper's ``new`` (a rule, or
+    parameter may be None where ``consts`` has a :class:`Present` for it); ``consts``: a rule for
+    a const generic of a kernel struct, by name, where the kernel's facts cannot say it (a value's
+    argument, a flag's, which dimension each of several tiles is over: :func:`const_rules`);
+    ``tile``: the rule of the kernel's one tile extent the row does not name (its kind from the
+    facts: masked and stepped, read whole with or without a mask); ``new``: the arguments of a wrapper's ``new`` (a rule, or
     the name of a call argument); ``require``: argument values the op implements (another
     value runs on torch, with the reason); ``layout``: how the op sees the tensors —
     ``"flat"`` (elementwise: inputs broadcast to the output's shape), ``"rows"`` (along the
@@ -303,6 +333,7 @@ class Entry:
     reference: str
     params: tuple[str, ...] = ()
     consts: dict[str, Rule] = field(default_factory=dict)
+    tile: Tile | None = None
     new: tuple[str | Rule, ...] = ()
     require: dict[str, Any] = field(default_factory=dict)
     layout: str = "flat"
@@ -325,9 +356,9 @@ class Entry:
 
 
 # ---------------------------------------------------------------------- the rows
-ELEMENTS: dict[str, Rule] = {"BLOCK_SIZE": Block("numel", hi=1024)}
-_MATMUL: dict[str, Rule] = {"BLOCK_M": Block("rows", 16, 64), "BLOCK_N": Block("cols", 16, 64),
-                            "BLOCK_K": Block("k", 16, 64)}
+ELEMENT_TILE = Tile("numel", hi=1024)  # an elementwise kernel's tile, whatever it is called
+_MATMUL: dict[str, Rule] = {"BLOCK_M": Tile("rows", 16, 64), "BLOCK_N": Tile("cols", 16, 64),
+                            "BLOCK_K": Tile("k", 16, 64)}
 
 
 def _binary(name: str, struct: str | tuple[str, ...], operator: str | None, *, alpha: bool = False, reference: str = "",
@@ -335,7 +366,7 @@ def _binary(name: str, struct: str | tuple[str, ...], operator: str | None, *, a
     schema = f"{name}(Tensor input, Tensor other{', *, Scalar alpha=1' if alpha else ''}{extra}) -> Tensor"
     dunder = (f"operator.{operator}", f"Tensor.__{operator}__") if operator else ()
     return Entry(name, schema, (f"torch.{name}", f"Tensor.{name}", *dunder),
-                 struct if isinstance(struct, tuple) else (struct,), ("input", "other"), reference or f"torch.{name}", consts=ELEMENTS,
+                 struct if isinstance(struct, tuple) else (struct,), ("input", "other"), reference or f"torch.{name}", tile=ELEMENT_TILE,
                  require={**({"alpha": 1} if alpha else {}), **(require or {})},
                  aten=(Aten(f"aten.{name}.Tensor" if operator else f"aten.{name}.default"), *aten))
 
@@ -349,7 +380,7 @@ def _unary(name: str, struct: str | tuple[str, ...], *, functional: bool = False
     targets += (f"Tensor.{name}",) if method else ()
     reference = reference or (f"torch.nn.functional.{name}" if inplace or functional else f"torch.{name}")
     return Entry(name, schema, targets + also, struct if isinstance(struct, tuple) else (struct,), ("input",), reference,
-                 consts=ELEMENTS, require={**({"inplace": False} if inplace else {}), **(require or {})},
+                 tile=ELEMENT_TILE, require={**({"inplace": False} if inplace else {}), **(require or {})},
                  aten=(forward or Aten(f"aten.{name}.default"), *((backward,) if backward else ())))
 
 
@@ -420,7 +451,7 @@ def _pool_consts() -> dict[str, Rule]:
     return {"KH": Value("kernel_size", 0), "KW": Value("kernel_size", 1),
             "STRIDE_H": Value("stride", 0, "kernel_size"), "STRIDE_W": Value("stride", 1, "kernel_size"),
             "PAD_H": Value("padding", 0), "PAD_W": Value("padding", 1),
-            "BLOCK_P": Block("plane", 16, 256), "BLOCK_OW": Block("cols", 16, 128)}
+            "BLOCK_P": Tile("plane", 16, 256), "BLOCK_OW": Tile("cols", 16, 128)}
 
 
 TABLE: tuple[Entry, ...] = (
@@ -441,20 +472,20 @@ TABLE: tuple[Entry, ...] = (
     # (ATen's gradients of tanh and sigmoid are given the output, not the input that the two ops'
     # backward kernels read: kernels_rs computes them from the output, as functions of two tensors)
     Entry("tanh_backward", "tanh_backward(Tensor grad_output, Tensor output) -> Tensor", (), ("TanhGradForward",),
-          ("grad_output", "output"), "torch.ops.aten.tanh_backward", consts=ELEMENTS,
+          ("grad_output", "output"), "torch.ops.aten.tanh_backward", tile=ELEMENT_TILE,
           aten=(Aten("aten.tanh_backward.default"),)),
     Entry("sigmoid_backward", "sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor", (),
-          ("SigmoidGradForward",), ("grad_output", "output"), "torch.ops.aten.sigmoid_backward", consts=ELEMENTS,
+          ("SigmoidGradForward",), ("grad_output", "output"), "torch.ops.aten.sigmoid_backward", tile=ELEMENT_TILE,
           aten=(Aten("aten.sigmoid_backward.default"),)),
     _unary("silu", "SiluForward", functional=True, inplace=True, method=False,
            backward=_given_input("aten.silu_backward.default")),
     Entry("gelu", "gelu(Tensor input, *, str approximate='none') -> Tensor",
           ("torch.nn.functional.gelu",), ("GeluForward", "GeluTanhForward"), ("input",), "torch.nn.functional.gelu",
-          consts=ELEMENTS, require={"approximate": "tanh"}, note="both kernels compute the tanh approximation",
+          tile=ELEMENT_TILE, require={"approximate": "tanh"}, note="both kernels compute the tanh approximation",
           aten=(Aten("aten.gelu.default"), _given_input("aten.gelu_backward.default"))),
     # (the exact GELU, from erf: BERT's, GPT-NeoX's; kernels_rs only, teenygrad's GELU is the tanh form)
     Entry("gelu_erf", "gelu_erf(Tensor input, *, str approximate='none') -> Tensor", (), ("GeluErfForward",),
-          ("input",), "torch.nn.functional.gelu", consts=ELEMENTS, require={"approximate": "none"},
+          ("input",), "torch.nn.functional.gelu", tile=ELEMENT_TILE, require={"approximate": "none"},
           aten=(Aten("aten.gelu.default"), _given_input("aten.gelu_backward.default"))),
     _unary("logsigmoid", "LogsigmoidForward", functional=True, method=False,
            forward=Aten("aten.log_sigmoid_forward.default", outputs=2)),
@@ -489,14 +520,14 @@ TABLE: tuple[Entry, ...] = (
     # ---------------------------------------------------------------- rows
     Entry("softmax", "softmax(Tensor input, int dim, ScalarType? dtype=None) -> Tensor",
           ("torch.softmax", "torch.nn.functional.softmax", "Tensor.softmax", "torch.special.softmax"),
-          ("SoftmaxForward",), ("input",), "torch.softmax", consts={"BLOCK_SIZE": Cover("cols")},
+          ("SoftmaxForward",), ("input",), "torch.softmax", tile=Tile("cols"),
           require={"dtype": None}, layout="rows",
           aten=(Aten("aten._softmax.default", fixed={"dtype": None}, require={"half_to_float": False}),
                 Aten("aten._softmax_backward_data.default", {"input": "output"}, grad="grad_output", output="output",
                      from_output=True))),
     Entry("log_softmax", "log_softmax(Tensor input, int dim, ScalarType? dtype=None) -> Tensor",
           ("torch.log_softmax", "torch.nn.functional.log_softmax", "Tensor.log_softmax"),
-          ("LogSoftmaxForward",), ("input",), "torch.log_softmax", consts={"BLOCK_SIZE": Cover("cols")},
+          ("LogSoftmaxForward",), ("input",), "torch.log_softmax", tile=Tile("cols"),
           require={"dtype": None}, layout="rows",
           aten=(Aten("aten._log_softmax.default", fixed={"dtype": None}, require={"half_to_float": False}),
                 Aten("aten._log_softmax_backward_data.default", {"input": "output"}, grad="grad_output",
@@ -506,7 +537,7 @@ TABLE: tuple[Entry, ...] = (
           ("torch.layer_norm", "torch.nn.functional.layer_norm"),
           ("LayerNormForwardInferenceRuntimeOp", "LayerNormForward", "LayerNormRowsRuntimeOp"), ("input",),
           "torch.nn.functional.layer_norm",
-          params=("weight", "bias"), consts={"BLOCK_N": Block("cols", hi=1024)},
+          params=("weight", "bias"), tile=Tile("cols"),
           new=(Block("cols", hi=1024), "eps"), layout="rows", absent={"weight": 1.0, "bias": 0.0},
           # (in a graph that trains, the backend makes torch's layer_norm its own operator, whose
           # backward is given the input and eps, not the mean and reciprocal standard deviation:
@@ -518,8 +549,7 @@ TABLE: tuple[Entry, ...] = (
     Entry("linear", "linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor",
           ("torch._C._nn.linear", "torch.nn.functional.linear"), ("LinearForward",), ("input",),
           "torch.nn.functional.linear", params=("weight", "bias"),
-          consts={"USE_BIAS": Present("bias"), "BLOCK_M": Block("rows", 16, 64), "BLOCK_N": Block("cols", 16, 64),
-                  "BLOCK_K": Block("k", 16, 64), "GROUP_M": Fixed(8)},
+          consts={"USE_BIAS": Present("bias"), **_MATMUL, "GROUP_M": Fixed(8)},
           layout="matrix", zero_pad=("input", "weight"), absent={"bias": 0.0},
           # (AOTAutograd's linear is addmm(bias, x, w.t()) or mm(x, w.t()); its gradients are matrix
           # products, and a bias's gradient a sum over the rows: ones @ g)
@@ -545,19 +575,19 @@ TABLE: tuple[Entry, ...] = (
     # teenygrad's CumSumForward reads a row in one tile, kernels_rs' walks it)
     Entry("cumsum", "cumsum(Tensor input, int dim, *, ScalarType? dtype=None) -> Tensor", ("torch.cumsum", "Tensor.cumsum"),
           ("CumSumForward", "CumsumRowsForward"), ("input",), "torch.cumsum",
-          consts={"BLOCK_INNER": Cover("cols"), "BLOCK_N": Block("cols", 16, 1024)}, require={"dtype": None},
+          tile=Tile("cols"), require={"dtype": None},
           layout="rows", aten=(Aten("aten.cumsum.default"),)),
     Entry("sum", "sum(Tensor input, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
           ("torch.sum", "Tensor.sum"), ("SumRowsForward",), ("input",), "torch.sum",
-          consts={"BLOCK_N": Block("k", 16, 1024)}, require={"dtype": None}, layout="given", dims="last",
+          tile=Tile("k"), require={"dtype": None}, layout="given", dims="last",
           aten=(Aten("aten.sum.dim_IntList"), Aten("aten.sum.default"))),
     Entry("sum_rows", "sum_rows(Tensor input, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> "
           "Tensor", (), ("SumColsForward",), ("input",), "torch.sum",
-          consts={"BLOCK_R": Block("rows", 16, 64), "BLOCK_N": Block("k", 16, 256)}, require={"dtype": None},
+          consts={"BLOCK_R": Tile("rows", 16, 64), "BLOCK_N": Tile("k", 16, 256)}, require={"dtype": None},
           layout="given", dims="leading", aten=(Aten("aten.sum.dim_IntList"),)),
     Entry("mean", "mean(Tensor input, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
           ("torch.mean", "Tensor.mean"), ("MeanRowsForward",), ("input",), "torch.mean",
-          consts={"BLOCK_N": Block("k", 16, 1024)}, require={"dtype": None}, layout="given", dims="last",
+          tile=Tile("k"), require={"dtype": None}, layout="given", dims="last",
           aten=(Aten("aten.mean.dim"), Aten("aten.mean.default"))),
     # (torch._C._nn.nll_loss's own defaults are not F.nll_loss's: the schema has none)
     Entry("nll_loss", "nll_loss(Tensor input, Tensor target, Tensor? weight, int reduction, int ignore_index) -> Tensor", ("torch._C._nn.nll_loss",), ("NllMeanRuntimeOp",), ("input", "target"),
@@ -594,7 +624,7 @@ TABLE: tuple[Entry, ...] = (
           "torch.nn.functional.conv2d", params=("weight",), bias="bias",
           consts={"KH": Dim("weight", 2), "KW": Dim("weight", 3), "STRIDE_H": Value("stride", 0),
                   "STRIDE_W": Value("stride", 1), "PAD_H": Value("padding", 0), "PAD_W": Value("padding", 1),
-                  "G": Value("groups"), "BLOCK_P": Block("plane", 16, 256), "BLOCK_OW": Block("cols", 16, 128)},
+                  "G": Value("groups"), "BLOCK_P": Tile("plane", 16, 256), "BLOCK_OW": Tile("cols", 16, 128)},
           require={"dilation": (1, 1)}, layout="image",
           note="a bias is added on torch after the kernel, as teenygrad's training path does",
           aten=(Aten("aten.convolution.default", require={"transposed": False, "output_padding": [0, 0]}),
@@ -639,12 +669,60 @@ IDENTITY_WHEN = {
 }
 
 
+def const_rules(entry: Entry, struct: str, consts: dict[str, str],
+                roles: dict[str, dict[str, Any]]) -> tuple[dict[str, Rule], str]:
+    """The rule of each const generic (``consts``: name -> Rust type) of the kernel struct
+    ``struct`` on the row ``entry``, from what the kernel does with it (``roles``: its launcher's
+    facts, ``transpiler/emit/roles.py``) and what the row says: a tile the row does not name takes
+    the row's ``tile``, its kind (block, cover, exact) from the facts; a row's :class:`Tile` too.
+    And why the op cannot be built so ("" when it can): a const no rule chooses, or a row's rule
+    the kernel's facts contradict (a :class:`Block` for a tile the kernel reads whole, a tile
+    rule for a value or a flag). The rules are those of every const that has one."""
+    def role(c: str) -> str | None:
+        got = roles.get(c, {}).get("role")
+        return got if isinstance(got, str) else None
+
+    unnamed = [c for c in consts if c not in entry.consts and role(c) in _TILES]
+    rules: dict[str, Rule] = {}
+    problems: list[str] = []
+    for c in consts:
+        rule, kind = entry.consts.get(c), role(c)
+        if rule is None and kind in _TILES and entry.tile is not None and len(unnamed) == 1:
+            rule = entry.tile
+        if rule is None:
+            if kind == "unused":
+                rules[c] = Fixed(1)  # (the kernel does nothing with it: any value)
+            elif kind in _TILES and len(unnamed) > 1:
+                problems.append(f"{struct} has several tiles ({', '.join(unnamed)}), and the mapping's row "
+                                f"`{entry.name}` does not say which dimension each is over")
+            else:
+                problems.append(f"no rule of the mapping chooses {struct}'s const generic {c}")
+            continue
+        if isinstance(rule, Tile | Block | Cover | Exact) and kind in ("value", "flag", "unused"):
+            problems.append(f"the mapping's row `{entry.name}` chooses {c} as a tile, but {struct} uses it as "
+                            f"{'a ' + kind if kind != 'unused' else 'nothing'}, no tile (its facts)")
+            continue
+        if isinstance(rule, Block) and kind in ("cover", "exact"):
+            what = "masked, with no loop over it" if kind == "cover" else "with no mask"
+            problems.append(f"the mapping's row `{entry.name}` chooses {c} as any block over the "
+                            f"{_what(rule.size)}, but {struct} reads its tile {c} whole ({what}: its facts), "
+                            "so a block narrower than that would drop data")
+            continue
+        if isinstance(rule, Tile):
+            rule = rule.rule(kind)
+        elif isinstance(rule, Cover) and kind == "exact":
+            rule = Exact(rule.size)
+        rules[c] = rule
+    return rules, problems[0] if problems else ""
+
+
 def apply_problem(struct: str, consts: dict[str, Any], input_shapes: Sequence[Sequence[int]],
-                  output_shape: Sequence[int]) -> str | None:
-    """What is wrong with running the op ``struct`` (configured with ``consts``) on these shapes,
-    by the rows that map it: an output shape its row says it cannot have (an elementwise or row
-    op keeps its input's shape), or a block that would drop data (a :class:`Cover` narrower than
-    the size, an :class:`Exact` not equal to it). None when nothing is known to be wrong."""
+                  output_shape: Sequence[int], roles: dict[str, dict[str, Any]] | None = None) -> str | None:
+    """What is wrong with running the op ``struct`` (configured with ``consts``; ``roles``: its
+    kernel's const-generic facts, :func:`const_rules`) on these shapes, by the rows that map it:
+    an output shape its row says it cannot have (an elementwise or row op keeps its input's
+    shape), or a block that would drop data (a :class:`Cover` narrower than the size, an
+    :class:`Exact` not equal to it). None when nothing is known to be wrong."""
     output_shape = [int(s) for s in output_shape]
     for entry in TABLE:
         if struct not in entry.op:
@@ -656,7 +734,8 @@ def apply_problem(struct: str, consts: dict[str, Any], input_shapes: Sequence[Se
                 return (f"{struct} is {kind} (the mapping's row `{entry.name}`): its output has its input's shape "
                         f"{list(next(iter(same)))}, not {output_shape}")
         cols = output_shape[-1] if output_shape else 1
-        for const, rule in entry.consts.items():
+        rules, _ = const_rules(entry, struct, {c: "" for c in consts}, roles or {})
+        for const, rule in rules.items():
             value = consts.get(const)
             if not isinstance(value, int) or not isinstance(rule, (Cover, Exact)) or rule.size != "cols":
                 continue

@@ -143,7 +143,14 @@ BiasAddForward = Launcher(
     consts={"BLOCK_R": "i32", "BLOCK_N": "i32"},
     dtypes={"D": "f32, f64, f16, bf16, i8, i16, i32, i64, u8, u16, u32, u64"},
     backward="BiasAddBackward",
-    facts={"stores": ["y_ptr"], "bounds": {"b_ptr": ["n_cols"]}},
+    facts={
+        "stores": ["y_ptr"],
+        "bounds": {"b_ptr": ["n_cols"]},
+        "consts": {
+            "BLOCK_R": {"role": "block", "bounds": ["n_rows"]},
+            "BLOCK_N": {"role": "block", "bounds": ["n_cols"]},
+        },
+    },
     op=BiasAddForwardOp,
 )
 
@@ -159,7 +166,14 @@ BiasAddBackward = Launcher(
     },
     consts={"BLOCK_R": "i32", "BLOCK_N": "i32"},
     dtypes={"D": "f32, f64, f16, bf16, i8, i16, i32, i64, u8, u16, u32, u64"},
-    facts={"stores": ["db_ptr", "dx_ptr"], "bounds": {"db_ptr": ["n_cols"]}},
+    facts={
+        "stores": ["db_ptr", "dx_ptr"],
+        "bounds": {"db_ptr": ["n_cols"]},
+        "consts": {
+            "BLOCK_R": {"role": "block", "bounds": ["n_rows"]},
+            "BLOCK_N": {"role": "block", "bounds": ["n_cols"]},
+        },
+    },
 )
 
 
@@ -168,5 +182,5 @@ BiasAddBackward = Launcher(
 locate(
     globals(),
     "kernels_rs/bias.rs",
-    "18:20*8;27:31;29:32,33,34,35,36;36:44*10;47:55,56,57,58,59,60,61,62,63,64,66,67;62:72;68:73,74;71:77,78,79;75:82,83;78:86,87;81:90*2,99,100,101,102,103,104,105;92:108,109,110,111,112*5;102:116,117;105:122*11;117:122,134,135,136,137,138,139,140;127:144,145,146;133:20*16;150:44*14",
+    "18:20*8;27:31;29:32,33,34,35,36;36:44*10;47:55,56,57,58,59,60,61,62,63,64,66,67;62:72;68:73,74;71:77,78,79;75:82,83;78:86,87;81:90*2,99,100,101,102,103,104,105;92:108,109,110,111,112*5;102:116,117;105:122*11;117:122,134,135,136,137,138,139,140;127:144,145,146;133:20*23;157:44*21",
 )

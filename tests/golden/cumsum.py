@@ -125,7 +125,10 @@ CumsumRowsForward = Launcher(
     consts={"BLOCK_N": "i32"},
     dtypes={"D": "f32, f64, f16, bf16"},
     backward="CumsumRowsBackward",
-    facts={"stores": ["y_ptr"]},
+    facts={
+        "stores": ["y_ptr"],
+        "consts": {"BLOCK_N": {"role": "block", "bounds": ["n_cols"]}},
+    },
     op=CumsumRowsForwardOp,
 )
 
@@ -135,7 +138,10 @@ CumsumRowsBackward = Launcher(
     params={"dy_ptr": "*D", "dx_ptr": "*D", "n_cols": "i32"},
     consts={"BLOCK_N": "i32"},
     dtypes={"D": "f32, f64, f16, bf16"},
-    facts={"stores": ["dx_ptr"]},
+    facts={
+        "stores": ["dx_ptr"],
+        "consts": {"BLOCK_N": {"role": "block", "bounds": ["n_cols"]}},
+    },
 )
 
 
@@ -144,5 +150,5 @@ CumsumRowsBackward = Launcher(
 locate(
     globals(),
     "kernels_rs/cumsum.rs",
-    "22:24*7,30,31,32;33:33,34,35,36,37,38,39,40,41;44:50*8,56,57,58,59;57:60,61,62,63,64,65,66,67,68;69:74;75:75,76;78:79,80;81:83*2,92,93,94,95;89:98,99*3,100;95:104,105;98:110*11;110:110,122,123,124;116:128,129;121:24*10;132:50*8",
+    "22:24*7,30,31,32;33:33,34,35,36,37,38,39,40,41;44:50*8,56,57,58,59;57:60,61,62,63,64,65,66,67,68;69:74;75:75,76;78:79,80;81:83*2,92,93,94,95;89:98,99*3,100;95:104,105;98:110*11;110:110,122,123,124;116:128,129;121:24*13;135:50*11",
 )

@@ -193,6 +193,7 @@ FlashAttentionForward = Launcher(
     facts={
         "uses": ["nan_dropping_max", "unmasked_loads"],
         "stores": ["lse_ptr", "o_ptr"],
+        "consts": {"HEAD_DIM": {"role": "exact"}, "CAUSAL": {"role": "flag"}},
     },
 )
 
@@ -213,7 +214,11 @@ FlashAttentionBackwardDq = Launcher(
     },
     consts={"HEAD_DIM": "i32", "CAUSAL": "bool"},
     dtypes={"D": "f32, f64, f16, bf16"},
-    facts={"uses": ["nan_dropping_max", "unmasked_loads"], "stores": ["dq_ptr"]},
+    facts={
+        "uses": ["nan_dropping_max", "unmasked_loads"],
+        "stores": ["dq_ptr"],
+        "consts": {"HEAD_DIM": {"role": "exact"}, "CAUSAL": {"role": "flag"}},
+    },
 )
 
 FlashAttentionBackwardDkv = Launcher(
@@ -234,7 +239,11 @@ FlashAttentionBackwardDkv = Launcher(
     },
     consts={"HEAD_DIM": "i32", "CAUSAL": "bool"},
     dtypes={"D": "f32, f64, f16, bf16"},
-    facts={"uses": ["unmasked_loads"], "stores": ["dk_ptr", "dv_ptr"]},
+    facts={
+        "uses": ["unmasked_loads"],
+        "stores": ["dk_ptr", "dv_ptr"],
+        "consts": {"HEAD_DIM": {"role": "exact"}, "CAUSAL": {"role": "flag"}},
+    },
 )
 
 
@@ -243,5 +252,5 @@ FlashAttentionBackwardDkv = Launcher(
 locate(
     globals(),
     "kernels_rs/flash_attention.rs",
-    "26:32*20,48,49,51,52,53,55,60;54:63,65,66,67,68,69,70,75;63:81,83,84,85,86,87,88,91,92,94,95;76:104*22,121,122,124,125,126,127,129,134,139,144,145,156,158,159,160,161,166,171,172,173,174,177;122:186*23,204,205,207,208,209,210,211,213,218;155:225,227,228,229,230,231,236,241,246,257,258,259,260*4,261,264,265;177:32*21;199:104*19;219:186*20",
+    "26:32*20,48,49,51,52,53,55,60;54:63,65,66,67,68,69,70,75;63:81,83,84,85,86,87,88,91,92,94,95;76:104*22,121,122,124,125,126,127,129,134,139,144,145,156,158,159,160,161,166,171,172,173,174,177;122:186*23,204,205,207,208,209,210,211,213,218;155:225,227,228,229,230,231,236,241,246,257,258,259,260*4,261,264,265;177:32*22;200:104*23;224:186*24",
 )

@@ -93,7 +93,15 @@ Matmul = Launcher(
     },
     consts={"BLOCK_M": "i32", "BLOCK_N": "i32", "BLOCK_K": "i32"},
     dtypes={"D": "f32, f64, f16, bf16, i8, i16, i32, i64, u8, u16, u32, u64"},
-    facts={"uses": ["dot"], "stores": ["c_ptr"]},
+    facts={
+        "uses": ["dot"],
+        "stores": ["c_ptr"],
+        "consts": {
+            "BLOCK_M": {"role": "block", "bounds": ["M"]},
+            "BLOCK_N": {"role": "block", "bounds": ["N"]},
+            "BLOCK_K": {"role": "block", "bounds": ["K"]},
+        },
+    },
 )
 
 
@@ -102,5 +110,5 @@ Matmul = Launcher(
 locate(
     globals(),
     "kernels_rs/matmul.rs",
-    "14:24*28,48,49,51,52,53;49:57,58,59,60,61,62,64,65,66,67,68,70,71,72*3,82*3,92,95,97,98,99,100;77:24*21",
+    "14:24*28,48,49,51,52,53;49:57,58,59,60,61,62,64,65,66,67,68,70,71,72*3,82*3,92,95,97,98,99,100;77:24*29",
 )

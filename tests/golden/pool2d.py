@@ -372,7 +372,19 @@ MaxPool2dForward = Launcher(
     },
     dtypes={"D": "f32, f64, f16, bf16"},
     backward="MaxPool2dBackward",
-    facts={"uses": ["nan_dropping_max"], "stores": ["y_ptr"]},
+    facts={
+        "uses": ["nan_dropping_max"],
+        "stores": ["y_ptr"],
+        "consts": {
+            "KH": {"role": "value"},
+            "KW": {"role": "value"},
+            "STRIDE_H": {"role": "value"},
+            "STRIDE_W": {"role": "value"},
+            "PAD_H": {"role": "value"},
+            "PAD_W": {"role": "value"},
+            "BLOCK_P": {"role": "block", "bounds": ["H", "OH", "OW", "W"]},
+        },
+    },
     op=MaxPool2dForwardOp,
 )
 
@@ -399,7 +411,18 @@ MaxPool2dBackward = Launcher(
         "BLOCK_P": "i32",
     },
     dtypes={"D": "f32, f64, f16, bf16"},
-    facts={"stores": ["dx_ptr"]},
+    facts={
+        "stores": ["dx_ptr"],
+        "consts": {
+            "KH": {"role": "value"},
+            "KW": {"role": "value"},
+            "STRIDE_H": {"role": "value"},
+            "STRIDE_W": {"role": "value"},
+            "PAD_H": {"role": "value"},
+            "PAD_W": {"role": "value"},
+            "BLOCK_P": {"role": "block", "bounds": ["H", "OH", "OW", "W"]},
+        },
+    },
 )
 
 AvgPool2dForward = Launcher(
@@ -424,7 +447,18 @@ AvgPool2dForward = Launcher(
     },
     dtypes={"D": "f32, f64, f16, bf16"},
     backward="AvgPool2dBackward",
-    facts={"stores": ["y_ptr"]},
+    facts={
+        "stores": ["y_ptr"],
+        "consts": {
+            "KH": {"role": "value"},
+            "KW": {"role": "value"},
+            "STRIDE_H": {"role": "value"},
+            "STRIDE_W": {"role": "value"},
+            "PAD_H": {"role": "value"},
+            "PAD_W": {"role": "value"},
+            "BLOCK_P": {"role": "block", "bounds": ["H", "OH", "OW", "W"]},
+        },
+    },
     op=AvgPool2dForwardOp,
 )
 
@@ -449,7 +483,18 @@ AvgPool2dBackward = Launcher(
         "BLOCK_P": "i32",
     },
     dtypes={"D": "f32, f64, f16, bf16"},
-    facts={"stores": ["dx_ptr"]},
+    facts={
+        "stores": ["dx_ptr"],
+        "consts": {
+            "KH": {"role": "value"},
+            "KW": {"role": "value"},
+            "STRIDE_H": {"role": "value"},
+            "STRIDE_W": {"role": "value"},
+            "PAD_H": {"role": "value"},
+            "PAD_W": {"role": "value"},
+            "BLOCK_P": {"role": "block", "bounds": ["H", "OH", "OW", "W"]},
+        },
+    },
 )
 
 
@@ -458,5 +503,5 @@ AvgPool2dBackward = Launcher(
 locate(
     globals(),
     "kernels_rs/pool2d.rs",
-    "22:28*21,51,52,53,54,55,56,58,59,60,61,62,63,64,65*5,75*5,76,79,80;71:89*25,114,115,116,117,118,119,120,121,122,123;107:126,127,128,129,130,131,132,133,134,135,136,137;121:146*21,169,170,171,172,173,174,176,177,178,179,180,181,182,183*5,193,196,197;165:206*23,229,230,231,232,233,234,235*3,245,246,247,248,249,250,251,252;208:341;211:341*2;214:341*2;217:341;219:341*12;232:341*9;243:341*7;251:341*2;254:341*21;277:341*2;281:349;284:349*2;287:349*2;290:349;292:349*12;305:349*9;316:349*7;324:349*2;327:349*19;348:349*2;353:28*25;379:89*25;405:146*25;431:206*23",
+    "22:28*21,51,52,53,54,55,56,58,59,60,61,62,63,64,65*5,75*5,76,79,80;71:89*25,114,115,116,117,118,119,120,121,122,123;107:126,127,128,129,130,131,132,133,134,135,136,137;121:146*21,169,170,171,172,173,174,176,177,178,179,180,181,182,183*5,193,196,197;165:206*23,229,230,231,232,233,234,235*3,245,246,247,248,249,250,251,252;208:341;211:341*2;214:341*2;217:341;219:341*12;232:341*9;243:341*7;251:341*2;254:341*21;277:341*2;281:349;284:349*2;287:349*2;290:349;292:349*12;305:349*9;316:349*7;324:349*2;327:349*19;348:349*2;353:28*37;391:89*36;428:146*36;465:206*34",
 )

@@ -330,7 +330,14 @@ SumColsForward = Launcher(
     consts={"BLOCK_R": "i32", "BLOCK_N": "i32"},
     dtypes={"D": "f32, f64, f16, bf16"},
     backward="SumColsBackward",
-    facts={"stores": ["y_ptr"], "bounds": {"y_ptr": ["n_cols"]}},
+    facts={
+        "stores": ["y_ptr"],
+        "bounds": {"y_ptr": ["n_cols"]},
+        "consts": {
+            "BLOCK_R": {"role": "block", "bounds": ["n_rows"]},
+            "BLOCK_N": {"role": "block", "bounds": ["n_cols"]},
+        },
+    },
     op=SumColsForwardOp,
 )
 
@@ -340,7 +347,14 @@ SumColsBackward = Launcher(
     params={"dy_ptr": "*D", "dx_ptr": "*D", "n_rows": "i32", "n_cols": "i32"},
     consts={"BLOCK_R": "i32", "BLOCK_N": "i32"},
     dtypes={"D": "f32, f64, f16, bf16"},
-    facts={"stores": ["dx_ptr"], "bounds": {"dy_ptr": ["n_cols"]}},
+    facts={
+        "stores": ["dx_ptr"],
+        "bounds": {"dy_ptr": ["n_cols"]},
+        "consts": {
+            "BLOCK_R": {"role": "block", "bounds": ["n_rows"]},
+            "BLOCK_N": {"role": "block", "bounds": ["n_cols"]},
+        },
+    },
 )
 
 SumRowsForward = Launcher(
@@ -350,7 +364,10 @@ SumRowsForward = Launcher(
     consts={"BLOCK_N": "i32"},
     dtypes={"D": "f32, f64, f16, bf16"},
     backward="SumRowsBackward",
-    facts={"stores": ["y_ptr"]},
+    facts={
+        "stores": ["y_ptr"],
+        "consts": {"BLOCK_N": {"role": "block", "bounds": ["n_cols"]}},
+    },
     op=SumRowsForwardOp,
 )
 
@@ -360,7 +377,11 @@ SumRowsBackward = Launcher(
     params={"dy_ptr": "*D", "dx_ptr": "*D", "n_cols": "i32"},
     consts={"BLOCK_N": "i32"},
     dtypes={"D": "f32, f64, f16, bf16"},
-    facts={"uses": ["unmasked_loads"], "stores": ["dx_ptr"]},
+    facts={
+        "uses": ["unmasked_loads"],
+        "stores": ["dx_ptr"],
+        "consts": {"BLOCK_N": {"role": "block", "bounds": ["n_cols"]}},
+    },
 )
 
 MeanRowsForward = Launcher(
@@ -370,7 +391,10 @@ MeanRowsForward = Launcher(
     consts={"BLOCK_N": "i32"},
     dtypes={"D": "f32, f64, f16, bf16"},
     backward="MeanRowsBackward",
-    facts={"stores": ["y_ptr"]},
+    facts={
+        "stores": ["y_ptr"],
+        "consts": {"BLOCK_N": {"role": "block", "bounds": ["n_cols"]}},
+    },
     op=MeanRowsForwardOp,
 )
 
@@ -380,7 +404,11 @@ MeanRowsBackward = Launcher(
     params={"dy_ptr": "*D", "dx_ptr": "*D", "n_cols": "i32"},
     consts={"BLOCK_N": "i32"},
     dtypes={"D": "f32, f64, f16, bf16"},
-    facts={"uses": ["unmasked_loads"], "stores": ["dx_ptr"]},
+    facts={
+        "uses": ["unmasked_loads"],
+        "stores": ["dx_ptr"],
+        "consts": {"BLOCK_N": {"role": "block", "bounds": ["n_cols"]}},
+    },
 )
 
 
@@ -389,5 +417,5 @@ MeanRowsBackward = Launcher(
 locate(
     globals(),
     "kernels_rs/reduce.rs",
-    "24:145*10;35:155,156,157,158,159,160,161,162,163,165,166;48:173*8;57:183;59:184,185,186,187*3;67:28*7,34,35,36,37,38,39,40,41,43,44,45;87:52*7,58,59,60,61,62,63,64;103:28*7,34,35,36,37,38,39,40,41,43,44,45;123:52*7,58,59,60,61,62,63,64;140:192;146:193,194;149:197,198;152:201*2,210,211,212*2,213,214,215,216;164:219,220,221;168:225,226;171:231*11;183:231,243,244,245,246,247,248;192:252,253,254,255,256*5;203:137;210:137*2;213:137*2;216:137*9;227:137*3;231:137*2;234:137*11;246:137*6;254:137*8;264:138;271:138*2;274:138*2;277:138*9;288:138*3;292:138*2;295:138*11;307:138*6;315:138*8;326:145*10;337:173*8;346:28*10;357:52*8;366:28*10;377:52*8",
+    "24:145*10;35:155,156,157,158,159,160,161,162,163,165,166;48:173*8;57:183;59:184,185,186,187*3;67:28*7,34,35,36,37,38,39,40,41,43,44,45;87:52*7,58,59,60,61,62,63,64;103:28*7,34,35,36,37,38,39,40,41,43,44,45;123:52*7,58,59,60,61,62,63,64;140:192;146:193,194;149:197,198;152:201*2,210,211,212*2,213,214,215,216;164:219,220,221;168:225,226;171:231*11;183:231,243,244,245,246,247,248;192:252,253,254,255,256*5;203:137;210:137*2;213:137*2;216:137*9;227:137*3;231:137*2;234:137*11;246:137*6;254:137*8;264:138;271:138*2;274:138*2;277:138*9;288:138*3;292:138*2;295:138*11;307:138*6;315:138*8;326:145*17;344:173*15;360:28*13;374:52*12;387:28*13;401:52*12",
 )

@@ -113,6 +113,7 @@ ReluForward = Launcher(
         "uses": ["nan_dropping_max"],
         "stores": ["y_ptr"],
         "bounds": {"x_ptr": ["n_elements"], "y_ptr": ["n_elements"]},
+        "consts": {"BLOCK_SIZE": {"role": "block", "bounds": ["n_elements"]}},
     },
     op=ReluForwardOp,
 )
@@ -130,6 +131,7 @@ ReluBackward = Launcher(
             "dy_ptr": ["n_elements"],
             "y_ptr": ["n_elements"],
         },
+        "consts": {"BLOCK_SIZE": {"role": "block", "bounds": ["n_elements"]}},
     },
 )
 
@@ -139,5 +141,5 @@ ReluBackward = Launcher(
 locate(
     globals(),
     "kernels_rs/relu.rs",
-    "17:19*7,28,29,30,32,33,34,36;33:45*8,56,57,58,60,61;47:64,65,67;53:87;59:88,89;62:92,93;65:96*2,105,106,107,108;73:111,112,113;77:117,118;80:123*11;92:123,135,136,137,138,139;100:143,144;105:19*14;120:45*15",
+    "17:19*7,28,29,30,32,33,34,36;33:45*8,56,57,58,60,61;47:64,65,67;53:87;59:88,89;62:92,93;65:96*2,105,106,107,108;73:111,112,113;77:117,118;80:123*11;92:123,135,136,137,138,139;100:143,144;105:19*15;121:45*16",
 )

@@ -92,7 +92,10 @@ RmsNormRowsForward = Launcher(
     },
     consts={"BLOCK_N": "i32"},
     dtypes={"D": "f32, f64, f16, bf16"},
-    facts={"stores": ["rrms_ptr", "y_ptr"]},
+    facts={
+        "stores": ["rrms_ptr", "y_ptr"],
+        "consts": {"BLOCK_N": {"role": "block", "bounds": ["n_cols"]}},
+    },
 )
 
 RmsNormRowsBackward = Launcher(
@@ -107,7 +110,10 @@ RmsNormRowsBackward = Launcher(
     },
     consts={"BLOCK_N": "i32"},
     dtypes={"D": "f32, f64, f16, bf16"},
-    facts={"stores": ["dx_ptr"]},
+    facts={
+        "stores": ["dx_ptr"],
+        "consts": {"BLOCK_N": {"role": "block", "bounds": ["n_cols"]}},
+    },
 )
 
 
@@ -116,5 +122,5 @@ RmsNormRowsBackward = Launcher(
 locate(
     globals(),
     "kernels_rs/rmsnorm.rs",
-    "19:25*8,37,38,39,40,41,43,44,45,46,47,48,49,51,52,54,55,56,57,58,59;49:68*10,80,81,82,83,84,85,91,92,93,94,95,96,97,99,101,102,103,104,105,106,107;83:25*14;98:68*14",
+    "19:25*8,37,38,39,40,41,43,44,45,46,47,48,49,51,52,54,55,56,57,58,59;49:68*10,80,81,82,83,84,85,91,92,93,94,95,96,97,99,101,102,103,104,105,106,107;83:25*17;101:68*17",
 )

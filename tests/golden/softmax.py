@@ -247,7 +247,10 @@ SoftmaxForward = Launcher(
     consts={"BLOCK_SIZE": "i32"},
     dtypes={"D": "f32, f64, f16, bf16"},
     backward="SoftmaxBackward",
-    facts={"stores": ["y_ptr"]},
+    facts={
+        "stores": ["y_ptr"],
+        "consts": {"BLOCK_SIZE": {"role": "cover", "bounds": ["n_cols"]}},
+    },
     op=SoftmaxForwardOp,
 )
 
@@ -264,7 +267,10 @@ SoftmaxBackward = Launcher(
     },
     consts={"BLOCK_SIZE": "i32"},
     dtypes={"D": "f32, f64, f16, bf16"},
-    facts={"stores": ["dx_ptr"]},
+    facts={
+        "stores": ["dx_ptr"],
+        "consts": {"BLOCK_SIZE": {"role": "cover", "bounds": ["n_cols"]}},
+    },
 )
 
 LogSoftmaxForward = Launcher(
@@ -280,7 +286,10 @@ LogSoftmaxForward = Launcher(
     consts={"BLOCK_SIZE": "i32"},
     dtypes={"D": "f32, f64, f16, bf16"},
     backward="LogSoftmaxBackward",
-    facts={"stores": ["y_ptr"]},
+    facts={
+        "stores": ["y_ptr"],
+        "consts": {"BLOCK_SIZE": {"role": "cover", "bounds": ["n_cols"]}},
+    },
     op=LogSoftmaxForwardOp,
 )
 
@@ -297,7 +306,10 @@ LogSoftmaxBackward = Launcher(
     },
     consts={"BLOCK_SIZE": "i32"},
     dtypes={"D": "f32, f64, f16, bf16"},
-    facts={"stores": ["dx_ptr"]},
+    facts={
+        "stores": ["dx_ptr"],
+        "consts": {"BLOCK_SIZE": {"role": "cover", "bounds": ["n_cols"]}},
+    },
 )
 
 
@@ -306,5 +318,5 @@ LogSoftmaxBackward = Launcher(
 locate(
     globals(),
     "kernels_rs/softmax.rs",
-    "17:27*12,38,39,40,41,43,44,45,46;38:58,59,60,61,62,64,72;47:81*10,93,94,95,96,98,99,100,101,102,103,104,105,106,107,108;74:116*7,127,128,129,130,132,133,134,135,136,137,138,139,140;96:149*10,161,162,163,164,166,167,168,169,170,171,172,173,174;122:270;125:270*2;128:270*2;131:270*11;144:270*5;150:270*2;153:270*20;175:270*2;179:271;182:271*2;185:271*2;188:271*11;201:271*5;207:271*2;210:271*20;232:271*2;237:27*16;254:81*15;270:116*16;287:149*15",
+    "17:27*12,38,39,40,41,43,44,45,46;38:58,59,60,61,62,64,72;47:81*10,93,94,95,96,98,99,100,101,102,103,104,105,106,107,108;74:116*7,127,128,129,130,132,133,134,135,136,137,138,139,140;96:149*10,161,162,163,164,166,167,168,169,170,171,172,173,174;122:270;125:270*2;128:270*2;131:270*11;144:270*5;150:270*2;153:270*20;175:270*2;179:271;182:271*2;185:271*2;188:271*11;201:271*5;207:271*2;210:271*20;232:271*2;237:27*19;257:81*18;276:116*19;296:149*18",
 )

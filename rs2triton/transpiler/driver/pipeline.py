@@ -232,7 +232,10 @@ def _launchers(kernels: list[Kernel], defs: list[ast.FunctionDef], taken: set[st
         names = [a.arg for a in d.args.args]
         pointers = {py: p.name.removeprefix("r#") for py, p in zip(names, k.params, strict=False) if p.kind == "pointer"}
         rust = {py: p.name.removeprefix("r#") for py, p in zip(names, k.params, strict=False)}
-        out.append((launcher_source(k, d.name, names, tuning, op, debug, kernel_facts(d, helpers or {}, pointers, rust)),
+        consts = {py: (c.name.removeprefix("r#"), c.rust_type) for py, c in zip(names[len(k.params):], k.consts,
+                                                                                 strict=False)}
+        facts = kernel_facts(d, helpers or {}, pointers, rust, consts)
+        out.append((launcher_source(k, d.name, names, tuning, op, debug, facts),
                     smap.rust_line(k.node.start_point[0] + 1)))
     return out
 

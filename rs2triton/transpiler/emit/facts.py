@@ -13,13 +13,17 @@ Recorded, each only where there is something to record (docs/python-api.md):
 - ``stores``: the pointer parameters a store or an atomic writes through (:func:`stores_through`).
 - ``bounds``: per pointer addressed as a flat buffer under a bound, the count parameters of
   those bounds (:func:`mask_bounds`).
+- ``consts``: per const generic, what the kernel does with it (a tile it masks and steps over,
+  one it reads whole with or without a mask, a value, a flag: :mod:`.roles`).
 """
 
 from __future__ import annotations
 
 import ast
-from collections.abc import Collection, Iterator
-from typing import TypedDict
+from collections.abc import Collection
+from typing import Any, TypedDict
+
+from rs2triton.transpiler.emit.roles import const_roles
 
 # The Triton functions whose call is a flag, by the flag.
 _CALLED = {"dot": "dot", "make_tensor_descriptor": "descriptor"}
@@ -36,12 +40,12 @@ class KernelFacts(TypedDict, total=False):
     uses: list[str]
     stores: list[str]
     bounds: dict[str, list[str]]
+    consts: dict[str, dict[str, Any]]  # const generic -> {"role": ..., "bounds": [...]} (roles.py)
 
 
 def _reached(fn: ast.FunctionDef, helpers: dict[str, ast.FunctionDef]) -> list[ast.FunctionDef]:
     """``fn`` and the module's helper functions (``helpers``, by name) it calls, directly or not."""
-    out: list[ast.FunctionDef] = []
-    todo, seen = [fn], {fn.name}
+    out, todo, seen = [], [fn], {fn.name}
     while todo:
         f = todo.pop()
         out.append(f)
@@ -80,10 +84,11 @@ def kernel_uses(fn: ast.FunctionDef, helpers: dict[str, ast.FunctionDef]) -> lis
 
 
 def kernel_facts(fn: ast.FunctionDef, helpers: dict[str, ast.FunctionDef], pointers: dict[str, str],
-                 rust: dict[str, str]) -> KernelFacts:
+                 rust: dict[str, str], consts: dict[str, tuple[str, str]] | None = None) -> KernelFacts:
     """The facts of the generated kernel ``fn`` as the launcher's ``facts=`` literal (only what
     there is), parameters by their Rust names: ``pointers`` maps its pointer parameters' Python
-    names to them, ``rust`` its other parameters'."""
+    names to them, ``rust`` its other parameters', ``consts`` its const generics' to their Rust
+    names and types (their roles: :mod:`.roles`)."""
     facts: KernelFacts = {}
     uses = kernel_uses(fn, helpers)
     if uses:
@@ -95,6 +100,9 @@ def kernel_facts(fn: ast.FunctionDef, helpers: dict[str, ast.FunctionDef], point
               for p, ns in mask_bounds(fn).items() if p in pointers}
     if bounds:
         facts["bounds"] = dict(sorted(bounds.items()))
+    roles = const_roles(fn, helpers, consts or {}, {py: r for py, r in rust.items() if py not in pointers})
+    if roles:
+        facts["consts"] = roles
     return facts
 
 
@@ -106,34 +114,44 @@ def stores_through(func: ast.FunctionDef) -> set[str]:
     params = {a.arg for a in func.args.args}
     derives: dict[str, set[str]] = {p: {p} for p in params}
 
-    def names(node: ast.AST) -> Iterator[str]:  # the names an address is made of: what a load reads is data, not an address
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _LOADS:
-            return
-        if isinstance(node, ast.Name):
-            yield node.id
-        for child in ast.iter_child_nodes(node):
-            yield from names(child)
+    def names(node: ast.AST) -> set[str]:  # the names an address is made of: what a load reads is data
+        out: set[str] = set()
+        todo = [node]
+        while todo:
+            n = todo.pop()
+            if isinstance(n, ast.Name):
+                out.add(n.id)
+            elif not (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in _LOADS):
+                todo.extend(ast.iter_child_nodes(n))
+        return out
 
-    def roots(node: ast.AST | None) -> set[str]:
-        return set().union(*(derives.get(n, set()) for n in names(node))) if node is not None else set()
+    # (one walk: each assignment's targets and the names its value is made of, each store's address)
+    assigns: list[tuple[list[str], set[str]]] = []
+    targets_stored: list[set[str]] = []
+    for node in ast.walk(func):
+        if isinstance(node, ast.Assign | ast.AugAssign | ast.AnnAssign) and node.value is not None:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            assigns.append(([n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)],
+                            names(node.value)))
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _STORES:
+            target = node.args[0] if isinstance(node.func.value, ast.Name) and node.func.value.id == "tl" \
+                and node.args else node.func.value  # tl.store(ptr, ..) / desc.store(offsets, ..)
+            targets_stored.append(names(target))
+
+    def roots(found: set[str]) -> set[str]:
+        return set().union(*(derives.get(n, set()) for n in found))
 
     for _ in range(8):  # (assignments in loops: until nothing new is learnt)
         before = sum(len(v) for v in derives.values())
-        for node in ast.walk(func):
-            if isinstance(node, ast.Assign | ast.AugAssign | ast.AnnAssign) and node.value is not None:
-                found = roots(node.value)
-                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-                for t in targets:
-                    for name in (n.id for n in ast.walk(t) if isinstance(n, ast.Name)):
-                        derives.setdefault(name, set()).update(found)
+        for assigned, value in assigns:
+            found = roots(value)
+            for name in assigned:
+                derives.setdefault(name, set()).update(found)
         if sum(len(v) for v in derives.values()) == before:
             break
     stored: set[str] = set()
-    for node in ast.walk(func):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _STORES:
-            target = node.args[0] if isinstance(node.func.value, ast.Name) and node.func.value.id == "tl" \
-                and node.args else node.func.value  # tl.store(ptr, ..) / desc.store(offsets, ..)
-            stored |= roots(target)
+    for address in targets_stored:
+        stored |= roots(address)
     return stored & params
 
 
@@ -148,7 +166,7 @@ def mask_bounds(func: ast.FunctionDef) -> dict[str, frozenset[str]]:
     bounds: dict[str, set[str]] = {}
     masks: dict[str, tuple[str, str] | None] = {}  # name -> (offsets, bound) of `name = offsets < bound`
 
-    def bound_of(mask: ast.expr) -> tuple[str, str] | None:
+    def bound_of(mask: ast.AST | None) -> tuple[str, str] | None:
         if isinstance(mask, ast.Name):
             return masks.get(mask.id)
         if (isinstance(mask, ast.Compare) and len(mask.ops) == 1 and isinstance(mask.ops[0], ast.Lt)
@@ -157,13 +175,14 @@ def mask_bounds(func: ast.FunctionDef) -> dict[str, frozenset[str]]:
             return mask.left.id, mask.comparators[0].id
         return None
 
+    accesses: list[ast.Call] = []
     for node in ast.walk(func):
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
             name = node.targets[0].id
             masks[name] = bound_of(node.value) if name not in masks else None  # (assigned twice: no bound)
-    for node in ast.walk(func):
-        if not isinstance(node, ast.Call) or not _tl_call(node, ("load", "store")) or not node.args:
-            continue
+        elif isinstance(node, ast.Call) and _tl_call(node, ("load", "store")) and node.args:
+            accesses.append(node)
+    for node in accesses:
         address = node.args[0]
         mask = next((k.value for k in node.keywords if k.arg == "mask"), None)
         if not (isinstance(address, ast.BinOp) and isinstance(address.op, ast.Add)
