@@ -1,0 +1,447 @@
+"""Compiled optimizer steps on teenygrad's optimizer kernels (``nn/optim/``).
+
+``torch.compile(opt.step, backend=...)`` hands the backend a graph with no backward: AOTAutograd's
+functionalized ATen graph takes each parameter, its gradient and its optimizer state (and step
+count) as inputs, and returns their new values (inputs it mutates: AOTAutograd copies them back).
+:func:`fuse_steps` finds each parameter's update in that graph and, where a row of
+``optim_rows.py`` computes it, replaces it with one launch of the row's kernel:
+
+1. The graph's mutated inputs and the outputs that update them are AOTAutograd's own metadata
+   (``fw_metadata``). Each mutated input's update depends on some inputs (followed per list
+   element through ``_foreach_*`` operators, so a for-each step's lists split per parameter); the
+   inputs one update reads are one *unit*: a parameter with its gradient, state and step count.
+2. A unit whose inputs have a row's roles (one gradient, the row's state of the parameter's
+   shape, a 0-d step count where the row has one) is evaluated, in float64, on the row's probes
+   (each role one constant): the hyperparameters follow (each snapped to a float constant of the
+   graph when within 1e-9). The row is then *confirmed*: the unit's outputs on random inputs must
+   be the row's formula's (relative 1e-7), so an update that only looks like Adam's (amsgrad,
+   maximize...) is never taken. Each assignment of the unit's mutated inputs to the row's roles
+   is tried; all units are evaluated together, one run of the graph per probe.
+3. A confirmed unit's outputs become its inputs themselves, updated in place by the kernel,
+   launched at the end of the graph (after every other node that reads them) with the grid
+   ``cdiv(n, BLOCK_SIZE)`` and the row's host scalars (from the step count the graph computed);
+   the nodes only the update used are removed. A unit no row takes runs on torch as it is,
+   its reason counted in the report under ``optimizer step``.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import operator
+import re
+import weakref
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from rs2triton.backend.optim_rows import ROWS, OptimRow
+from rs2triton.runtime.values import _torch
+
+OPERATION = "optimizer step"  # the report's row
+BLOCK_SIZE = 1024
+_REL = 1e-7  # the confirmation's tolerance (float64 against float64; a different formula is off by far more)
+
+_KERNELS: weakref.WeakKeyDictionary[Any, dict[str, Any]] = weakref.WeakKeyDictionary()  # backend -> {kernel name: launcher | reason}
+
+
+@dataclass
+class Unit:
+    """One parameter's update: input indices by role, and the outputs that update each mutated one."""
+
+    mutated: list[int]  # inputs the update mutates (each with an output)
+    grads: list[int]  # float inputs of the parameter's shape it only reads
+    scalars: list[int]  # 0-d inputs it mutates (a step count)
+    others: list[int]  # any other input it reads
+    out: dict[int, int]  # mutated input -> its output's position
+
+
+@dataclass
+class Match:
+    row: OptimRow
+    roles: dict[str, int]  # role -> input index
+    hyper: dict[str, float]
+
+
+def fuse_steps(backend: Any, gm: Any) -> None:
+    """Rewrites ``gm`` in place (see the module); a graph without optimizer updates is left as is."""
+    torch = _torch()
+    context = torch._guards.TracingContext.try_get()
+    meta = getattr(context, "fw_metadata", None)
+    mutated = list(getattr(meta, "mutated_inp_runtime_indices", None) or ())
+    if not mutated or getattr(meta, "keep_input_mutations", False):
+        return
+    placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
+    output = next(n for n in gm.graph.nodes if n.op == "output")
+    outs = list(output.args[0])
+    if len(outs) < len(mutated) or any(not isinstance(o, torch.fx.Node) for o in outs[:len(mutated)]):
+        return
+    units = _units(gm, placeholders, outs, mutated)
+    if not units:
+        return
+    from torch._subclasses.fake_tensor import unset_fake_temporarily
+
+    with unset_fake_temporarily():  # (AOTAutograd calls the compiler under its fake mode: the probes are real)
+        matches, reasons = _match(backend, gm, placeholders, outs, units)
+    if not matches and not reasons:
+        return
+    graph = gm.graph
+    new_outs = list(outs)
+    for unit, match in matches:
+        for i, k in unit.out.items():
+            if i != match.roles.get("step"):
+                new_outs[k] = placeholders[i]
+    output.args = (tuple(new_outs) if isinstance(output.args[0], tuple) else new_outs, *output.args[1:])
+    graph.eliminate_dead_code()
+    with graph.inserting_before(output):
+        for unit, match in matches:
+            launch = _Launch(backend, match, _val(placeholders[match.roles["param"]]))
+            args = [placeholders[match.roles[r]] for r in ("param", "grad", *match.row.state)]
+            if match.row.step:
+                args.append(new_outs[unit.out[match.roles["step"]]])
+            graph.call_function(launch, tuple(args))
+        for reason in reasons:
+            graph.call_function(_Fallback(backend, reason), ())
+    graph.lint()
+    gm.recompile()
+
+
+def _val(node: Any) -> Any:
+    return node.meta.get("val") if hasattr(node, "meta") else None
+
+
+# ---------------------------------------------------------------------- the units
+
+
+def _units(gm: Any, placeholders: list[Any], outs: list[Any], mutated: list[int]) -> list[Unit]:
+    """Each mutated input's update's inputs, joined where they share one: the units that look like
+    a parameter's update (a float tensor mutated, one of its shape read)."""
+    torch = _torch()
+    deps = _dependencies(gm, placeholders)
+    parent = list(range(len(placeholders)))
+
+    def find(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    vals = [_val(p) for p in placeholders]
+    shared = {j for j, v in enumerate(vals) if j not in mutated and (not isinstance(v, torch.Tensor) or v.dim() == 0)}
+    reads: dict[int, frozenset[int]] = {}
+    for k, i in enumerate(mutated):
+        d = deps.get(outs[k])
+        if not isinstance(d, frozenset):
+            return []
+        reads[i] = d
+        for j in (d | {i}) - shared:  # (a number every update reads, as lr made an input, joins none)
+            parent[find(j)] = find(i)
+    groups: dict[int, list[int]] = {}
+    for k, i in enumerate(mutated):
+        groups.setdefault(find(i), []).append(k)
+    units = []
+    for ks in groups.values():
+        root = find(mutated[ks[0]])
+        members = [j for j in range(len(placeholders)) if find(j) == root and j not in shared]
+        if not all(isinstance(vals[j], torch.Tensor) for j in members):
+            continue
+        big = [j for j in members if vals[j].dim() > 0]
+        shapes = {tuple(vals[j].shape) for j in big}
+        out = {mutated[k]: k for k in ks}
+        others = sorted(frozenset[int]().union(*(reads[mutated[k]] for k in ks)) & shared)
+        unit = Unit([j for j in big if j in out], [j for j in big if j not in out],
+                    [j for j in members if vals[j].dim() == 0 and j in out], others, out)
+        if len(shapes) == 1 and unit.mutated and vals[unit.mutated[0]].is_floating_point() and len(unit.grads) == 1:
+            units.append(unit)
+    return units
+
+
+def _dependencies(gm: Any, placeholders: list[Any]) -> dict[Any, Any]:
+    """Per node, the placeholders (by index) its value depends on: a frozenset, or for a
+    ``_foreach_*`` operator's list a list of them (element j depends on element j of its lists)."""
+    torch = _torch()
+    index = {p: i for i, p in enumerate(placeholders)}
+    deps: dict[Any, Any] = {}
+
+    def flat(a: Any) -> frozenset[int]:
+        if isinstance(a, torch.fx.Node):
+            d = deps.get(a, frozenset[int]())
+            return frozenset[int]().union(*d) if isinstance(d, list) else d
+        if isinstance(a, (list, tuple)):
+            return frozenset[int]().union(*(flat(x) for x in a))
+        return frozenset[int]()
+
+    def element(a: Any, j: int) -> frozenset[int]:
+        if isinstance(a, (list, tuple)):
+            return flat(a[j]) if j < len(a) else frozenset[int]()
+        if isinstance(a, torch.fx.Node) and isinstance(deps.get(a), list):
+            d = deps[a]
+            return d[j] if j < len(d) else frozenset[int]()
+        return flat(a)
+
+    for node in gm.graph.nodes:
+        if node.op == "placeholder":
+            deps[node] = frozenset({index[node]})
+        elif node.op != "call_function":
+            deps[node] = frozenset[int]()
+        elif node.target is operator.getitem and isinstance(deps.get(node.args[0]), list):
+            d = deps[node.args[0]]
+            deps[node] = d[node.args[1]] if isinstance(node.args[1], int) and node.args[1] < len(d) else flat(node.args)
+        elif isinstance(_val(node), (list, tuple)) and str(getattr(node.target, "__name__", "")).startswith("_foreach_"):
+            args = [*node.args, *node.kwargs.values()]
+            deps[node] = [frozenset[int]().union(*(element(a, j) for a in args)) for j in range(len(_val(node)))]
+        else:
+            deps[node] = flat([*node.args, *node.kwargs.values()])
+    return deps
+
+
+# ---------------------------------------------------------------------- the match
+
+
+def _match(backend: Any, gm: Any, placeholders: list[Any], outs: list[Any],
+           units: list[Unit]) -> tuple[list[tuple[Unit, Match]], list[str]]:
+    vals = [_val(p) for p in placeholders]
+    consts = _constants(gm)
+    matched: dict[int, Match] = {}
+    tried: dict[int, list[str]] = {id(u): [] for u in units}
+    for row in ROWS:
+        fits = [u for u in units if id(u) not in matched and len(u.mutated) == 1 + len(row.state)
+                and len(u.scalars) == int(row.step) and not u.others]
+        if not fits:
+            continue
+        for perm in itertools.permutations(range(1 + len(row.state))):
+            todo = [u for u in fits if id(u) not in matched]
+            if not todo:
+                break
+            roles = {id(u): _roles(u, row, perm) for u in todo}
+            try:
+                found = _probe(gm, vals, outs, row, todo, roles, consts)
+            except Exception as e:  # noqa: BLE001  (a graph that does not evaluate in float64: not this row)
+                for u in todo:
+                    tried[id(u)].append(f"{row.kernel}: the update does not evaluate in float64 ({type(e).__name__})")
+                break
+            for u in todo:
+                if id(u) in found:
+                    matched[id(u)] = Match(row, roles[id(u)], found[id(u)])
+    result, reasons = [], []
+    for u in units:
+        m = matched.get(id(u))
+        why = _refuse(backend, m, vals) if m is not None else None
+        if m is not None and why is None:
+            result.append((u, m))
+            continue
+        if why is None:
+            why = _unmatched(u, tried[id(u)])
+        reasons.append(why)
+    return result, reasons
+
+
+def _unmatched(u: Unit, tried: list[str]) -> str:
+    """Why no row takes the unit, as the report words it (its counts, not its shape: one line per kind)."""
+    if tried:
+        return "; ".join(sorted(set(tried)))
+    fits = [r.kernel for r in ROWS if len(u.mutated) == 1 + len(r.state) and len(u.scalars) == int(r.step)
+            and not u.others]
+    if fits:
+        return (f"the update has the inputs of {' and '.join(fits)} but computes another formula on random inputs "
+                "(an option the kernels do not implement, as maximize=True)")
+    if u.others:
+        return (f"the update reads {len(u.others)} number(s) given to the graph (a hyperparameter Dynamo made an "
+                "input: a float that changed between compilations, as a scheduled lr, unless "
+                "torch._dynamo.config.specialize_float; or an lr tensor): the rows read constants")
+    return (f"no optimizer kernel keeps its state ({len(u.mutated) - 1} tensor(s) of the parameter's shape, "
+            f"{len(u.scalars)} step count(s)): an option the kernels do not implement, as amsgrad=True")
+
+
+def _roles(u: Unit, row: OptimRow, perm: tuple[int, ...]) -> dict[str, int]:
+    names = ("param", *row.state)
+    roles = {names[p]: u.mutated[k] for k, p in enumerate(perm)}
+    roles["grad"] = u.grads[0]
+    if row.step:
+        roles["step"] = u.scalars[0]
+    return roles
+
+
+def _constants(gm: Any) -> list[float]:
+    out: set[float] = set()
+    for node in gm.graph.nodes:
+        for a in [*node.args, *node.kwargs.values()]:
+            for x in a if isinstance(a, (list, tuple)) else [a]:
+                if isinstance(x, float) and math.isfinite(x):
+                    out |= {x, 1 - x}
+    return sorted(out)
+
+
+def _snap(value: float, consts: list[float]) -> float:
+    near = min(consts, key=lambda c: abs(c - value), default=value)
+    return near if abs(near - value) <= 1e-9 * max(abs(near), abs(value)) else value
+
+
+def _evaluate(gm: Any, vals: list[Any], given: dict[int, Any]) -> list[Any]:
+    torch = _torch()
+    args = [given[i] if i in given else torch.zeros(v.shape, dtype=torch.float64 if v.is_floating_point() else v.dtype,
+                                                      device=v.device) if isinstance(v, torch.Tensor) else v
+            for i, v in enumerate(vals)]
+    with torch.no_grad():
+        result = torch.fx.Interpreter(gm).run(*args)
+    return list(result)
+
+
+def _probe(gm: Any, vals: list[Any], outs: list[Any], row: OptimRow, units: list[Unit],
+           roles: dict[int, dict[str, int]], consts: list[float]) -> dict[int, dict[str, float]]:
+    """The units (by id) that the row computes with these roles: their hyperparameters."""
+    torch = _torch()
+    hyper: dict[int, dict[str, float]] = {id(u): {} for u in units}
+    t: dict[int, float] = {}
+    step_before = 3.0
+
+    def full(i: int, value: float) -> Any:
+        return torch.full(vals[i].shape, value, dtype=torch.float64, device=vals[i].device)
+
+    def outputs(u: Unit, result: list[Any]) -> dict[str, Any]:
+        by_input = {i: result[k] for i, k in u.out.items()}
+        return {r: by_input[i] for r, i in roles[id(u)].items() if i in by_input}
+
+    given: dict[int, Any] = {}
+    for probe in row.probes:
+        given = {}
+        for u in units:
+            for role, i in roles[id(u)].items():
+                given[i] = full(i, step_before if role == "step" else probe.inputs[role])
+        result = _evaluate(gm, vals, given)
+        for u in units:
+            o = {r: v.flatten()[0] for r, v in outputs(u, result).items()}
+            t[id(u)] = float(o["step"]) if row.step else 0.0
+            for name, read in probe.read.items():
+                try:
+                    value = read(o, hyper[id(u)], t[id(u)])
+                except (ArithmeticError, ValueError):  # (a value no such update has: not this row)
+                    value = math.nan
+                hyper[id(u)][name] = _snap(value, consts)
+    generator = torch.Generator(device="cpu").manual_seed(0)
+    given = {}
+    inputs: dict[int, dict[str, Any]] = {}
+    for u in units:
+        inputs[id(u)] = {}
+        for role, i in roles[id(u)].items():
+            if role == "step":
+                x = torch.full((), 7.0, dtype=torch.float64)
+            else:
+                x = torch.randn(vals[i].shape, generator=generator, dtype=torch.float64)
+                x = x.abs() if role == "exp_avg_sq" else x  # (a second moment is never negative)
+            given[i] = inputs[id(u)][role] = x.to(vals[i].device)
+    result = _evaluate(gm, vals, given)
+    found = {}
+    for u in units:
+        h = {k: v for k, v in hyper[id(u)].items() if not k.startswith("_")}
+        if not all(math.isfinite(v) for v in h.values()):
+            continue
+        o = outputs(u, result)
+        step = float(o["step"]) if row.step else 0.0
+        try:
+            want = row.update(inputs[id(u)], h, step)
+        except (ArithmeticError, ValueError):
+            continue
+        if all(_close(o[r], w) for r, w in want.items()):
+            found[id(u)] = h
+    return found
+
+
+def _close(got: Any, want: Any) -> bool:
+    torch = _torch()
+    if not isinstance(got, torch.Tensor) or got.shape != want.shape:
+        return False
+    got, want = got.double(), want.double()
+    return bool(((got - want).abs() <= _REL * (got.abs() + want.abs()) + 1e-12).all())
+
+
+def _refuse(backend: Any, m: Match, vals: list[Any]) -> str | None:
+    """Why the matched row's kernel cannot take the unit (None: it can)."""
+    torch = _torch()
+    kernel = _kernel(backend, m.row)
+    if isinstance(kernel, str):
+        return kernel
+    for role in ("param", "grad", *m.row.state):
+        v = vals[m.roles[role]]
+        if v.dtype != torch.float32:
+            return f"{m.row.kernel} takes float32 tensors; the {role} is {v.dtype}"
+        if not v.is_contiguous():
+            return f"{m.row.kernel} takes contiguous tensors; the {role} is not"
+        if v.numel() > 2**31 - 1:
+            return f"{m.row.kernel} counts elements in i32; the {role} has {v.numel()}"
+    return None
+
+
+def _kernel(backend: Any, row: OptimRow) -> Any:
+    """The row's kernel in the backend's tree (its launcher, configured, and where it is from), or why not."""
+    cache = _KERNELS.setdefault(backend, {})
+    if row.kernel not in cache:
+        cache[row.kernel] = _find_kernel(backend.tree, row)
+    return cache[row.kernel]
+
+
+def _find_kernel(tree: Any, row: OptimRow) -> Any:
+    import rs2triton
+    from rs2triton.backend.tree import _sources
+    from rs2triton.runtime import Launcher
+
+    pattern = re.compile(rb"\bfn\s+" + row.kernel.encode() + rb"\b")
+    for f in _sources(tree.roots):
+        try:
+            if not pattern.search(Path(f).read_bytes()):
+                continue
+            module = rs2triton.load(f, **tree.options)
+        except (OSError, ValueError, rs2triton.TranspileError):
+            continue
+        fn = vars(module).get(row.kernel)
+        for value in vars(module).values():
+            if isinstance(value, Launcher) and value.fn is fn:
+                expected = [*row.pointers, "n_elements", *(name for name, _ in row.scalars)]
+                if list(value.params) != expected or list(value.consts) != ["BLOCK_SIZE"]:
+                    return (f"the tree's {row.kernel} ({f}) takes ({', '.join(value.params)}), not "
+                            f"({', '.join(expected)})")
+                return value(BLOCK_SIZE=BLOCK_SIZE), f"{row.kernel} of {f}"
+    return f"the kernel tree has no {row.kernel} (a #[kernel] fn of that name)"
+
+
+# ---------------------------------------------------------------------- at run time
+
+
+class _Launch:
+    """One parameter's update: the row's kernel, launched in place (what the graph calls)."""
+
+    def __init__(self, backend: Any, match: Match, param: Any) -> None:
+        self.kernel, note = _kernel(backend, match.row)
+        self.notes = (note,)
+        self.row = match.row
+        self.hyper = match.hyper
+        self.n = param.numel()
+        self.grid = (max(1, -(-self.n // BLOCK_SIZE)),)
+        self.report = backend._report
+        self.scalars = None if match.row.step else [f(match.hyper, 0.0) for _, f in match.row.scalars]
+        self.__name__ = self.__qualname__ = f"teenygrad_{match.row.kernel}"
+
+    def __call__(self, *tensors: Any) -> None:
+        if self.row.step:
+            *tensors, step = tensors  # type: ignore[assignment]
+            t = float(step)
+            scalars = [f(self.hyper, t) for _, f in self.row.scalars]
+        else:
+            scalars = self.scalars  # type: ignore[assignment]
+        self.kernel[self.grid](*tensors, self.n, *scalars)
+        self.report.record_run(OPERATION, self.row.kernel, "forward", self.notes)
+
+    def __repr__(self) -> str:
+        return f"<{self.row.kernel} launch, {self.n} elements>"
+
+
+class _Fallback:
+    """A parameter's update that runs on torch: counts it, with why, in the report."""
+
+    def __init__(self, backend: Any, reason: str) -> None:
+        self.report = backend._report
+        self.reason = reason
+        self.__name__ = self.__qualname__ = "teenygrad_optimizer_step_on_torch"
+
+    def __call__(self) -> None:
+        self.report.record_fallback(OPERATION, self.reason)
