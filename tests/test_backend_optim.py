@@ -28,9 +28,12 @@ def mlp() -> torch.nn.Module:
     return torch.nn.Sequential(torch.nn.Linear(6, 5), torch.nn.Tanh(), torch.nn.Linear(5, 3)).to(DEVICE)
 
 
-def train(make, optimizer, kwargs: dict, backend, inputs) -> tuple[torch.nn.Module, torch.optim.Optimizer]:
+def train(make, optimizer, kwargs: dict, backend, inputs, *, same_grads: bool = False) -> tuple[torch.nn.Module, torch.optim.Optimizer]:
     """``STEPS`` steps of ``optimizer`` on a copy of the model compiled by ``backend`` and on one run
-    eagerly, compared after each: the parameters and every state tensor (the step count too)."""
+    eagerly, compared after each: the parameters and every state tensor (the step count too).
+    ``same_grads``: the copy is given the eager model's gradients (a gradient that is rounding
+    noise, as that of GPT-2's key bias, differs at the next step once the parameters differ by
+    a rounding, and Adam makes noise a step of lr)."""
     torch._dynamo.reset()  # (a recompiled step makes its changed floats inputs: a test of its own below)
     eager_model = make()
     model = copy.deepcopy(eager_model)
@@ -42,6 +45,9 @@ def train(make, optimizer, kwargs: dict, backend, inputs) -> tuple[torch.nn.Modu
             m.zero_grad()
             loss = inputs(m)
             loss.backward()
+        if same_grads:
+            for p, q in zip(model.parameters(), eager_model.parameters(), strict=True):
+                p.grad.copy_(q.grad)
         step()
         eager.step()
         for (name, p), q in zip(model.named_parameters(), eager_model.parameters(), strict=True):
@@ -127,3 +133,54 @@ def test_teenygrads_own_optimizer_kernels_run_the_step():
     report = backend.report()
     assert report.rows[OPERATION].structs == ["adamw_step"] and report.ran(OPERATION) == 4 * STEPS, str(report)
     assert list(report.rows[OPERATION].notes) == [f"adamw_step of {FEATURE_TREE / 'nn' / 'optim' / 'adam.rs'}"]
+
+
+def test_a_scheduled_lr_an_input_of_the_recompiled_step_runs_on_the_kernels():
+    """A changed lr recompiles the step with the lr an input of the graph (Dynamo's dynamic
+    floats): the hyperparameters are read again for each lr, and confirmed; an lr of 0 (Adam's
+    probes read no eps then) is not confirmed: that step runs on torch, as the graph computes it."""
+    torch._dynamo.reset()
+    backend = rs2triton.torch_backend(ROOT / "kernels_rs", name="rs2triton_tests_optim_lr")
+    factors = [1.0, 0.5, 0.0, 0.2]
+    eager_model = mlp()
+    model = copy.deepcopy(eager_model)
+    runs = []
+    for m in (model, eager_model):
+        opt = torch.optim.Adam(m.parameters(), lr=0.01, weight_decay=0.01)
+        runs.append((m, opt, torch.optim.lr_scheduler.LambdaLR(opt, lambda i: factors[min(i, len(factors) - 1)])))
+    step = torch.compile(runs[0][1].step, backend=backend)
+    for i in range(len(factors)):
+        for m, _, _ in runs:
+            m.zero_grad()
+            mlp_loss(m).backward()
+        step()
+        runs[1][1].step()
+        for _, _, schedule in runs:
+            schedule.step()
+        for (name, p), q in zip(model.named_parameters(), eager_model.parameters(), strict=True):
+            assert_matches(f"step {i}: {name}", p, q, atol=1e-6, rtol=1e-5)
+            for key, value in runs[1][1].state[q].items():
+                assert_matches(f"step {i}: {name}'s {key}", runs[0][1].state[p][key], value, atol=1e-6, rtol=1e-5)
+    report = backend.report()
+    assert report.ran(OPERATION) == 4 * 3, str(report)
+    assert report.fallbacks(OPERATION) == {"the update given these hyperparameters is not the kernel's formula": 4}
+
+
+def test_a_gpt2_trains_with_a_compiled_adamw_step_as_eager(backend):
+    """The 1-layer GPT-2 of tests/test_models.py (run eagerly) stepped by a compiled AdamW: every
+    parameter's update on adamw_step (the embeddings' too; GPT-2 ties its output to them)."""
+    pytest.importorskip("transformers")
+    from tests.test_models import BATCH, SEQ, VOCAB, gpt2
+
+    ids = torch.randint(0, VOCAB, (BATCH, SEQ), generator=torch.Generator().manual_seed(1)).to(DEVICE)
+
+    def make() -> torch.nn.Module:
+        torch.manual_seed(0)
+        return gpt2().to(DEVICE).float()
+
+    backend.reset_report()
+    model, _ = train(make, torch.optim.AdamW, {"lr": 1e-3, "weight_decay": 0.01}, backend,
+                     lambda m: m(input_ids=ids, labels=ids).loss, same_grads=True)
+    report = backend.report()
+    assert report.ran(OPERATION) == len(list(model.parameters())) * STEPS, str(report)
+    assert report.rows[OPERATION].structs == ["adamw_step"] and not report.fallbacks(OPERATION), str(report)

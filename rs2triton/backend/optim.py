@@ -22,6 +22,10 @@ count) as inputs, and returns their new values (inputs it mutates: AOTAutograd c
    ``cdiv(n, BLOCK_SIZE)`` and the row's host scalars (from the step count the graph computed);
    the nodes only the update used are removed. A unit no row takes runs on torch as it is,
    its reason counted in the report under ``optimizer step``.
+4. Numbers the graph is given (hyperparameters Dynamo made inputs: a scheduled lr) stand in as
+   made-up values at compile time; at run time the probes read the hyperparameters for each
+   set of values given (:class:`_Dynamic`, cached), confirmed again, else that call runs the
+   update as the graph computes it, on torch.
 """
 
 from __future__ import annotations
@@ -85,6 +89,7 @@ def fuse_steps(backend: Any, gm: Any) -> None:
         matches, reasons = _match(backend, gm, placeholders, outs, units)
     if not matches and not reasons:
         return
+    dynamic = _Dynamic(gm, placeholders, outs, matches) if any(u.others for u, _ in matches) else None
     graph = gm.graph
     new_outs = list(outs)
     for unit, match in matches:
@@ -95,11 +100,11 @@ def fuse_steps(backend: Any, gm: Any) -> None:
     graph.eliminate_dead_code()
     with graph.inserting_before(output):
         for unit, match in matches:
-            launch = _Launch(backend, match, _val(placeholders[match.roles["param"]]))
+            launch = _Launch(backend, match, _val(placeholders[match.roles["param"]]), unit, dynamic)
             args = [placeholders[match.roles[r]] for r in ("param", "grad", *match.row.state)]
             if match.row.step:
-                args.append(new_outs[unit.out[match.roles["step"]]])
-            graph.call_function(launch, tuple(args))
+                args += [new_outs[unit.out[match.roles["step"]]], placeholders[match.roles["step"]]]
+            graph.call_function(launch, (*args, *(placeholders[j] for j in unit.others)))
         for reason in reasons:
             graph.call_function(_Fallback(backend, reason), ())
     graph.lint()
@@ -206,7 +211,7 @@ def _match(backend: Any, gm: Any, placeholders: list[Any], outs: list[Any],
     tried: dict[int, list[str]] = {id(u): [] for u in units}
     for row in ROWS:
         fits = [u for u in units if id(u) not in matched and len(u.mutated) == 1 + len(row.state)
-                and len(u.scalars) == int(row.step) and not u.others]
+                and len(u.scalars) == int(row.step)]
         if not fits:
             continue
         for perm in itertools.permutations(range(1 + len(row.state))):
@@ -215,7 +220,7 @@ def _match(backend: Any, gm: Any, placeholders: list[Any], outs: list[Any],
                 break
             roles = {id(u): _roles(u, row, perm) for u in todo}
             try:
-                found = _probe(gm, vals, outs, row, todo, roles, consts)
+                found = _probe(gm, vals, outs, row, todo, roles, consts, _stand_ins(todo))
             except Exception as e:  # noqa: BLE001  (a graph that does not evaluate in float64: not this row)
                 for u in todo:
                     tried[id(u)].append(f"{row.kernel}: the update does not evaluate in float64 ({type(e).__name__})")
@@ -245,10 +250,6 @@ def _unmatched(u: Unit, tried: list[str]) -> str:
     if fits:
         return (f"the update has the inputs of {' and '.join(fits)} but computes another formula on random inputs "
                 "(an option the kernels do not implement, as maximize=True)")
-    if u.others:
-        return (f"the update reads {len(u.others)} number(s) given to the graph (a hyperparameter Dynamo made an "
-                "input: a float that changed between compilations, as a scheduled lr, unless "
-                "torch._dynamo.config.specialize_float; or an lr tensor): the rows read constants")
     return (f"no optimizer kernel keeps its state ({len(u.mutated) - 1} tensor(s) of the parameter's shape, "
             f"{len(u.scalars)} step count(s)): an option the kernels do not implement, as amsgrad=True")
 
@@ -287,9 +288,16 @@ def _evaluate(gm: Any, vals: list[Any], given: dict[int, Any]) -> list[Any]:
     return list(result)
 
 
+def _stand_ins(units: list[Unit]) -> dict[int, float]:
+    """Values for the numbers the graph is given (hyperparameters Dynamo made inputs), at compile
+    time: the row is confirmed with these, and again with each set of values the step is given."""
+    return {j: 0.0125 * (1 + k) for k, j in enumerate(sorted({j for u in units for j in u.others}))}
+
+
 def _probe(gm: Any, vals: list[Any], outs: list[Any], row: OptimRow, units: list[Unit],
-           roles: dict[int, dict[str, int]], consts: list[float]) -> dict[int, dict[str, float]]:
-    """The units (by id) that the row computes with these roles: their hyperparameters."""
+           roles: dict[int, dict[str, int]], consts: list[float], fixed: dict[int, float]) -> dict[int, dict[str, float]]:
+    """The units (by id) that the row computes with these roles (``fixed``: the values of the
+    numbers the graph is given): their hyperparameters."""
     torch = _torch()
     hyper: dict[int, dict[str, float]] = {id(u): {} for u in units}
     t: dict[int, float] = {}
@@ -303,8 +311,10 @@ def _probe(gm: Any, vals: list[Any], outs: list[Any], row: OptimRow, units: list
         return {r: by_input[i] for r, i in roles[id(u)].items() if i in by_input}
 
     given: dict[int, Any] = {}
+    shared = {j: torch.tensor(v, dtype=vals[j].dtype, device=vals[j].device) if isinstance(vals[j], torch.Tensor)
+              else v for j, v in fixed.items()}
     for probe in row.probes:
-        given = {}
+        given = dict(shared)
         for u in units:
             for role, i in roles[id(u)].items():
                 given[i] = full(i, step_before if role == "step" else probe.inputs[role])
@@ -319,7 +329,7 @@ def _probe(gm: Any, vals: list[Any], outs: list[Any], row: OptimRow, units: list
                     value = math.nan
                 hyper[id(u)][name] = _snap(value, consts)
     generator = torch.Generator(device="cpu").manual_seed(0)
-    given = {}
+    given = dict(shared)
     inputs: dict[int, dict[str, Any]] = {}
     for u in units:
         inputs[id(u)] = {}
@@ -410,7 +420,7 @@ def _find_kernel(tree: Any, row: OptimRow) -> Any:
 class _Launch:
     """One parameter's update: the row's kernel, launched in place (what the graph calls)."""
 
-    def __init__(self, backend: Any, match: Match, param: Any) -> None:
+    def __init__(self, backend: Any, match: Match, param: Any, unit: Unit, dynamic: _Dynamic | None) -> None:
         self.kernel, note = _kernel(backend, match.row)
         self.notes = (note,)
         self.row = match.row
@@ -418,21 +428,82 @@ class _Launch:
         self.n = param.numel()
         self.grid = (max(1, -(-self.n // BLOCK_SIZE)),)
         self.report = backend._report
-        self.scalars = None if match.row.step else [f(match.hyper, 0.0) for _, f in match.row.scalars]
+        self.tensors = 2 + len(match.row.state)
+        self.unit, self.dynamic = unit, dynamic if unit.others else None
+        self.scalars = None if match.row.step or self.dynamic else [f(match.hyper, 0.0) for _, f in match.row.scalars]
         self.__name__ = self.__qualname__ = f"teenygrad_{match.row.kernel}"
 
-    def __call__(self, *tensors: Any) -> None:
-        if self.row.step:
-            *tensors, step = tensors  # type: ignore[assignment]
-            t = float(step)
-            scalars = [f(self.hyper, t) for _, f in self.row.scalars]
-        else:
-            scalars = self.scalars  # type: ignore[assignment]
+    def __call__(self, *args: Any) -> None:
+        tensors = args[:self.tensors]
+        scalars = self.scalars
+        if scalars is None:
+            t = float(args[self.tensors]) if self.row.step else 0.0
+            hyper = self.hyper
+            if self.dynamic is not None:
+                found = self.dynamic.hyper(self.unit, tuple(float(x) for x in args[self.tensors + 2 * self.row.step:]))
+                if found is None:
+                    return self.dynamic.on_torch(self, args)
+                hyper = found
+            scalars = [f(hyper, t) for _, f in self.row.scalars]
         self.kernel[self.grid](*tensors, self.n, *scalars)
         self.report.record_run(OPERATION, self.row.kernel, "forward", self.notes)
 
     def __repr__(self) -> str:
         return f"<{self.row.kernel} launch, {self.n} elements>"
+
+
+class _Dynamic:
+    """The hyperparameters of a graph's updates that read numbers the graph is given (Dynamo made
+    them inputs), read again by the probes (on a copy of the graph as it was) for each set of
+    values the step is given, and confirmed; an update not confirmed for some values runs, that
+    time, as the graph computed it, on torch."""
+
+    def __init__(self, gm: Any, placeholders: list[Any], outs: list[Any], matches: list[tuple[Unit, Match]]) -> None:
+        torch = _torch()
+        graph = torch.fx.Graph()
+        out = graph.graph_copy(gm.graph, {})
+        graph.output(out)
+        self.gm = torch.fx.GraphModule(gm, graph)
+        self.vals = [_val(p) for p in placeholders]
+        self.outs = outs
+        self.consts = _constants(gm)
+        self.matches = {id(u): (u, m) for u, m in matches if u.others}
+        self.seen: dict[tuple[float, ...], dict[int, dict[str, float]]] = {}
+
+    def hyper(self, unit: Unit, values: tuple[float, ...]) -> dict[str, float] | None:
+        key = (*unit.others, *values)
+        found = self.seen.get(key)
+        if found is None:
+            fixed = dict(zip(unit.others, values, strict=True))
+            same = [(u, m) for u, m in self.matches.values() if u.others == unit.others]
+            found = {}
+            for row in {m.row.kernel: m.row for _, m in same}.values():
+                units = [u for u, m in same if m.row is row]
+                try:
+                    found |= _probe(self.gm, self.vals, self.outs, row, units,
+                                    {id(u): self.matches[id(u)][1].roles for u in units}, self.consts, fixed)
+                except Exception:  # noqa: BLE001  (not confirmed: on torch)
+                    pass
+            self.seen[key] = found
+        return found.get(id(unit))
+
+    def on_torch(self, launch: _Launch, args: tuple[Any, ...]) -> None:
+        """The unit's update as the graph computes it (its other updates given zeros), written back."""
+        torch = _torch()
+        unit, row = launch.unit, launch.row
+        roles = self.matches[id(unit)][1].roles
+        names = ("param", "grad", *row.state)
+        given = {roles[r]: args[k] for k, r in enumerate(names)}
+        if row.step:
+            given[roles["step"]] = args[launch.tensors + 1]
+        given |= dict(zip(unit.others, args[launch.tensors + 2 * row.step:], strict=True))
+        args_all = [given[i] if i in given else torch.zeros(v.shape, dtype=v.dtype, device=v.device)
+                    if isinstance(v, torch.Tensor) else 0.0 for i, v in enumerate(self.vals)]
+        with torch.no_grad():
+            result = torch.fx.Interpreter(self.gm).run(*args_all)
+            for r in ("param", *row.state):
+                given[roles[r]].copy_(result[unit.out[roles[r]]])
+        launch.report.record_fallback(OPERATION, "the update given these hyperparameters is not the kernel's formula")
 
 
 class _Fallback:
