@@ -19,8 +19,9 @@ count) as inputs, and returns their new values (inputs it mutates: AOTAutograd c
    is tried; all units are evaluated together, one run of the graph per probe.
 3. A confirmed unit's outputs become its inputs themselves, updated in place by the kernel,
    launched at the end of the graph (after every other node that reads them) with the grid
-   ``cdiv(n, BLOCK_SIZE)`` and the row's host scalars (from the step count the graph computed);
-   the nodes only the update used are removed. A unit no row takes runs on torch as it is,
+   ``cdiv(n, BLOCK_SIZE)`` and the row's host scalars (from the step count, which the launch
+   increments as torch's step does: confirmed to be the graph's count plus 1); the nodes only
+   the update used are removed. A unit no row takes runs on torch as it is,
    its reason counted in the report under ``optimizer step``.
 4. Numbers the graph is given (hyperparameters Dynamo made inputs: a scheduled lr) stand in as
    made-up values at compile time; at run time the probes read the hyperparameters for each
@@ -92,10 +93,9 @@ def fuse_steps(backend: Any, gm: Any) -> None:
     dynamic = _Dynamic(gm, placeholders, outs, matches) if any(u.others for u, _ in matches) else None
     graph = gm.graph
     new_outs = list(outs)
-    for unit, match in matches:
-        for i, k in unit.out.items():
-            if i != match.roles.get("step"):
-                new_outs[k] = placeholders[i]
+    for unit, _ in matches:
+        for i, k in unit.out.items():  # (the step count too: the launch adds its 1, as torch's step)
+            new_outs[k] = placeholders[i]
     output.args = (tuple(new_outs) if isinstance(output.args[0], tuple) else new_outs, *output.args[1:])
     graph.eliminate_dead_code()
     with graph.inserting_before(output):
@@ -103,7 +103,7 @@ def fuse_steps(backend: Any, gm: Any) -> None:
             launch = _Launch(backend, match, _val(placeholders[match.roles["param"]]), unit, dynamic)
             args = [placeholders[match.roles[r]] for r in ("param", "grad", *match.row.state)]
             if match.row.step:
-                args += [new_outs[unit.out[match.roles["step"]]], placeholders[match.roles["step"]]]
+                args.append(placeholders[match.roles["step"]])
             graph.call_function(launch, (*args, *(placeholders[j] for j in unit.others)))
         for reason in reasons:
             graph.call_function(_Fallback(backend, reason), ())
@@ -348,6 +348,8 @@ def _probe(gm: Any, vals: list[Any], outs: list[Any], row: OptimRow, units: list
             continue
         o = outputs(u, result)
         step = float(o["step"]) if row.step else 0.0
+        if row.step and step != float(inputs[id(u)]["step"]) + 1:  # (torch counts steps by 1: the launch does)
+            continue
         try:
             want = row.update(inputs[id(u)], h, step)
         except (ArithmeticError, ValueError):
@@ -437,10 +439,14 @@ class _Launch:
         tensors = args[:self.tensors]
         scalars = self.scalars
         if scalars is None:
-            t = float(args[self.tensors]) if self.row.step else 0.0
+            t = 0.0
+            if self.row.step:  # (torch's step: the count, a tensor, is incremented, then read as a float)
+                step = args[self.tensors]
+                step.add_(1)
+                t = float(step)
             hyper = self.hyper
             if self.dynamic is not None:
-                found = self.dynamic.hyper(self.unit, tuple(float(x) for x in args[self.tensors + 2 * self.row.step:]))
+                found = self.dynamic.hyper(self.unit, tuple(float(x) for x in args[self.tensors + self.row.step:]))
                 if found is None:
                     return self.dynamic.on_torch(self, args)
                 hyper = found
@@ -495,14 +501,16 @@ class _Dynamic:
         names = ("param", "grad", *row.state)
         given = {roles[r]: args[k] for k, r in enumerate(names)}
         if row.step:
-            given[roles["step"]] = args[launch.tensors + 1]
-        given |= dict(zip(unit.others, args[launch.tensors + 2 * row.step:], strict=True))
+            given[roles["step"]] = args[launch.tensors] - 1  # (the count before this step's)
+        given |= dict(zip(unit.others, args[launch.tensors + row.step:], strict=True))
         args_all = [given[i] if i in given else torch.zeros(v.shape, dtype=v.dtype, device=v.device)
                     if isinstance(v, torch.Tensor) else 0.0 for i, v in enumerate(self.vals)]
         with torch.no_grad():
             result = torch.fx.Interpreter(self.gm).run(*args_all)
             for r in ("param", *row.state):
                 given[roles[r]].copy_(result[unit.out[roles[r]]])
+            if row.step:
+                args[launch.tensors].copy_(result[unit.out[roles["step"]]])
         launch.report.record_fallback(OPERATION, "the update given these hyperparameters is not the kernel's formula")
 
 
