@@ -135,10 +135,16 @@ def test_teenygrads_own_optimizer_kernels_run_the_step():
     assert list(report.rows[OPERATION].notes) == [f"adamw_step of {FEATURE_TREE / 'nn' / 'optim' / 'adam.rs'}"]
 
 
-def test_a_scheduled_lr_an_input_of_the_recompiled_step_runs_on_the_kernels():
+@pytest.mark.parametrize("confirmed", [True, False])
+def test_a_scheduled_lr_an_input_of_the_recompiled_step_runs_on_the_kernels(monkeypatch, confirmed):
     """A changed lr recompiles the step with the lr an input of the graph (Dynamo's dynamic
-    floats): the hyperparameters are read again for each lr, and confirmed; an lr of 0 (Adam's
-    probes read no eps then) is not confirmed: that step runs on torch, as the graph computes it."""
+    floats): the hyperparameters are read again for each lr (an lr of 0 too), and confirmed.
+    ``confirmed=False``: no set of values is confirmed (as if the graph computed another formula
+    for them): those steps run on torch, as the graph computes them, and still match."""
+    from rs2triton.backend import optim
+
+    if not confirmed:
+        monkeypatch.setattr(optim._Dynamic, "_read", lambda self, unit, values: {})
     torch._dynamo.reset()
     backend = rs2triton.torch_backend(ROOT / "kernels_rs", name="rs2triton_tests_optim_lr")
     factors = [1.0, 0.5, 0.0, 0.2]
@@ -162,8 +168,10 @@ def test_a_scheduled_lr_an_input_of_the_recompiled_step_runs_on_the_kernels():
             for key, value in runs[1][1].state[q].items():
                 assert_matches(f"step {i}: {name}'s {key}", runs[0][1].state[p][key], value, atol=1e-6, rtol=1e-5)
     report = backend.report()
-    assert report.ran(OPERATION) == 4 * 3, str(report)
-    assert report.fallbacks(OPERATION) == {"the update given these hyperparameters is not the kernel's formula": 4}
+    # (the first step's graph has lr a constant; the recompiled one, for the three steps after, an input)
+    assert report.ran(OPERATION) == 4 * (4 if confirmed else 1), str(report)
+    fallbacks = {} if confirmed else {"the update given these hyperparameters is not the kernel's formula": 4 * 3}
+    assert report.fallbacks(OPERATION) == fallbacks, str(report)
 
 
 def test_a_gpt2_trains_with_a_compiled_adamw_step_as_eager(backend):

@@ -35,6 +35,7 @@ import itertools
 import math
 import operator
 import re
+import struct
 import weakref
 from dataclasses import dataclass
 from pathlib import Path
@@ -295,11 +296,14 @@ def _stand_ins(units: list[Unit]) -> dict[int, float]:
 
 
 def _probe(gm: Any, vals: list[Any], outs: list[Any], row: OptimRow, units: list[Unit],
-           roles: dict[int, dict[str, int]], consts: list[float], fixed: dict[int, float]) -> dict[int, dict[str, float]]:
+           roles: dict[int, dict[str, int]], consts: list[float], fixed: dict[int, float],
+           guess: dict[int, dict[str, float]] | None = None) -> dict[int, dict[str, float]]:
     """The units (by id) that the row computes with these roles (``fixed``: the values of the
-    numbers the graph is given): their hyperparameters."""
+    numbers the graph is given): their hyperparameters, read by the probes (or as ``guess``
+    has them: then only confirmed)."""
     torch = _torch()
-    hyper: dict[int, dict[str, float]] = {id(u): {} for u in units}
+    hyper: dict[int, dict[str, float]] = {id(u): dict(guess[id(u)]) if guess else {} for u in units}
+    consts = sorted({*consts, *fixed.values()})
     t: dict[int, float] = {}
     step_before = 3.0
 
@@ -313,7 +317,7 @@ def _probe(gm: Any, vals: list[Any], outs: list[Any], row: OptimRow, units: list
     given: dict[int, Any] = {}
     shared = {j: torch.tensor(v, dtype=vals[j].dtype, device=vals[j].device) if isinstance(vals[j], torch.Tensor)
               else v for j, v in fixed.items()}
-    for probe in row.probes:
+    for probe in row.probes if guess is None else ():
         given = dict(shared)
         for u in units:
             for role, i in roles[id(u)].items():
@@ -458,6 +462,10 @@ class _Launch:
         return f"<{self.row.kernel} launch, {self.n} elements>"
 
 
+def _f32(x: float) -> float:
+    return float(struct.unpack("f", struct.pack("f", x))[0]) if math.isfinite(x) and abs(x) < 3.4e38 else x
+
+
 class _Dynamic:
     """The hyperparameters of a graph's updates that read numbers the graph is given (Dynamo made
     them inputs), read again by the probes (on a copy of the graph as it was) for each set of
@@ -475,23 +483,46 @@ class _Dynamic:
         self.consts = _constants(gm)
         self.matches = {id(u): (u, m) for u, m in matches if u.others}
         self.seen: dict[tuple[float, ...], dict[int, dict[str, float]]] = {}
+        # unit -> (its hyperparameters as last read, those that are a number given: its position,
+        # and whether the graph rounds it to float32 first, as Dynamo's lr input is)
+        self.links: dict[int, tuple[dict[str, float], dict[str, tuple[int, bool]]]] = {}
 
     def hyper(self, unit: Unit, values: tuple[float, ...]) -> dict[str, float] | None:
         key = (*unit.others, *values)
         found = self.seen.get(key)
         if found is None:
-            fixed = dict(zip(unit.others, values, strict=True))
-            same = [(u, m) for u, m in self.matches.values() if u.others == unit.others]
-            found = {}
-            for row in {m.row.kernel: m.row for _, m in same}.values():
-                units = [u for u, m in same if m.row is row]
-                try:
-                    found |= _probe(self.gm, self.vals, self.outs, row, units,
-                                    {id(u): self.matches[id(u)][1].roles for u in units}, self.consts, fixed)
-                except Exception:  # noqa: BLE001  (not confirmed: on torch)
-                    pass
-            self.seen[key] = found
+            if len(self.seen) >= 256:  # (a schedule gives a new lr each step: the last ones are kept)
+                self.seen.clear()
+            self.seen[key] = found = self._read(unit, values)
         return found.get(id(unit))
+
+    def _read(self, unit: Unit, values: tuple[float, ...]) -> dict[int, dict[str, float]]:
+        """The hyperparameters of the updates given these numbers: where the last ones read were
+        the numbers given (an lr), the new numbers in their place, confirmed (one run of the
+        graph); else (or not confirmed) read by the probes again."""
+        fixed = dict(zip(unit.others, values, strict=True))
+        same = [(u, m) for u, m in self.matches.values() if u.others == unit.others]
+        found: dict[int, dict[str, float]] = {}
+        for row in {m.row.kernel: m.row for _, m in same}.values():
+            units = [u for u, m in same if m.row is row]
+            roles = {id(u): self.matches[id(u)][1].roles for u in units}
+            guess = {id(u): {**self.links[id(u)][0], **{h: _f32(values[k]) if rounded else values[k]
+                                                        for h, (k, rounded) in self.links[id(u)][1].items()}}
+                     for u in units if id(u) in self.links}
+            try:
+                if len(guess) == len(units):
+                    found |= _probe(self.gm, self.vals, self.outs, row, units, roles, self.consts, fixed, guess)
+                rest = [u for u in units if id(u) not in found]
+                if rest:
+                    found |= _probe(self.gm, self.vals, self.outs, row, rest, roles, self.consts, fixed)
+            except Exception:  # noqa: BLE001  (not confirmed: on torch)
+                continue
+            for u in units:
+                if id(u) in found:
+                    h = found[id(u)]
+                    self.links[id(u)] = (h, {n: (k, h[n] != x) for n in h for k, x in enumerate(values)
+                                             if h[n] in (x, _f32(x))})
+        return found
 
     def on_torch(self, launch: _Launch, args: tuple[Any, ...]) -> None:
         """The unit's update as the graph computes it (its other updates given zeros), written back."""
