@@ -192,3 +192,13 @@ def test_a_gpt2_trains_with_a_compiled_adamw_step_as_eager(backend):
     report = backend.report()
     assert report.ran(OPERATION) == len(list(model.parameters())) * STEPS, str(report)
     assert report.rows[OPERATION].structs == ["adamw_step"] and not report.fallbacks(OPERATION), str(report)
+
+
+def test_strict_mode_refuses_an_update_on_torch():
+    torch._dynamo.reset()
+    strict = rs2triton.torch_backend(ROOT / "kernels_rs", name="rs2triton_tests_optim_strict", strict=True)
+    model = mlp()
+    opt = torch.optim.Adam(model.parameters(), lr=0.01, amsgrad=True)
+    mlp_loss(model).backward()
+    with pytest.raises(Exception, match=r"\(optimizer step of a parameter\) would run on torch: no optimizer kernel"):
+        torch.compile(opt.step, backend=strict)()

@@ -91,6 +91,11 @@ def fuse_steps(backend: Any, gm: Any) -> None:
         matches, reasons = _match(backend, gm, placeholders, outs, units)
     if not matches and not reasons:
         return
+    if backend.strict and reasons:
+        from rs2triton.backend.plan import _strict
+
+        unit, why = reasons[0]
+        raise _strict(placeholders[unit.mutated[0]].name, f"{OPERATION} of a parameter", why)
     dynamic = _Dynamic(gm, placeholders, outs, matches) if any(u.others for u, _ in matches) else None
     graph = gm.graph
     new_outs = list(outs)
@@ -106,7 +111,7 @@ def fuse_steps(backend: Any, gm: Any) -> None:
             if match.row.step:
                 args.append(placeholders[match.roles["step"]])
             graph.call_function(launch, (*args, *(placeholders[j] for j in unit.others)))
-        for reason in reasons:
+        for _, reason in reasons:
             graph.call_function(_Fallback(backend, reason), ())
     graph.lint()
     gm.recompile()
@@ -205,7 +210,7 @@ def _dependencies(gm: Any, placeholders: list[Any]) -> dict[Any, Any]:
 
 
 def _match(backend: Any, gm: Any, placeholders: list[Any], outs: list[Any],
-           units: list[Unit]) -> tuple[list[tuple[Unit, Match]], list[str]]:
+           units: list[Unit]) -> tuple[list[tuple[Unit, Match]], list[tuple[Unit, str]]]:
     vals = [_val(p) for p in placeholders]
     consts = _constants(gm)
     matched: dict[int, Match] = {}
@@ -229,7 +234,8 @@ def _match(backend: Any, gm: Any, placeholders: list[Any], outs: list[Any],
             for u in todo:
                 if id(u) in found:
                     matched[id(u)] = Match(row, roles[id(u)], found[id(u)])
-    result, reasons = [], []
+    result: list[tuple[Unit, Match]] = []
+    reasons: list[tuple[Unit, str]] = []
     for u in units:
         m = matched.get(id(u))
         why = _refuse(backend, m, vals) if m is not None else None
@@ -238,7 +244,7 @@ def _match(backend: Any, gm: Any, placeholders: list[Any], outs: list[Any],
             continue
         if why is None:
             why = _unmatched(u, tried[id(u)])
-        reasons.append(why)
+        reasons.append((u, why))
     return result, reasons
 
 
@@ -435,6 +441,7 @@ class _Launch:
         self.grid = (max(1, -(-self.n // BLOCK_SIZE)),)
         self.report = backend._report
         self.tensors = 2 + len(match.row.state)
+        self.strict = backend.strict
         self.unit, self.dynamic = unit, dynamic if unit.others else None
         self.scalars = None if match.row.step or self.dynamic else [f(match.hyper, 0.0) for _, f in match.row.scalars]
         self.__name__ = self.__qualname__ = f"teenygrad_{match.row.kernel}"
@@ -460,6 +467,9 @@ class _Launch:
 
     def __repr__(self) -> str:
         return f"<{self.row.kernel} launch, {self.n} elements>"
+
+
+_NOT_CONFIRMED = "the update given these hyperparameters is not the kernel's formula"
 
 
 def _f32(x: float) -> float:
@@ -526,6 +536,10 @@ class _Dynamic:
 
     def on_torch(self, launch: _Launch, args: tuple[Any, ...]) -> None:
         """The unit's update as the graph computes it (its other updates given zeros), written back."""
+        if launch.strict:
+            from rs2triton.backend.plan import _strict
+
+            raise _strict(launch.__name__, OPERATION, _NOT_CONFIRMED)
         torch = _torch()
         unit, row = launch.unit, launch.row
         roles = self.matches[id(unit)][1].roles
@@ -542,7 +556,7 @@ class _Dynamic:
                 given[roles[r]].copy_(result[unit.out[roles[r]]])
             if row.step:
                 args[launch.tensors].copy_(result[unit.out[roles["step"]]])
-        launch.report.record_fallback(OPERATION, "the update given these hyperparameters is not the kernel's formula")
+        launch.report.record_fallback(OPERATION, _NOT_CONFIRMED)
 
 
 class _Fallback:
