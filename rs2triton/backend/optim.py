@@ -89,6 +89,9 @@ def fuse_steps(backend: Any, gm: Any) -> None:
 
     with unset_fake_temporarily():  # (AOTAutograd calls the compiler under its fake mode: the probes are real)
         matches, reasons = _match(backend, gm, placeholders, outs, units)
+    aliased = _read_after(placeholders, outs, len(mutated))
+    for unit, match in [(u, m) for u, m in matches if aliased & set(u.mutated)]:
+        matches.remove((unit, match))  # (its old value is an output too, as one saved for a backward: left as it is)
     if not matches and not reasons:
         return
     if backend.strict and reasons:
@@ -102,8 +105,11 @@ def fuse_steps(backend: Any, gm: Any) -> None:
     for unit, _ in matches:
         for i, k in unit.out.items():  # (the step count too: the launch adds its 1, as torch's step)
             new_outs[k] = placeholders[i]
+    dead = {n for n in graph.nodes if not n.users and n.op == "call_function"}
     output.args = (tuple(new_outs) if isinstance(output.args[0], tuple) else new_outs, *output.args[1:])
-    graph.eliminate_dead_code()
+    for node in reversed(list(graph.nodes)):  # (what only the updates used: not what was unused before)
+        if node.op == "call_function" and not node.users and node not in dead and not node.is_impure():
+            graph.erase_node(node)
     with graph.inserting_before(output):
         for unit, match in matches:
             launch = _Launch(backend, match, _val(placeholders[match.roles["param"]]), unit, dynamic)
@@ -115,6 +121,21 @@ def fuse_steps(backend: Any, gm: Any) -> None:
             graph.call_function(_Fallback(backend, reason), ())
     graph.lint()
     gm.recompile()
+
+
+def _read_after(placeholders: list[Any], outs: list[Any], mutated: int) -> set[int]:
+    """The inputs (by index) the graph returns, or a view of, beyond the new values of those it
+    mutates: an update in place at the graph's end would change them."""
+    torch = _torch()
+    index = {p: i for i, p in enumerate(placeholders)}
+    found = set()
+    for o in outs[mutated:]:
+        while isinstance(o, torch.fx.Node) and o not in index and isinstance(o.target, torch._ops.OpOverload) and any(
+                r.alias_info is not None for r in o.target._schema.returns) and o.args:
+            o = o.args[0]  # (a view: of its first argument)
+        if o in index:
+            found.add(index[o])
+    return found
 
 
 def _val(node: Any) -> Any:
