@@ -80,6 +80,7 @@ CASES = [  # (optimizer, its options, the kernels the updates ran on)
     (torch.optim.SGD, {"lr": 0.1, "momentum": 0.8, "nesterov": True, "weight_decay": 0.01},
      {"sgd_step", "sgd_nesterov_step"}),
     (torch.optim.Adam, {"lr": 0.01, "foreach": True}, {"adam_step"}),  # (torch's for-each graph, as on a GPU)
+    (torch.optim.Adam, {"lr": torch.tensor(0.01), "foreach": False}, {"adam_step"}),  # (an input of the graph)
 ]
 
 
