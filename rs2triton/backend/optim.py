@@ -80,8 +80,10 @@ def fuse_steps(backend: Any, gm: Any) -> None:
     placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
     output = next(n for n in gm.graph.nodes if n.op == "output")
     outs = list(output.args[0])
-    if len(outs) < len(mutated) or any(not isinstance(o, torch.fx.Node) for o in outs[:len(mutated)]):
-        return
+    if len(outs) < len(mutated) or len(placeholders) != len(getattr(meta, "input_info", ())) or not all(
+            isinstance(o, torch.fx.Node) and _same_kind(_val(o), _val(placeholders[i]))
+            for o, i in zip(outs[:len(mutated)], mutated, strict=True)):
+        return  # (inputs AOTAutograd merged or split, as aliased ones: not the graph its metadata describes)
     units = _units(gm, placeholders, outs, mutated)
     if not units:
         return
@@ -136,6 +138,11 @@ def _read_after(placeholders: list[Any], outs: list[Any], mutated: int) -> set[i
         if o in index:
             found.add(index[o])
     return found
+
+
+def _same_kind(a: Any, b: Any) -> bool:
+    torch = _torch()
+    return isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor) and a.shape == b.shape and a.dtype == b.dtype
 
 
 def _val(node: Any) -> Any:
