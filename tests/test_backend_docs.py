@@ -13,7 +13,7 @@ DOC = (ROOT / "docs" / "torch-backend.md").read_text()
 def test_examples_run_and_print_what_the_doc_shows():
     blocks = re.findall(r"```python\n(.*?)```", DOC, re.S)
     shown = re.findall(r"```text\n(.*?)```", DOC, re.S)
-    assert len(blocks) == 4 and len(shown) == 2
+    assert len(blocks) == 5 and len(shown) == 2
     env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
     if DEVICE == "cpu":
         env["TRITON_INTERPRET"] = "1"

@@ -13,6 +13,7 @@ from triton.runtime.jit import KernelInterface
 
 import rs2triton
 from rs2triton.runtime import Launcher
+from rs2triton.runtime.launcher import Configured
 from tests.conftest import ROOT
 
 
@@ -154,3 +155,14 @@ def test_the_fast_path_reports_a_triton_error_at_the_rust_line(monkeypatch):
     d = info.value.diagnostics[0]
     assert (d.code, d.path) == ("E0011", "kernels_rs/vector_add.rs") and "power of 2" in d.message
     assert type(info.value.__cause__).__module__.startswith("triton")
+
+
+def test_parameters_take_the_fast_path(monkeypatch):
+    """An nn.Parameter is a tensor to the kernel (an optimizer step launches on them): the fast
+    path takes it, not the general one (which it went to, at a microsecond and more a launch)."""
+    module = rs2triton.load(ROOT / "kernels_rs" / "vector_add.rs")
+    (fast, rec), _ = _pair(module.VectorAdd, {"BLOCK_SIZE": 64}, TritonRecorder)
+    monkeypatch.setattr(Configured, "_slow", lambda *a: pytest.fail("the general path took the launch"))
+    p = torch.nn.Parameter(torch.zeros(4))
+    fast[(1,)](p, p, p, 4)
+    assert len(rec.calls) == 1 and rec.calls[0][1][0] is p

@@ -421,6 +421,10 @@ def compile_graph(backend: BackendView, gm: Any, direction: str, graph_id: int) 
     index = backend._aten
     runs: dict[str, _NodeRun] = {}
     _sums_over_leading(gm)
+    if direction == "forward":  # (a compiled optimizer step: its updates on teenygrad's optimizer kernels)
+        from rs2triton.backend.optim import fuse_steps
+
+        fuse_steps(backend, gm)
     for node in list(gm.graph.nodes):
         if node.op != "call_function" or not isinstance(node.target, torch._ops.OpOverload):
             continue  # (placeholders, outputs, getitem, SymInt arithmetic)

@@ -66,7 +66,8 @@ def make_binder(launcher: Kernel, fn: Any, keywords: Mapping[str, object],
         return None
     # What the generated code compares against, under names no parameter can have (`_rs...`),
     # builtins too (a Rust parameter may be called `int`).
-    env: dict[str, Any] = {"_rs_Tensor": torch.Tensor, "_rs_type": type, "_rs_int": int, "_rs_float": float,
+    # (a parameter is a tensor to the kernel: an optimizer step launches on nn.Parameters)
+    env: dict[str, Any] = {"_rs_Tensors": frozenset({torch.Tensor, torch.nn.Parameter}), "_rs_type": type, "_rs_int": int, "_rs_float": float,
                            "_rs_bool": bool, "_rs_dict": dict, "_rs_Exception": Exception,
                            "_rs_error": struct.error, "_rs_on_error": on_error}
     tensors: list[str] = []
@@ -129,7 +130,7 @@ def make_binder(launcher: Kernel, fn: Any, keywords: Mapping[str, object],
             env[f"_rs_max{i}"] = s.max_finite
             body.append(f"if _rs_type({v}) is not _rs_float or not -_rs_max{i} <= {v} <= _rs_max{i}: return None")
     if tensors:  # every pointer's type at once, ahead of reading any tensor's attributes
-        body.insert(0, f"if {' or '.join(f'_rs_type({v}) is not _rs_Tensor' for v in tensors)}: return None")
+        body.insert(0, f"if {' or '.join(f'_rs_type({v}) not in _rs_Tensors' for v in tensors)}: return None")
     if ints:  # every integer at once: one test of their types, then of their ranges
         body.append(f"if {' or '.join(f'_rs_type({v}) is not _rs_int' for v in ints)}: return None")
         if len(ints) < 3:  # (comparing costs less than packing for one or two)
