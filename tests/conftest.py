@@ -18,6 +18,11 @@ if DEVICE == "cpu":
 else:
     os.environ.pop("TRITON_INTERPRET", None)
 os.environ.setdefault("RS2TRITON_CACHE_DIR", tempfile.mkdtemp(prefix="rs2triton-test-cache-"))
+# teenygrad's feature-branch tree, exported (`git archive feature/3w0-tile-dsl-welder-scheduler`):
+# the tests marked `teenygrad` run its kernels. They are opt-in (pyproject.toml deselects them:
+# run `pytest -m teenygrad`), since a clean machine has no copy and the project ships none; selected
+# without the tree they fail, saying how to export it (docs/testing.md).
+TEENYGRAD_SRC = Path(os.environ.get("RS2TRITON_TEENYGRAD", "/tmp/tg-feat")) / "kernels" / "teeny-kernels" / "src"
 warnings.filterwarnings("ignore", message="TRITON_DEFAULT_FP_FUSION")
 
 # Property tests assert behaviour, not time: Hypothesis's per-example deadline (200 ms) failed a
@@ -52,3 +57,14 @@ def launches(monkeypatch):
 
     monkeypatch.setattr(apply, "_launch", spy)
     return seen
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "teenygrad: runs teenygrad's feature-branch kernels (opt-in: pytest -m teenygrad)")
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    if item.get_closest_marker("teenygrad") and not TEENYGRAD_SRC.is_dir():
+        pytest.fail(f"no teenygrad tree at {TEENYGRAD_SRC}: export the feature branch "
+                    "(git -C <teenygrad clone> archive feature/3w0-tile-dsl-welder-scheduler | tar -x -C <dir>) "
+                    "and set RS2TRITON_TEENYGRAD=<dir>", pytrace=False)

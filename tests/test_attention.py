@@ -3,7 +3,6 @@ the rows' launches stated as data (``torch_mapping.Launch``), kernels_rs' flash_
 (causal or not) and teenygrad's flash_attn2.rs (no causal mask) where the tree has it; a float
 mask on the add row; dropout on torch, with the reason."""
 
-from pathlib import Path
 
 import pytest
 import torch
@@ -11,10 +10,10 @@ import torch.nn.functional as F
 
 import rs2triton
 from rs2triton.backend.tree import kernel_struct, load_tree
-from tests.conftest import DEVICE, ROOT
+from tests.conftest import DEVICE, ROOT, TEENYGRAD_SRC
 from tests.numerics import assert_matches
 
-TEENYGRAD_ATTENTION = Path("/tmp/tg-feat/kernels/teeny-kernels/src/nn/attention")
+TEENYGRAD_ATTENTION = TEENYGRAD_SRC / "nn" / "attention"
 
 
 def _fallbacks(report) -> dict[str, list[str]]:
@@ -127,7 +126,7 @@ def test_a_tree_s_kernel_structs_are_found_with_or_without_runtime_op():
     assert kernel_struct("flash_attention2_backward_dkv") == "FlashAttention2BackwardDkv"
 
 
-@pytest.mark.skipif(not TEENYGRAD_ATTENTION.is_dir(), reason="teenygrad's feature-branch tree is not exported")
+@pytest.mark.teenygrad
 def test_teenygrad_s_flash_attn2_runs_attention_without_a_causal_mask_and_kernels_rs_the_causal():
     backend = rs2triton.torch_backend([TEENYGRAD_ATTENTION, ROOT / "kernels_rs"], name="attn_teenygrad")
     q, k, v = _qkv((2, 2, 5, 8), (2, 2, 5, 8))

@@ -9,18 +9,17 @@ teenygrad's feature-branch tree."""
 from __future__ import annotations
 
 import copy
-from pathlib import Path
 
 import pytest
 import torch
 
 import rs2triton
 from rs2triton.backend.optim import OPERATION
-from tests.conftest import DEVICE, ROOT
+from tests.conftest import DEVICE, ROOT, TEENYGRAD_SRC
 from tests.numerics import assert_matches
 
 STEPS = 3
-FEATURE_TREE = Path("/tmp/tg-feat/kernels/teeny-kernels/src")
+FEATURE_TREE = TEENYGRAD_SRC
 
 
 def mlp() -> torch.nn.Module:
@@ -126,7 +125,7 @@ def mlp_loss_double(m: torch.nn.Module) -> torch.Tensor:
     return (m(x) ** 2).mean()
 
 
-@pytest.mark.skipif(not FEATURE_TREE.is_dir(), reason=f"teenygrad's feature-branch tree is not exported at {FEATURE_TREE}")
+@pytest.mark.teenygrad
 def test_teenygrads_own_optimizer_kernels_run_the_step():
     """teenygrad's nn/optim kernels (first in the trees) take the updates."""
     backend = rs2triton.torch_backend([FEATURE_TREE, ROOT / "kernels_rs"], name="rs2triton_tests_optim_feature")

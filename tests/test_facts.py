@@ -16,7 +16,7 @@ import rs2triton
 import rs2triton.runtime
 from rs2triton.transpiler.emit.facts import kernel_facts, kernel_uses
 from rs2triton.transpiler.emit.roles import const_roles
-from tests.conftest import ROOT
+from tests.conftest import ROOT, TEENYGRAD_SRC
 
 
 def _launcher_text(text: str, name: str) -> str:
@@ -84,7 +84,7 @@ def test_the_runtime_reads_the_recorded_facts_not_the_kernels_code():
 
 
 # ---------------------------------------------------------------------- const-generic roles
-TG_FEAT = Path("/tmp/tg-feat/kernels/teeny-kernels/src")
+TG_FEAT = TEENYGRAD_SRC
 
 
 def _roles(path: Path, **options) -> dict[str, dict[str, dict]]:
@@ -158,7 +158,7 @@ def test_the_facts_hold_the_roles_and_a_launcher_copies_them():
     assert add.autotune([{"BLOCK_SIZE": 64}]).roles == add.roles and add.facts["consts"] == add.roles
 
 
-@pytest.mark.skipif(not TG_FEAT.is_dir(), reason="teenygrad's feature-branch tree is not exported here")
+@pytest.mark.teenygrad
 def test_teenygrad_s_feature_branch_kernels_record_their_roles():
     """Its log-softmax reads a row with no mask (exact); its linear layer's tiles are tensor
     descriptors' blocks (bounded by the descriptors' shapes), ``USE_BIAS`` a flag, ``GROUP_M`` a

@@ -9,13 +9,12 @@ The same run on teenygrad's feature-branch tree (with kernels_rs for what it lac
 """
 
 import copy
-from pathlib import Path
 
 import pytest
 import torch
 
 import rs2triton
-from tests.conftest import DEVICE, ROOT
+from tests.conftest import DEVICE, ROOT, TEENYGRAD_SRC
 from tests.numerics import assert_matches
 
 transformers = pytest.importorskip("transformers")
@@ -266,10 +265,10 @@ def test_models_no_one_wrote_rows_for_run_on_the_kernels(name, make, operations)
     assert not _fallbacks(report), str(report)
 
 
-FEATURE_TREE = Path("/tmp/tg-feat/kernels/teeny-kernels/src")
+FEATURE_TREE = TEENYGRAD_SRC
 
 
-@pytest.mark.skipif(not FEATURE_TREE.is_dir(), reason="teenygrad's feature-branch tree is not exported")
+@pytest.mark.teenygrad
 def test_qwen3_on_teenygrad_s_tree_runs_attention_and_rms_norm_on_their_kernels():
     """On teenygrad's feature-branch tree + kernels_rs (what benchmarks/models.py runs): the
     RMSNorm's forward on teenygrad's rmsnorm.rs, its backward on kernels_rs' (teenygrad's races on

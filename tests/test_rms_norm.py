@@ -3,16 +3,15 @@ kernels used directly (``torch_mapping.Launch``): kernels_rs' rmsnorm.rs, or tee
 rmsnorm.rs forward where the tree has it; the backward is kernels_rs' (each row's dx alone), the
 weight's gradient a product and a sum over rows on the rows' ops."""
 
-from pathlib import Path
 
 import pytest
 import torch
 
 import rs2triton
-from tests.conftest import DEVICE, ROOT
+from tests.conftest import DEVICE, ROOT, TEENYGRAD_SRC
 from tests.numerics import assert_matches
 
-TEENYGRAD_NORM = Path("/tmp/tg-feat/kernels/teeny-kernels/src/nn/norm")
+TEENYGRAD_NORM = TEENYGRAD_SRC / "nn" / "norm"
 
 
 class RMSNorm(torch.nn.Module):
@@ -71,7 +70,7 @@ def test_a_pattern_that_is_not_rms_norm_is_left_as_it_is():
     assert report.ran("rsqrt") and not report.ran("rms_norm_rows"), str(report)
 
 
-@pytest.mark.skipif(not TEENYGRAD_NORM.is_dir(), reason="teenygrad's feature-branch tree is not exported")
+@pytest.mark.teenygrad
 def test_teenygrad_s_rms_norm_forward_runs_with_kernels_rs_backward():
     report = _run(rs2triton.torch_backend([TEENYGRAD_NORM, ROOT / "kernels_rs"], name="rms_teenygrad"))
     assert report.rows["rms_norm"].ran[("RmsNormForward", "forward")] == 1, str(report)
