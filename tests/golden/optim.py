@@ -231,6 +231,7 @@ AdamStep = Launcher(
             "grad_ptr": ["n_elements"],
             "params_ptr": ["n_elements"],
         },
+        "consts": {"BLOCK_SIZE": {"role": "block", "bounds": ["n_elements"]}},
     },
 )
 
@@ -266,6 +267,7 @@ AdamwStep = Launcher(
             "grad_ptr": ["n_elements"],
             "params_ptr": ["n_elements"],
         },
+        "consts": {"BLOCK_SIZE": {"role": "block", "bounds": ["n_elements"]}},
     },
 )
 
@@ -284,6 +286,7 @@ SgdStep = Launcher(
     facts={
         "stores": ["params_ptr"],
         "bounds": {"grad_ptr": ["n_elements"], "params_ptr": ["n_elements"]},
+        "consts": {"BLOCK_SIZE": {"role": "block", "bounds": ["n_elements"]}},
     },
 )
 
@@ -309,6 +312,7 @@ SgdMomentumStep = Launcher(
             "grad_ptr": ["n_elements"],
             "params_ptr": ["n_elements"],
         },
+        "consts": {"BLOCK_SIZE": {"role": "block", "bounds": ["n_elements"]}},
     },
 )
 
@@ -334,6 +338,7 @@ SgdNesterovStep = Launcher(
             "grad_ptr": ["n_elements"],
             "params_ptr": ["n_elements"],
         },
+        "consts": {"BLOCK_SIZE": {"role": "block", "bounds": ["n_elements"]}},
     },
 )
 
@@ -343,5 +348,5 @@ SgdNesterovStep = Launcher(
 locate(
     globals(),
     "kernels_rs/optim.rs",
-    "18:31*28,48,49,50,60,70,80,91,92*4,93*4,94,95,96,98,106,114;69:128*20,146,147,148,158,168,178,189,190*4,191*4,192,193,194,196,204,212;112:226*8,237,238,239,249,259,260*5;132:280*22,294,295,296,306,316,326,327*4,329*5,337;172:345*17,359,360,361,371,381,391,392,393,394,395,403;203:31*33;237:128*34;272:226*17;290:280*24;315:345*24",
+    "18:31*28,48,49,50,60,70,80,91,92*4,93*4,94,95,96,98,106,114;69:128*20,146,147,148,158,168,178,189,190*4,191*4,192,193,194,196,204,212;112:226*8,237,238,239,249,259,260*5;132:280*22,294,295,296,306,316,326,327*4,329*5,337;172:345*17,359,360,361,371,381,391,392,393,394,395,403;203:31*34;238:128*35;274:226*18;293:280*25;319:345*25",
 )
