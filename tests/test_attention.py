@@ -1,5 +1,5 @@
 """scaled_dot_product_attention on flash-attention kernels used directly (no ``impl RuntimeOp``):
-the rows' launches stated as data (``torch_mapping.Launch``), kernels_rs' flash_attention.rs
+the rows' launches stated as data (``mapping_rules.Launch``), kernels_rs' flash_attention.rs
 (causal or not) and teenygrad's flash_attn2.rs (no causal mask) where the tree has it; a float
 mask on the add row; dropout on torch, with the reason."""
 

@@ -574,7 +574,7 @@ where
 
 def test_a_kernel_that_masks_no_load_takes_exactly_its_row(tmp_path):
     from rs2triton.backend.plan import loads_masked
-    from rs2triton.runtime.torch_mapping import Block, Cover
+    from rs2triton.runtime.mapping_rules import Block, Cover
 
     (tmp_path / "row_copy.rs").write_text(UNMASKED)
     unmasked = rs2triton.load(tmp_path / "row_copy.rs").RowCopy

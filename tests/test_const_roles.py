@@ -12,7 +12,8 @@ import torch
 
 from rs2triton.backend.compiler import Backend
 from rs2triton.backend.tree import load_tree
-from rs2triton.runtime.torch_mapping import TABLE, Block, Cover, Entry, Exact, Tile, const_rules
+from rs2triton.runtime.mapping_rules import Block, Cover, Entry, Exact, Tile, const_rules
+from rs2triton.runtime.torch_mapping import TABLE
 from tests.conftest import DEVICE, ROOT
 from tests.numerics import assert_matches
 

@@ -1,5 +1,5 @@
 """RMSNorm written out (Qwen3's ``Qwen3RMSNorm``) found in Dynamo's graph and run on RMS-norm
-kernels used directly (``torch_mapping.Launch``): kernels_rs' rmsnorm.rs, or teenygrad's
+kernels used directly (``mapping_rules.Launch``): kernels_rs' rmsnorm.rs, or teenygrad's
 rmsnorm.rs forward where the tree has it; the backward is kernels_rs' (each row's dx alone), the
 weight's gradient a product and a sum over rows on the rows' ops."""
 

@@ -3,7 +3,7 @@
 The backend hands Dynamo's graph to ``aot_module_simplified`` (functionalized, as aot_eager and
 Inductor do), which traces the forward and the joint backward down to ATen operators and
 partitions them, deciding what the backward saves. :func:`compile_graph` then rewrites one of
-those graphs: every node whose ATen operator a row's :class:`~rs2triton.runtime.torch_mapping.Aten`
+those graphs: every node whose ATen operator a row's :class:`~rs2triton.runtime.mapping_rules.Aten`
 names runs the row's op (``plan.py``, once per shape) — a forward operator through the op's
 ``pack_args``/``grid``, a backward operator (``threshold_backward``, ``_softmax_backward_data``)
 through the op's backward kernels — and every other compute node runs on torch, counted with
@@ -19,7 +19,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 from rs2triton.backend.plan import Args, Fallback, Plan, Tensor, _same, _strict
-from rs2triton.runtime.torch_mapping import Aten, Entry, OnesRow, Sized, Table, Transposed
+from rs2triton.runtime.mapping_rules import Aten, Entry, OnesRow, Sized, Table, Transposed
 from rs2triton.runtime.values import _torch
 
 if TYPE_CHECKING:

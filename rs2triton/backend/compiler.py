@@ -31,7 +31,8 @@ if TYPE_CHECKING:
 
 __all__ = ["Backend", "StrictFallback", "register"]
 from rs2triton.backend.report import Report
-from rs2triton.runtime.torch_mapping import TABLE, Entry
+from rs2triton.runtime.mapping_rules import Entry
+from rs2triton.runtime.torch_mapping import TABLE
 from rs2triton.runtime.values import _torch
 
 log = logging.getLogger("rs2triton.backend")

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from rs2triton.backend.plan import Tensor, _reference
-from rs2triton.runtime.torch_mapping import Entry
+from rs2triton.runtime.mapping_rules import Entry
 
 if TYPE_CHECKING:
     from rs2triton.backend.protocols import BackendView

@@ -2,7 +2,7 @@
 
 A teenygrad kernel struct may come with no host logic (``flash_attn2.rs``' kernels: an op
 wrapper and no ``impl RuntimeOp``). A row maps such kernels by listing, on each ATen operator it
-computes, the launches that compute it (:class:`~rs2triton.runtime.torch_mapping.Launch`: the
+computes, the launches that compute it (:class:`~rs2triton.runtime.mapping_rules.Launch`: the
 kernel struct, its grid, what goes to each parameter, its const generics), the tensors they
 make and what the operator returns. :func:`plan_launches` resolves them once per shape set
 (sizes, const generics, the configured kernels, the grid, each argument's place) into a
@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from rs2triton.backend.plan import Fallback
-from rs2triton.runtime.torch_mapping import Aten, Dim, Entry, Fixed
+from rs2triton.runtime.mapping_rules import Aten, Dim, Entry, Fixed
 from rs2triton.runtime.values import _torch
 
 

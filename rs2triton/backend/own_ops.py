@@ -12,7 +12,7 @@ forward does not compute, and the rewrite of Dynamo's graph that uses them.
 - ``scaled_dot_product_attention`` with no mask and no dropout is made, in Dynamo's graph,
   ``rs2triton_aot::attention`` on ``[B*H, N, D]`` tensors (returning the output and each query's
   log-sum-exp, in ``f32``), whose autograd formula is ``rs2triton_aot::attention_backward``: the
-  attention rows run both on flash-attention kernels (``torch_mapping.Launch``). Grouped key
+  attention rows run both on flash-attention kernels (``mapping_rules.Launch``). Grouped key
   heads are expanded to the query heads (``enable_gqa``: a key's gradient is then a sum over its
   group, on the sum rows), and a head dimension that is not a power of two is padded with zeros
   to one (the scores and the output's columns are unchanged; the scale is the unpadded one).

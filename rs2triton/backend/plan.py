@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
-from rs2triton.runtime.torch_mapping import Count, Cover, Dim, Entry, Exact, Present, Rule, Value, const_rules
+from rs2triton.runtime.mapping_rules import Count, Cover, Dim, Entry, Exact, Present, Rule, Value, const_rules
 from rs2triton.runtime.values import _torch
 
 if TYPE_CHECKING:

@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from rs2triton.backend.plan import Args, Plan
     from rs2triton.backend.report import Report
     from rs2triton.backend.tree import Tree
-    from rs2triton.runtime.torch_mapping import Aten, Entry
+    from rs2triton.runtime.mapping_rules import Aten, Entry
 
 
 class Folds(Protocol):

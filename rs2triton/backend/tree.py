@@ -102,7 +102,7 @@ class Tree:
     (a kernel struct with ``impl RuntimeOp``) or its class (a wrapper struct), loaded when asked
     for; ``kernels`` maps every kernel struct's name to its launcher, whether or not the file
     implements ``RuntimeOp`` for it (teenygrad's ``FlashAttention2Forward``: a row that states its
-    launches as data runs it, ``torch_mapping.Launch``); ``files`` where each loaded one is
+    launches as data runs it, ``mapping_rules.Launch``); ``files`` where each loaded one is
     defined; ``skipped`` the files that could not be read or did not transpile, with the first
     line of the error."""
 

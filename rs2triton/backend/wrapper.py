@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeAlias
 
 from rs2triton.backend.plan import Arg, Args, Plan, Tensor, nan_mask
-from rs2triton.runtime.torch_mapping import Aten, Entry, OnesRow, Transposed
+from rs2triton.runtime.mapping_rules import Aten, Entry, OnesRow, Transposed
 from rs2triton.runtime.values import _torch
 
 if TYPE_CHECKING:

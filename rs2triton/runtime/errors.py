@@ -21,9 +21,9 @@ import tokenize
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType, SimpleNamespace
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
-from rs2triton.diagnostics import Diagnostic, Lines
+from rs2triton.diagnostics import Diagnostic, Lines, TranspileError
 from rs2triton.runtime.locations import find_source
 
 
@@ -186,3 +186,27 @@ def triton_diagnostic(exc: BaseException, module: GeneratedModule) -> Diagnostic
     hint = _hint(source_line, str(exc))
     return Diagnostic("E0011", f"Triton rejected this kernel: {message}", rust_path, rust, col,
                       max(1, len(source_line.strip())), f"{hint} ({where})" if hint else where, source_line)
+
+
+def at_rust_line(exc: BaseException, fn: Any) -> TranspileError | None:
+    """Triton's error about the generated kernel (a compile error, or one the interpreter raised
+    running it) as rs2triton's E0011 at the Rust line it came from, as `rs2triton run` reports
+    it; None for anything else (an argument error, an access outside the tensors). ``fn``: the
+    kernel's ``@triton.jit`` function (a launcher's ``fn``)."""
+    if not from_triton(exc):
+        return None
+    module = module_of(fn)
+    diag = triton_diagnostic(exc, module) if module is not None else None
+    return TranspileError([diag]) if diag is not None else None
+
+
+def from_triton(exc: BaseException) -> bool:
+    """Whether Triton raised ``exc`` about the kernel (its compiler's or interpreter's errors)."""
+    seen: set[int] = set()
+    e: BaseException | None = exc
+    while e is not None and id(e) not in seen:
+        seen.add(id(e))
+        if type(e).__module__.startswith("triton"):
+            return True
+        e = e.__cause__ or e.__context__
+    return False

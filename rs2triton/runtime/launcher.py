@@ -504,7 +504,7 @@ class Configured(_OpBase):
         # (on the interpreter every launch takes the general path, which checks its accesses:
         # a launch there costs far more than binding its arguments)
         made = None if self.launcher.checks_accesses else make_binder(
-            self.launcher, self.launcher.fn, self._kw, self._slow, partial(_at_rust_line, launcher=self.launcher))
+            self.launcher, self.launcher.fn, self._kw, self._slow, partial(_at_rust_line, fn=self.launcher.fn))
         checked = made if made is not None else (lambda grid: partial(self._launch, grid))
         self._checked = checked
         return checked
@@ -609,7 +609,7 @@ class Configured(_OpBase):
             panic = kernel_panic(e, launcher.name) if launcher.debug else None
             if panic is not None:
                 raise panic from None
-            mapped = _at_rust_line(e, launcher)
+            mapped = _at_rust_line(e, launcher.fn)
             if mapped is None:
                 raise
             raise mapped from e
@@ -622,32 +622,12 @@ class Configured(_OpBase):
         return wrapped
 
 
-def _at_rust_line(exc: Exception, launcher: Launcher) -> TranspileError | None:
-    """Triton's error about the generated kernel (a compile error, or one the interpreter raised
-    running it) as rs2triton's E0011 at the Rust line it came from, as `rs2triton run` reports
-    it; None for anything else (an argument error, an access outside the tensors)."""
-    from rs2triton.runtime import bounds
+def _at_rust_line(exc: BaseException, fn: Any) -> TranspileError | None:
+    from rs2triton.runtime.errors import (
+        at_rust_line,  # (Triton's error at the Rust line: loaded when one comes)
+    )
 
-    if isinstance(exc, (bounds.OutOfBounds, bounds.NeverReturns, KeyboardInterrupt)) or not _from_triton(exc):
-        return None
-    from rs2triton.diagnostics import TranspileError
-    from rs2triton.runtime.errors import module_of, triton_diagnostic
-
-    module = module_of(launcher.fn)
-    diag = triton_diagnostic(exc, module) if module is not None else None
-    return TranspileError([diag]) if diag is not None else None
-
-
-def _from_triton(exc: BaseException) -> bool:
-    """Whether Triton raised ``exc`` about the kernel (its compiler's or interpreter's errors)."""
-    seen: set[int] = set()
-    e: BaseException | None = exc
-    while e is not None and id(e) not in seen:
-        seen.add(id(e))
-        if type(e).__module__.startswith("triton"):
-            return True
-        e = e.__cause__ or e.__context__
-    return False
+    return at_rust_line(exc, fn)
 
 
 def _op_class(launcher: Launcher, op: type[RuntimeOp] | None) -> type[Configured]:
