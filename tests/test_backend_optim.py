@@ -202,3 +202,17 @@ def test_strict_mode_refuses_an_update_on_torch():
     mlp_loss(model).backward()
     with pytest.raises(Exception, match=r"\(optimizer step of a parameter\) would run on torch: no optimizer kernel"):
         torch.compile(opt.step, backend=strict)()
+
+
+def test_the_optimizer_kernels_compile_for_sm90_and_gfx942():
+    """kernels_rs/optim.rs (teenygrad's nn/optim signatures): each kernel the rows launch compiles
+    for the GPU targets, as the interpreter tests above check its numbers."""
+    from tests.compile_helper import compile_in_subprocess
+
+    kernels = ("adam_step", "adamw_step", "sgd_step", "sgd_momentum_step", "sgd_nesterov_step")
+    reqs = [{"file": "kernels_rs/optim.rs", "kernel": k, "target": t, "dtypes": {}, "consts": {"BLOCK_SIZE": 1024}}
+            for k in kernels for t in ("cuda:90", "hip:gfx942")]
+    results = compile_in_subprocess(reqs)
+    failures = [f"{r['kernel']} {r['target']}: {r.get('error')}" for r in results if not r["ok"]]
+    assert not failures, "\n".join(failures)
+    assert len(results) == len(reqs) and all(r["entry"] for r in results)
