@@ -26,14 +26,16 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from types import FrameType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from rs2triton.runtime.errors import module_of, rust_lines
 
 if TYPE_CHECKING:  # (torch, triton and numpy are not followed by mypy: these are Any to it)
-    from numpy import ndarray
     from torch import Tensor
     from triton.runtime.interpreter import TensorHandle
+
+# a numpy array (numpy's own stubs differ between its releases: 2.3 gave ndarray default type arguments)
+Array: TypeAlias = Any
 
 _ACTIVE: contextvars.ContextVar[_Launch | None] = contextvars.ContextVar("rs2triton_bounds", default=None)
 # Within `own_elements()` (RuntimeOp.apply's launches) each tensor is held to its own elements,
@@ -98,7 +100,7 @@ class _Launch:
         if bad.any():
             raise self._error(addrs, bad, size, what)
 
-    def _error(self, addrs: ndarray, bad: ndarray, size: int, what: str) -> OutOfBounds:
+    def _error(self, addrs: Array, bad: Array, size: int, what: str) -> OutOfBounds:
         import numpy as np
 
         lane = int(np.flatnonzero(bad.ravel())[0])

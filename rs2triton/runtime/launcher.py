@@ -623,9 +623,13 @@ class Configured(_OpBase):
 
 
 def _at_rust_line(exc: BaseException, fn: Any) -> TranspileError | None:
-    from rs2triton.runtime.errors import (
-        at_rust_line,  # (Triton's error at the Rust line: loaded when one comes)
-    )
+    """Triton's error at the Rust line (:func:`rs2triton.runtime.errors.at_rust_line`), loaded when one
+    comes; None for the interpreter's bounds and an interrupt."""
+    from rs2triton.runtime import bounds
+
+    if isinstance(exc, (bounds.OutOfBounds, bounds.NeverReturns, KeyboardInterrupt)):
+        return None
+    from rs2triton.runtime.errors import at_rust_line
 
     return at_rust_line(exc, fn)
 
