@@ -12,7 +12,8 @@ use teeny_triton::triton::{
     *,
 };
 
-/// Forward: `y = max(x, 0)`.
+/// Forward: `y = max(x, 0)`, NaN kept as torch keeps it (`x < 0` is false for a NaN, so it is
+/// passed through; `T::maximum` would drop it, as Rust's `f32::max` does).
 ///
 /// Grid: `[cdiv(n_elements, BLOCK_SIZE)]`.
 #[kernel(backward = ReluBackward)]
@@ -23,6 +24,7 @@ pub fn relu_forward<T: Triton, D: Float, const BLOCK_SIZE: i32>(
 ) where
     T::I32Tensor: types::Tensor<i32, 1>,
     T::I32Tensor: Comparison<i32, BoolTensor = T::BoolTensor>,
+    T::Tensor<D>: Comparison<D, BoolTensor = T::BoolTensor>,
     T::Pointer<D>: AddOffsets<i32, 1, T::I32Tensor, Output = T::Tensor<T::Pointer<D>>>,
 {
     let pid = T::program_id(Axis::X);
@@ -31,7 +33,7 @@ pub fn relu_forward<T: Triton, D: Float, const BLOCK_SIZE: i32>(
 
     let x = T::load(x_ptr.add_offsets(offsets), Some(mask), None, &[], None, None, None, false);
     let zero = T::full(&[BLOCK_SIZE], D::ZERO);
-    let y = T::maximum(x, zero);
+    let y = T::where_(x.lt(zero), zero, x);
 
     T::store(y_ptr.add_offsets(offsets), y, Some(mask), &[], None, None);
 }

@@ -49,8 +49,10 @@ def test_stores_and_bounds_are_named_by_rust_names():
 def test_the_launchers_of_real_kernels_carry_their_facts():
     matmul = rs2triton.load(ROOT / "kernels_rs" / "matmul.rs").Matmul
     assert "dot" in matmul.uses and matmul.stores == {"c_ptr"}
-    relu = rs2triton.load(ROOT / "kernels_rs" / "relu.rs").ReluForward  # Rust's f32::max: tl.maximum
-    assert "nan_dropping_max" in relu.uses and relu.stores == {"y_ptr"}
+    maximum = rs2triton.load(ROOT / "kernels_rs" / "elementwise.rs").MaximumForward  # Rust's f32::max: tl.maximum
+    assert "nan_dropping_max" in maximum.uses
+    relu = rs2triton.load(ROOT / "kernels_rs" / "relu.rs").ReluForward  # a where on x < 0: NaN kept
+    assert "nan_dropping_max" not in relu.uses and relu.stores == {"y_ptr"}
     add = rs2triton.load(ROOT / "kernels_rs" / "vector_add.rs").VectorAdd
     assert add.uses == frozenset() and add.stores == {"out_ptr"}
     assert add.bounds == {p: frozenset({"n_elements"}) for p in ("a_ptr", "b_ptr", "out_ptr")}

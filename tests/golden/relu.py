@@ -16,7 +16,8 @@ from rs2triton.runtime.host import as_i32, as_u32, as_usize, usize
 
 @triton.jit
 def relu_forward(x_ptr, y_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
-    """Forward: `y = max(x, 0)`.
+    """Forward: `y = max(x, 0)`, NaN kept as torch keeps it (`x < 0` is false for a NaN, so it is
+    passed through; `T::maximum` would drop it, as Rust's `f32::max` does).
 
     Grid: `[cdiv(n_elements, BLOCK_SIZE)]`.
     """
@@ -26,7 +27,7 @@ def relu_forward(x_ptr, y_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
     mask = offsets < n_elements
     x = tl.load(x_ptr + offsets, mask=mask)
     zero = tl.full([BLOCK_SIZE], 0.0, dtype=D)
-    y = tl.maximum(x, zero)
+    y = tl.where(x < zero, zero, x)
     tl.store(y_ptr + offsets, y, mask=mask)
 
 
@@ -54,7 +55,7 @@ class ReluForwardOp(RuntimeOp):
     """How teenygrad's executor launches `relu_forward` (and, for training, `relu_backward`):
     one input, no parameters, one program per `BLOCK_SIZE` elements.
 
-    teenygrad's `impl RuntimeOp for ReluForward` (kernels_rs/relu.rs, line 87), translated."""
+    teenygrad's `impl RuntimeOp for ReluForward` (kernels_rs/relu.rs, line 89), translated."""
 
     def n_activation_inputs(self):
         return 1
@@ -110,7 +111,6 @@ ReluForward = Launcher(
     dtypes={"D": "f32, f64, f16, bf16"},
     backward="ReluBackward",
     facts={
-        "uses": ["nan_dropping_max"],
         "stores": ["y_ptr"],
         "bounds": {"x_ptr": ["n_elements"], "y_ptr": ["n_elements"]},
         "consts": {"BLOCK_SIZE": {"role": "block", "bounds": ["n_elements"]}},
@@ -141,5 +141,5 @@ ReluBackward = Launcher(
 locate(
     globals(),
     "kernels_rs/relu.rs",
-    "17:19*7,28,29,30,32,33,34,36;33:45*8,56,57,58,60,61;47:64,65,67;53:87;59:88,89;62:92,93;65:96*2,105,106,107,108;73:111,112,113;77:117,118;80:123*11;92:123,135,136,137,138,139;100:143,144;105:19*15;121:45*16",
+    "17:20*8,30,31,32,34,35,36,38;34:47*8,58,59,60,62,63;48:66,67,69;54:89;60:90,91;63:94,95;66:98*2,107,108,109,110;74:113,114,115;78:119,120;81:125*11;93:125,137,138,139,140,141;101:145,146;106:20*14;121:47*16",
 )
