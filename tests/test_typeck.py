@@ -58,6 +58,9 @@ ACCEPTED = [
     "let e = 1e-5; let r = x + e;", "let a = 0; let r = a + m;", "let r = (n as i64) + m;", "let r = -1 as i32;",
     "let r = n >= 0 && x > 0.0;", "let mut a = 0; a += m;", "let mut a = 0; a = m;", "let mut a = 7u8; a <<= 1;", "let r = b as bool;",
     "let r = b as i32 + n;", "let s: i64 = 7;", "let r = 1 + 2 * n;",
+    # a float `let` typed f32 by a later use, wherever the use is (lowering/typing.py, before lowering)
+    "let z = if b { 0.1 } else { 0.2 }; let r = x * z;", "let mut z = 0.1; for i in 0..3 { z = z * 2.0; } let r = x + z;",
+    "let z = 0.1; let r = x.max(z * 2.0);",
 ]
 # The DSL's tensors (kernels only): the trait's operators (`I32Tensor: Add<i32>`, `AddOffsets<..,
 # I32Tensor>`, `Comparison<i32>`)
@@ -185,3 +188,24 @@ def test_a_type_is_read_once_for_every_reader(annotation, head, args, scalar):
     t = read_type(ty)
     assert (t.head, [a.source for a in t.args], t.scalar) == (head, args, scalar)
     assert t.source == annotation.replace(" ", "")
+
+
+@pytest.mark.parametrize("body, want", [
+    ("let z = 0.1; let w = z * 3.0; b + w", {"z": "f32", "w": "f32"}),
+    ("let z = 0.1; let a: f64 = z; let w = 0.5; w", {"z": "f64", "w": "f32"}),  # (the first type met is kept)
+    ("let n = 0; let m = n + 1; m as f32", {"n": None, "m": None}),  # (Rust's fallback: i32, said by no use)
+    ("let n = 0; let k: usize = n * 2; b", {"n": "usize"}),
+    ("let mut s = 0.0; for v in xs { s += *v; } s", {"s": "f32"}),
+])
+def test_the_typing_pass_gives_each_let_the_type_of_all_its_uses(body, want):
+    """lowering/typing.py, before lowering: a `let` of an unsuffixed literal takes the type its uses
+    give it, wherever they are (a later statement, a loop, the function's value)."""
+    from rs2triton.transpiler.frontend.parse import parser
+    from rs2triton.transpiler.lowering.typing import Env, Seq, infer
+
+    fn = parser().parse(f"fn f(b: f32, xs: &[f32]) -> f32 {{ {body} }}".encode()).root_node.named_children[0]
+    typing = infer(fn.child_by_field_name("body"), Env(name={"b": "f32", "xs": Seq("f32")}.get, returns="f32"))
+    lets = {n.child_by_field_name("pattern").text.decode().removeprefix("mut "): typing.let_type(n.id)
+            for n in fn.child_by_field_name("body").named_children if n.type == "let_declaration"}
+    assert {k: lets[k] for k in want} == want
+

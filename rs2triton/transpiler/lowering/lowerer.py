@@ -254,12 +254,6 @@ class Lowerer:
     def int_let_met(self, v: Val, elem: str | None, node: Node) -> None:
         return None
 
-    def float_let_is(self, v: Val, elem: str | None) -> None:
-        return None
-
-    def float_let_met(self, v: Val, other: Val | None = None) -> None:
-        return None
-
     def rust_rules(self, node: Node) -> _RustRules:
         """What rustc rejects at compile time (see semantics.ConstError) is an E0012 at ``node``."""
         return _RustRules(self, node)

@@ -205,7 +205,7 @@ def cast_value(lw: Lowerer, v: Val, target: str, node: Node) -> Val:
         return out
     # rustc knows the cast too. Of an integer whose type is still inferred, whatever type it gets:
     # it holds the value, and an integer cast keeps the value's bits; of such a float, Rust's
-    # fallback, f64 (a float `let` a use makes f32 is typed so: see host/lowerer.Retype)
+    # fallback, f64 (a float `let` a use makes f32 is typed so: lowering/typing.py)
     return dataclasses.replace(out, known=Known(semantics.cast_constant(k.value, target), k.via))
 
 

@@ -16,9 +16,9 @@ Other tensor operands are left to the bounds a kernel's ``where`` clause may add
 Casts and unary operators too: only a ``bool`` is cast to a ``bool`` (E0054), a ``bool`` only to
 an integer (E0606), a float has no ``!`` (E0600), ``-1 as u32`` negates a ``u32`` (E0600).
 
-Rust infers an unsuffixed literal's `let` from its uses. Host code follows it with its lowerer's
-hooks (``inferred_int``, ``int_let_met``, ``float_let_is``: integer `let`s joined, a float `let`
-lowered again as an f32; no-ops for kernels); kernels with ``Lowerer.let_types`` (a `let`'s Rust
+Rust infers an unsuffixed literal's `let` from its uses. In host code a float `let`'s type is the
+typing pass's answer (lowering/typing.py, run before the body is lowered), and integer `let`s are
+joined by the lowerer's hooks (``inferred_int``, ``int_let_met``; no-ops for kernels); kernels with ``Lowerer.let_types`` (a `let`'s Rust
 type: ``{integer}`` until a use types it, :func:`_met`) and ``Val.rust`` (a value's Rust type where
 lowering holds Triton's promoted one: :func:`typed`), read by the checks only."""
 
@@ -156,8 +156,6 @@ def check_operands(lw: Lowerer, op: str, left: Val, right: Val, node: Node) -> t
             return a, b
         if _weak(a) and _weak(b):
             raise lw.rejects(_at(node, "operator"), "E0277", f"can't compare `{a}` with `{b}`", hint)
-        lw.float_let_is(right, a)  # (`b < z` where `let z = 0.1;`: z is an f32)
-        lw.float_let_is(left, b)
         expected = {"{integer}": "integer", "{float}": "float"}.get(a, f"`{a}`")
         raise lw.rejects(_at(node, "right"), "E0308", f"mismatched types: expected {expected}, found {_found(b)}", hint)
     if ca == "float" and (op in _BITS or op in _SHIFTS) or ca == "bool" and (op in _ARITH or op in _SHIFTS):
@@ -169,17 +167,12 @@ def check_operands(lw: Lowerer, op: str, left: Val, right: Val, node: Node) -> t
     if a == b or (ca == cb and (_weak(a) or _weak(b))):
         _met(lw, left, a, b)
         _met(lw, right, b, a)
-        if a == "f64" and b == "f64":
-            lw.float_let_met(left, right)
-            lw.float_let_met(right, left)
         return a, b
     if ca != cb or _weak(a) or _weak(b):
         if op == "+" and _weak(a) and _weak(b):
             raise lw.rejects(_at(node, "operator"), "E0277", f"cannot add a{'n integer' if cb == 'int' else ' float'} to "
                              f"a{'n integer' if ca == 'int' else ' float'}", hint)
         raise lw.rejects(_at(node, "operator"), "E0277", e0277(op, a, b), hint)
-    lw.float_let_is(right, a)  # (`b * x` where `let x = 0.1;`: x is an f32, as Rust infers it)
-    lw.float_let_is(left, b)
     raise lw.rejects(_at(node, "right"), "E0308", f"mismatched types: expected `{a}`, found `{b}`", hint)
 
 
@@ -215,8 +208,6 @@ def check_expected(lw: Lowerer, want: str | None, v: Val, node: Node, hint: str 
     if t is None or t == want or _weak(t) and _class_of(t) == _class(want):
         _met(lw, v, t, want)
         return
-    if not _weak(t):
-        lw.float_let_is(v, want)
     if hint is None and _weak(t) and t == "{integer}" and want in FLOAT_TYPES:
         hint = "write a float literal (`1.0`)"
     raise lw.rejects(node, "E0308", f"mismatched types: expected `{want}`, found {_found(t)}",

@@ -37,7 +37,6 @@ from rs2triton.transpiler.lowering.host.lowerer import (
     UNTRANSLATED,
     HostLowerer,
     HostModule,
-    Retype,
     discard,
     returning,
     rust_type,
@@ -341,19 +340,8 @@ def _methods(item: HostItem) -> list[tuple[Node, list[Node], str | None]]:
 def _lower_method(fn: Node, doc: str | None, lw: HostLowerer, py_name: str, smap: SourceMap, side: HostSide,
                   anchor: Node | None, op_name: str, classmethod: bool = False) -> ast.stmt:
     """One Rust method as a Python ``def``; outside the translated subset, an ``Unsupported``
-    attribute saying why (with a located warning). What rustc rejects is the file's error. Lowered
-    again for each float `let` a use shows to be f32 (:class:`Retype`: Rust's inference)."""
-    warned, deferred = len(side.warnings), len(lw.ctx.deferred)
-    while True:
-        try:
-            return _lower_method_once(fn, doc, lw, py_name, smap, side, anchor, op_name, classmethod)
-        except Retype as retype:
-            del side.warnings[warned:], lw.ctx.deferred[deferred:]  # (said again, if still so, by the next try)
-            lw = lw.again(retype)
-
-
-def _lower_method_once(fn: Node, doc: str | None, lw: HostLowerer, py_name: str, smap: SourceMap, side: HostSide,
-                       anchor: Node | None, op_name: str, classmethod: bool = False) -> ast.stmt:
+    attribute saying why (with a located warning). What rustc rejects is the file's error. The body is
+    typed by Rust's inference before it is lowered (lowering/typing.py: a `let`'s type from all its uses)."""
     spec = TRAIT.get(py_name)
     params_node = fn.child_by_field_name("parameters")
     rust_params = [p for p in named_children(params_node) if p.type not in ("attribute_item", "line_comment",
@@ -389,14 +377,13 @@ def _lower_method_once(fn: Node, doc: str | None, lw: HostLowerer, py_name: str,
                 raise lw.err(fn, "E0002", "a method without a body")
             for tp in lw.type_params if classmethod else ():
                 lw.names.bind(tp, tp, UNKNOWN)
+            lw.start_typing(body_node)
             if lw.visitor is not None:
                 lw.emit(ast.Assign(targets=[ast.Name("visitor", STORE)], value=call("ArgVisitor")), fn)
                 lw.value_into(body_node, discard)
             else:
                 lw.hint(body_node, lw.returns)
                 lw.value_into(body_node, returning)
-    except Retype:
-        raise
     except TranspileError as e:
         if any(d.code not in UNTRANSLATED for d in e.diagnostics):
             raise

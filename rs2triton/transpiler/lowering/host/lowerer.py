@@ -34,6 +34,8 @@ from rs2triton.transpiler.lowering.context import ModuleContext
 from rs2triton.transpiler.lowering.lowerer import Lowerer, names_in
 from rs2triton.transpiler.lowering.names import Names, Reserved
 from rs2triton.transpiler.lowering.registry import BUILDERS, HOST, STATEMENTS, Target
+from rs2triton.transpiler.lowering.typing import Env, Seq, Typing, infer, type_of
+from rs2triton.transpiler.lowering.typing import Type as PassType
 from rs2triton.transpiler.lowering.values import (
     NONE_TY,
     PTR,
@@ -151,17 +153,6 @@ def assign_to(py: str, declared: Ty | None, bound: list[Ty], infer: bool = False
     return assign
 
 
-class Retype(TranspileError):
-    """`let x = 0.1;` met an `f32` where it was taken for an `f64`: Rust infers a float `let`'s type
-    from its uses, so the function is lowered again with that `let` typed (``let_id``: its node's
-    id). (A TranspileError, so that the dispatch's safety net passes it on; its caller,
-    ``classes._lower_method``, never lets it out.)"""
-
-    def __init__(self, let_id: int, elem: str):
-        super().__init__([])
-        self.let_id, self.elem = let_id, elem
-
-
 class HostLowerer(Lowerer):
     """Lowers one host function. ``struct``: the struct whose method it is; ``fields``: the types
     of ``self``'s fields; ``classmethod``: a function without ``self`` (``new``)."""
@@ -190,10 +181,9 @@ class HostLowerer(Lowerer):
         self.loop_labels: list[str | None] = []
         self.jumps: list[set[str]] = []
         self.label_flags: dict[str, str] = {}  # label -> the Python name of its jump flag
-        # float `let`s without a type (`let x = 0.1;`): Python name -> the `let`'s node id, while
-        # it is taken for an f64; and the `let`s a use showed to be f32 (see Retype)
-        self.float_lets: dict[str, int] = {}
-        self.inferred: dict[int, str] = {}
+        # the types Rust's inference gives the body's `let`s and literals, from all their uses (the
+        # typing pass, run before the body is lowered: ``start_typing``)
+        self.typing = Typing()
         # integer `let`s without a type (`let n = 0;`): Python name -> the `let`'s node id; `let`s
         # that share a type (`let m = n * 2;`) are joined (``int_joined``: id -> id it joined), and
         # ``int_types`` holds the type the first typed use gave each group (None: none yet), as
@@ -202,23 +192,19 @@ class HostLowerer(Lowerer):
         self.int_joined: dict[int, int] = {}
         self.int_types: dict[int, str | None] = {}
 
-    def again(self, retype: Retype) -> HostLowerer:
-        """A fresh lowerer of the same function, which knows what ``retype`` says and all before it."""
-        assert retype.let_id not in self.inferred  # (a `let` typed so is no float `let` of unknown type)
-        fresh = HostLowerer(self.module, self.fn, self.struct, self.fields, self.type_params, self.in_classmethod,
-                            self.methods, self.anchor)
-        fresh.inferred = {**self.inferred, retype.let_id: retype.elem}
-        return fresh
+    def start_typing(self, body: Node) -> None:
+        """Rust's inference over ``body`` before it is lowered (lowering/typing.py), from what the
+        parameters, ``self``'s fields, the file's constants and the return type are."""
+        self.typing = infer(body, Env(name=self._name_type, field=lambda f: _pass_type(self.fields.get(f)),
+                                      returns=_pass_type(self.returns)))
 
-    def float_let_is(self, v: Val, elem: str | None) -> None:
-        """``v``, taken for an f64, meets ``elem`` where Rust needs one type: if a float `let` without
-        a type is in it (`let x = 0.1;`, then `b * x` with `b: f32`), that `let` is what Rust infers
-        it from (:class:`Retype`); otherwise the caller reports the mismatch."""
-        if elem != "f32" or v.ty.elem != "f64" or not self.float_lets:
-            return
-        for n in names_in(v.expr):
-            if n in self.float_lets:
-                raise Retype(self.float_lets[n], elem)
+    def _name_type(self, rust: str) -> PassType:
+        b = self.names.lookup(rust)
+        if b is not None:
+            return _pass_type(b.ty)
+        const = self.module.consts.get(rust)
+        annotation = const.child_by_field_name("type") if const is not None else None
+        return type_of(read_type(annotation)) if annotation is not None else None
 
     def inferred_int(self, v: Val) -> bool:
         """Whether ``v`` is an integer whose type Rust still infers (`n` of `let n = 0;`, `n * 2`):
@@ -264,15 +250,6 @@ class HostLowerer(Lowerer):
                     raise self.rejects(node, "E0308", f"mismatched types: expected `{elem}`, found `{had}`",
                                        f"`{text(node)}` is an `{had}` from an earlier use")
                 self.int_types[group] = elem
-
-    def float_let_met(self, v: Val, other: Val | None = None) -> None:
-        """The f64 ``v`` met a typed f64 (``other``; None: where the context asks for one): the
-        float `let`s in it are f64 for good, as Rust's inference settles a type at its first use
-        that gives one (a later f32 use is rustc's E0308 there)."""
-        if not self.float_lets or other is not None and any(n in self.float_lets for n in names_in(other.expr)):
-            return
-        for n in names_in(v.expr):
-            self.float_lets.pop(n, None)
 
     # ------------------------------------------------------------------ diagnostics
     def err(self, node: Node, code: str, msg: str, hint: str | None = None) -> TranspileError:
@@ -436,3 +413,14 @@ def _host_type(t: TypeRef, module: HostModule | None, struct: str) -> Ty:
         return Ty(Kind.UNKNOWN, base)
     return UNKNOWN
 
+
+def _pass_type(ty: Ty | None) -> PassType:
+    """A lowered type as the typing pass models it: a scalar, or a sequence of scalars."""
+    if ty is None:
+        return None
+    if ty.kind in (Kind.SCALAR, Kind.CONST):
+        return ty.elem if ty.elem in SCALARS else None
+    if ty.kind in (Kind.SEQ, Kind.ARRAY, Kind.ITER) and len(ty.items) == 1:
+        inner = _pass_type(ty.items[0])
+        return Seq(inner) if inner is not None else None
+    return None

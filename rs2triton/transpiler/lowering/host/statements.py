@@ -209,8 +209,8 @@ def check_identifier(lw: HostLowerer, node: Node) -> None:
 def bind_value(lw: HostLowerer, rust: str, value: Node, declared: Ty | None, mutable: bool, node: Node) -> None:
     """`let rust = value;` or a `const` item in a body (shadowing any binding of the name before it)."""
     py = lw.names.declare_pending(rust)
-    if declared is None and node.id in lw.inferred:  # (a float `let` a use showed to be f32: see Retype)
-        declared = Ty(Kind.SCALAR, lw.inferred[node.id])
+    if declared is None and lw.typing.let_type(node.id) == "f32":  # (`let z = 0.1;`, a use makes it f32)
+        declared = Ty(Kind.SCALAR, "f32")
     if declared is None and _weak_shift(value):
         declared = _typed_by_use(lw, node, rust)  # (the shift's width is its type's: Rust infers it from the uses)
     lw.hint(value, declared)
@@ -229,7 +229,6 @@ def bind_value(lw: HostLowerer, rust: str, value: Node, declared: Ty | None, mut
     b.decl = "mut" if mutable else ""
     if len(values) == 1:  # (a value from branches is no constant to rustc's propagation)
         rustc.bound_known(lw, rust, values[0], const_item=node.type == "const_item", typed=declared is not None)
-    lw.float_lets.pop(py, None)
     lw.int_lets.pop(py, None)
     if ty.elem is None and ty.kind is Kind.SCALAR and len(values) == 1 and (
             type(literal_value(values[0].expr)) is int and values[0].weak or lw.inferred_int(values[0])):
@@ -238,18 +237,8 @@ def bind_value(lw: HostLowerer, rust: str, value: Node, declared: Ty | None, mut
         shifts = any(isinstance(e, ast.BinOp) and isinstance(e.op, ast.LShift | ast.RShift)
                      for e in ast.walk(values[0].expr))
         lw.int_let(py, node.id, [] if shifts else [n for n in names_in(values[0].expr) if n in lw.int_lets])
-    if declared is None and ty.elem == "f64" and len(values) == 1 and _inferred_float(lw, values[0]):
-        lw.float_lets[py] = node.id  # (f64 unless a use makes it f32)
     if moves or _owned_vec(value, node):
         rustc.tile_bound(lw, rust, "Vec")  # (not `Copy`: its moves are tracked, as rustc tracks them)
-
-
-def _inferred_float(lw: HostLowerer, v: Val) -> bool:
-    """Whether the f64 ``v`` is so only by Rust's fallback: an unsuffixed float literal, or arithmetic
-    on float `let`s typed so (whose type the uses of this one decide too)."""
-    if v.weak:
-        return True
-    return any(n in lw.float_lets for n in names_in(v.expr))
 
 
 def _owned_vec(value: Node, let_node: Node) -> bool:
