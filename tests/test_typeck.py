@@ -52,6 +52,9 @@ REJECTED = {
     "let mut a = 0.1; a = n;": ("E0308", 22),  # a float `let` takes no integer
     "let a = 3; let mut c = a as i32; c = x;": ("E0308", 38),
     "let y = 2u8; let a = 3; let r = y & a | n;": ("E0308", 41),  # `y & a` is a u8
+    "let None = 5;": ("E0308", 5),  # `None` is a pattern of `Option`, not a name
+    "let (a, None) = (1, 2);": ("E0308", 9),
+    "let mut None = 0.5;": ("E0530", 9),  # a binding that would shadow the variant
 }
 ACCEPTED = [
     "let r = n + 1;", "let r = x * 2.0;", "let r = n << 2;", "let r = n > 1;", "let r = m << n;",
@@ -209,3 +212,37 @@ def test_the_typing_pass_gives_each_let_the_type_of_all_its_uses(body, want):
             for n in fn.child_by_field_name("body").named_children if n.type == "let_declaration"}
     assert {k: lets[k] for k in want} == want
 
+
+
+def test_a_parameter_named_none_is_rustc_s_e0308_in_both(tmp_path):
+    """`fn f(None: i32)`: `None` is `Option`'s variant, so the parameter's pattern is an `Option<_>`
+    where an `i32` is expected (rustc's E0308 at it), in a kernel and in host code alike."""
+    kernel = _kernel("let r = n + 1;").replace("b: bool", "None: bool")
+    host = HOST_HEAD + "impl Probe {\n    pub fn r(n: i32, None: bool) -> i32 {\n        n\n    }\n}\n"
+    kernel_line = next(i for i, line in enumerate(kernel.splitlines(), 1) if "None: bool" in line)
+    kernel_col = kernel.splitlines()[kernel_line - 1].index("None") + 1
+    assert _verdict(kernel, "kernels/k.rs") == ("E0308", kernel_line, kernel_col)
+    assert _verdict(host, "kernels/h.rs") == ("E0308", HOST_HEAD.count("\n") + 2, 22)
+    if shutil.which("rustc"):
+        assert _rustc(_kernel_analogue("let r = n + 1;").replace("b: bool", "None: bool"), tmp_path)[:1] == \
+            [("E0308", kernel_line, kernel_col)]
+        assert _rustc("pub fn r(n: i32, None: bool) -> i32 {\n    n\n}\n", tmp_path)[:1] == [("E0308", 1, 18)]
+
+
+@pytest.mark.parametrize("fn, want", [
+    ("pub fn n() -> usize { (0..3).fold(0, |a, b| a + b) }", 3),
+    ("pub fn n() -> usize { let s = (0..4).fold(0, |a, b| a + b); s }", 6),
+    ("pub fn n() -> u8 { (0..10).fold(250, |a, b| a + b) }", (250 + 45) % 256),  # (a u8 sum: it wraps)
+])
+def test_a_fold_s_start_takes_the_type_of_its_uses(fn, want, tmp_path):
+    """`(0..3).fold(0, |a, b| a + b)` returned as a `usize`: the start, the range and the closure are
+    the return type by Rust's inference (lowering/typing.py), not i32 (it was rustc-less E0308).
+    Host code only: a kernel has no closures."""
+    assert _verdict(HOST_HEAD + "impl Probe {\n    " + fn + "\n}\n", "kernels/h.rs") is None
+    path = tmp_path / "fold.rs"
+    path.write_text(HOST_HEAD + "impl Probe {\n    " + fn + "\n}\n")
+    import rs2triton
+
+    assert rs2triton.load(path).Probe.n() == want
+    if shutil.which("rustc"):
+        assert _rustc(fn + "\n", tmp_path) == []

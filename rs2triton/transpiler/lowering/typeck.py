@@ -261,6 +261,32 @@ def check_assigned(lw: Lowerer, want: str | None, v: Val, node: Node) -> None:
     check_expected(lw, want, v, node)
 
 
+def check_pattern_names(lw: Lowerer, pattern: Node, annotation: Node | None, value: Node | None = None,
+                        mutable: bool = False) -> None:
+    """The names a `let` pattern or a parameter binds: ``None`` is no name but `Option`'s variant, a
+    pattern of an `Option<_>`, so ``let None = 5;`` and ``fn f(None: i32)`` are rustc's E0308 at it
+    (``annotation``, ``value``: what rustc says was expected), and ``let mut None`` (a binding that
+    would shadow the variant; ``mutable``: a `let mut`) its E0530."""
+    stack = [(pattern, mutable)]
+    while stack:
+        n, binding = stack.pop()
+        if n.type == "identifier" and text(n) == "None":
+            if binding:
+                what = "function parameters" if pattern.type == "parameter" else "let bindings"
+                raise lw.rejects(n, "E0530", f"{what} cannot shadow unit variants",
+                                 "`None` is `Option`'s variant, not a name: choose another name")
+            literal = unparen(value) if value is not None else None
+            expected = f"`{text(annotation)}`" if annotation is not None else \
+                {"integer_literal": "integer", "float_literal": "floating-point number"}.get(
+                    literal.type if literal is not None else "", "`_`")
+            raise lw.rejects(n, "E0308", f"mismatched types: expected {expected}, found `Option<_>`",
+                             "`None` is a pattern of `Option`, not a name: choose another name")
+        if n.type in ("tuple_pattern", "mut_pattern", "reference_pattern", "ref_pattern", "parameter"):
+            inner = binding or n.type in ("mut_pattern", "ref_pattern") or (
+                n.type == "parameter" and any(c.type == "mutable_specifier" for c in n.children))
+            stack.extend((c, inner) for c in n.named_children if c.type != "mutable_specifier")
+
+
 def cast(lw: Lowerer, v: Val, target: str) -> Val:
     """``x as target``'s value, of the Rust type ``target`` whatever lowering kept (a cast to the
     lowered type gives back the same value: ``n as i32`` of a `let n = 3;`)."""

@@ -31,7 +31,7 @@ from rs2triton.transpiler.frontend.items import HostItem, Kernel, ModuleItems, c
 from rs2triton.transpiler.frontend.macros import MacroError, MacroSyntaxError, expand, file_macros, root_of
 from rs2triton.transpiler.frontend.parse import named_children, parser, text
 from rs2triton.transpiler.frontend.source import SourceMap
-from rs2triton.transpiler.lowering import rustc
+from rs2triton.transpiler.lowering import rustc, typeck
 from rs2triton.transpiler.lowering.context import ModuleContext
 from rs2triton.transpiler.lowering.host.lowerer import (
     UNTRANSLATED,
@@ -356,6 +356,8 @@ def _lower_method(fn: Node, doc: str | None, lw: HostLowerer, py_name: str, smap
                 if len(rust_params) != len(spec.params) + (1 if spec.visitor else 0):
                     raise lw.err(fn, "E0002", f"`{py_name}` has {len(rust_params)} parameters; the trait's (as "
                                  f"release/0.2.1 states it) has {len(spec.params) + spec.visitor}")
+                for p in rust_params:
+                    typeck.check_pattern_names(lw, p, p.child_by_field_name("type"))
                 for p, (py, ty) in zip(rust_params, spec.params, strict=False):
                     lw.names.bind(_param_name(p), py, ty)
                     _param_mutability(lw, p)
@@ -364,6 +366,7 @@ def _lower_method(fn: Node, doc: str | None, lw: HostLowerer, py_name: str, smap
                     lw.visitor = _param_name(rust_params[-1])
             else:
                 for p in rust_params:
+                    typeck.check_pattern_names(lw, p, p.child_by_field_name("type"))
                     ty = lw.rust_type(p.child_by_field_name("type"))
                     py = lw.names.declare(_param_name(p), ty)
                     _param_mutability(lw, p)

@@ -296,21 +296,28 @@ class HostLowerer(Lowerer):
             self.hints[node.id] = ty.elem
 
     def literal_type(self, node: Node) -> str | None:
+        """The type an unsuffixed literal at ``node`` gets: its context's (a hint), else the one the
+        typing pass inferred from its uses (``(0..3).fold(0, ..)`` returned as a `usize`)."""
         at = node
         while True:
             if at.id in self.hints:
                 return self.hints[at.id]
             parent = at.parent
             if parent is None:
-                return None
+                return self._inferred_literal(node)
             if parent.type == "binary_expression":
                 op = text(parent.child_by_field_name("operator") or parent)
                 if op not in ("+", "-", "*", "/", "%", "&", "|", "^", "<<", ">>") or (
                         op in ("<<", ">>") and parent.child_by_field_name("right") == at):
-                    return None
+                    return self._inferred_literal(node)
             elif parent.type not in ("unary_expression", "parenthesized_expression"):
-                return None
+                return self._inferred_literal(node)
             at = parent
+
+    def _inferred_literal(self, node: Node) -> str | None:
+        while node.type in ("unary_expression", "parenthesized_expression") and node.named_children:
+            node = node.named_children[-1]
+        return self.typing.literal_type(node.id)
 
     def settle(self, v: Val, ty: Ty | None, node: Node) -> Val:
         """``v`` where a value of type ``ty`` (None: its own) is stored, passed or returned:

@@ -138,10 +138,12 @@ def let(lw: HostLowerer, node: Node) -> None:
         name_node = pattern.named_children[-1] if pattern.type == "mut_pattern" else pattern
         check_identifier(lw, name_node)
         bind_value(lw, text(name_node), value, declared, mutable, node)
+        typeck.check_pattern_names(lw, pattern, node.child_by_field_name("type"), value, mutable)  # (after the value, as rustc)
         return
     if pattern.type == "tuple_pattern":
         lw.hint(value, declared)
         v = lw.expr(value)
+        typeck.check_pattern_names(lw, pattern, node.child_by_field_name("type"), value, mutable)
         target = pattern_target(lw, pattern, declared or v.ty, mutable)
         lw.emit(ast.Assign(targets=[target], value=v.expr), node)
         return

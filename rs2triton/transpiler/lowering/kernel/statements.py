@@ -62,6 +62,7 @@ def let(lw: Lowerer, node: Node) -> None:
         rust = text(pattern).removeprefix("mut").strip()
         rustc.not_a_const_generic(lw, rust, named_children(pattern)[-1] if pattern.type == "mut_pattern" else pattern)
         bind_new(lw, rust, value, annotated, node, mutable or pattern.type == "mut_pattern")
+        typeck.check_pattern_names(lw, pattern, node.child_by_field_name("type"), value, mutable)  # (after the value, as rustc)
         if mutable or pattern.type == "mut_pattern":
             rustc.declared(lw, rust, "mut")
         return
@@ -81,6 +82,7 @@ def let(lw: Lowerer, node: Node) -> None:
             rustc.not_a_const_generic(lw, bound_name, named_children(p)[-1] if p.type == "mut_pattern" else p)
             names.append(bound_name)
         v = lw.expr(value)
+        typeck.check_pattern_names(lw, pattern, node.child_by_field_name("type"), value, mutable)
         items = v.ty.items if v.ty.kind is Kind.TUPLE else ()
         targets: list[ast.expr] = []
         for i, bound in enumerate(names):
