@@ -31,11 +31,11 @@ from rs2triton.rust.types import INT_TYPES, SCALARS
 from rs2triton.transpiler.frontend.parse import text
 from rs2triton.transpiler.frontend.types import TypeRef, read_type
 from rs2triton.transpiler.lowering.context import ModuleContext
-from rs2triton.transpiler.lowering.lowerer import Lowerer, names_in
+from rs2triton.transpiler.lowering.lowerer import Lowerer, names_in, pass_type
 from rs2triton.transpiler.lowering.names import Names, Reserved
 from rs2triton.transpiler.lowering.registry import BUILDERS, HOST, STATEMENTS, Target
-from rs2triton.transpiler.lowering.typing import Env, Seq, Typing, infer, type_of
 from rs2triton.transpiler.lowering.typing import Type as PassType
+from rs2triton.transpiler.lowering.typing import type_of
 from rs2triton.transpiler.lowering.values import (
     NONE_TY,
     PTR,
@@ -181,9 +181,6 @@ class HostLowerer(Lowerer):
         self.loop_labels: list[str | None] = []
         self.jumps: list[set[str]] = []
         self.label_flags: dict[str, str] = {}  # label -> the Python name of its jump flag
-        # the types Rust's inference gives the body's `let`s and literals, from all their uses (the
-        # typing pass, run before the body is lowered: ``start_typing``)
-        self.typing = Typing()
         # integer `let`s without a type (`let n = 0;`): Python name -> the `let`'s node id; `let`s
         # that share a type (`let m = n * 2;`) are joined (``int_joined``: id -> id it joined), and
         # ``int_types`` holds the type the first typed use gave each group (None: none yet), as
@@ -192,19 +189,19 @@ class HostLowerer(Lowerer):
         self.int_joined: dict[int, int] = {}
         self.int_types: dict[int, str | None] = {}
 
-    def start_typing(self, body: Node) -> None:
-        """Rust's inference over ``body`` before it is lowered (lowering/typing.py), from what the
-        parameters, ``self``'s fields, the file's constants and the return type are."""
-        self.typing = infer(body, Env(name=self._name_type, field=lambda f: _pass_type(self.fields.get(f)),
-                                      returns=_pass_type(self.returns)))
-
-    def _name_type(self, rust: str) -> PassType:
-        b = self.names.lookup(rust)
-        if b is not None:
-            return _pass_type(b.ty)
+    def name_type(self, rust: str) -> PassType:
+        """A parameter's type, or a constant's of the file (its annotation)."""
+        if self.names.lookup(rust) is not None:
+            return super().name_type(rust)
         const = self.module.consts.get(rust)
         annotation = const.child_by_field_name("type") if const is not None else None
         return type_of(read_type(annotation)) if annotation is not None else None
+
+    def field_type(self, field: str) -> PassType:
+        return pass_type(self.fields.get(field))
+
+    def return_type(self) -> PassType:
+        return pass_type(self.returns)
 
     def inferred_int(self, v: Val) -> bool:
         """Whether ``v`` is an integer whose type Rust still infers (`n` of `let n = 0;`, `n * 2`):
@@ -304,20 +301,15 @@ class HostLowerer(Lowerer):
                 return self.hints[at.id]
             parent = at.parent
             if parent is None:
-                return self._inferred_literal(node)
+                return self.inferred_literal(node)
             if parent.type == "binary_expression":
                 op = text(parent.child_by_field_name("operator") or parent)
                 if op not in ("+", "-", "*", "/", "%", "&", "|", "^", "<<", ">>") or (
                         op in ("<<", ">>") and parent.child_by_field_name("right") == at):
-                    return self._inferred_literal(node)
+                    return self.inferred_literal(node)
             elif parent.type not in ("unary_expression", "parenthesized_expression"):
-                return self._inferred_literal(node)
+                return self.inferred_literal(node)
             at = parent
-
-    def _inferred_literal(self, node: Node) -> str | None:
-        while node.type in ("unary_expression", "parenthesized_expression") and node.named_children:
-            node = node.named_children[-1]
-        return self.typing.literal_type(node.id)
 
     def settle(self, v: Val, ty: Ty | None, node: Node) -> Val:
         """``v`` where a value of type ``ty`` (None: its own) is stored, passed or returned:
@@ -420,14 +412,3 @@ def _host_type(t: TypeRef, module: HostModule | None, struct: str) -> Ty:
         return Ty(Kind.UNKNOWN, base)
     return UNKNOWN
 
-
-def _pass_type(ty: Ty | None) -> PassType:
-    """A lowered type as the typing pass models it: a scalar, or a sequence of scalars."""
-    if ty is None:
-        return None
-    if ty.kind in (Kind.SCALAR, Kind.CONST):
-        return ty.elem if ty.elem in SCALARS else None
-    if ty.kind in (Kind.SEQ, Kind.ARRAY, Kind.ITER) and len(ty.items) == 1:
-        inner = _pass_type(ty.items[0])
-        return Seq(inner) if inner is not None else None
-    return None

@@ -45,6 +45,7 @@ def lower_kernel(ctx: ModuleContext, kernel: Kernel) -> ast.FunctionDef:
         if c.name in const_notes:
             comments[args[-1].arg] = const_notes[c.name]
     body: list[ast.stmt] = []
+    lw.start_typing(part(fn, "body"))  # (Rust's inference of the `let`s' types, before lowering)
     lw.block_into(part(fn, "body"), body, scoped=False)
     prelude: list[ast.stmt] = []
     if kernel.doc:

@@ -149,7 +149,7 @@ def bind_new(lw: Lowerer, rust: str, value: Node, annotated: str | None, node: N
         py = lw.names.declare(rust, ty, constexpr=True)
         lw.emit(ast.AnnAssign(target=ast.Name(id=py, ctx=ast.Store()), annotation=attr_path("tl.constexpr"),
                               value=v.expr, simple=1), node)
-        _let_type(lw, py, rust_ty, ty)
+        _let_type(lw, py, rust_ty, ty, node)
         rustc.bound_known(lw, rust, v, const_item=node.type == "const_item", typed=annotated is not None)
         return
     if mutable:
@@ -160,16 +160,19 @@ def bind_new(lw: Lowerer, rust: str, value: Node, annotated: str | None, node: N
             # nothing computed from it may be treated as compile-time.
             ty = Ty(Kind.SCALAR, ty.elem)
     py = lw.names.declare(rust, ty)
-    _let_type(lw, py, rust_ty, ty)
+    _let_type(lw, py, rust_ty, ty, node)
     if mutable:
         lw.names.mutable.add(py)
     lw.assign(py, v.expr, node)
     rustc.bound_known(lw, rust, v, const_item=False, typed=annotated is not None)
 
 
-def _let_type(lw: Lowerer, py: str, rust: str | None, ty: Ty) -> None:
-    """``py`` is bound to a value of the Rust type ``rust``: kept (``Lowerer.let_types``) where it
-    is not its lowered type (an unsuffixed literal's `{integer}`, `u8 & {integer}` lowered as i32)."""
+def _let_type(lw: Lowerer, py: str, rust: str | None, ty: Ty, node: Node) -> None:
+    """``py`` is bound by the `let` ``node`` to a value of the Rust type ``rust``: kept
+    (``Lowerer.let_types``) where it is not its lowered type (`u8 & {integer}` lowered as i32; an
+    unsuffixed literal's `{integer}`: the type the typing pass found its uses give it, if one does)."""
+    if rust in ("{integer}", "{float}"):
+        rust = lw.typing.let_type(node.id) or rust
     if rust is not None and rust != ty.elem or rust in ("{integer}", "{float}"):
         lw.let_types[py] = rust
     else:
