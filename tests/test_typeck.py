@@ -55,6 +55,9 @@ REJECTED = {
     "let None = 5;": ("E0308", 5),  # `None` is a pattern of `Option`, not a name
     "let (a, None) = (1, 2);": ("E0308", 9),
     "let mut None = 0.5;": ("E0530", 9),  # a binding that would shadow the variant
+    "let x = 65536; let y: u8 = -x;": ("E0277", 28),  # `x: u8` is known after the `-`: `u8: Neg`
+    "let mut a = 0; a = 3; let b: u32 = a; let c = -a;": ("E0600", 47),  # known before it
+    "let a = 2; let y: u8 = -(a + 1);": ("E0277", 24),
 }
 ACCEPTED = [
     "let r = n + 1;", "let r = x * 2.0;", "let r = n << 2;", "let r = n > 1;", "let r = m << n;",
@@ -64,6 +67,7 @@ ACCEPTED = [
     # a float `let` typed f32 by a later use, wherever the use is (lowering/typing.py, before lowering)
     "let z = if b { 0.1 } else { 0.2 }; let r = x * z;", "let mut z = 0.1; for i in 0..3 { z = z * 2.0; } let r = x + z;",
     "let z = 0.1; let r = x.max(z * 2.0);",
+    "let a = 1 << 40; let s: i64 = a;",  # (the shift is an i64 one: `a`'s type, from its use)
 ]
 # The DSL's tensors (kernels only): the trait's operators (`I32Tensor: Add<i32>`, `AddOffsets<..,
 # I32Tensor>`, `Comparison<i32>`)
@@ -246,3 +250,31 @@ def test_a_fold_s_start_takes_the_type_of_its_uses(fn, want, tmp_path):
     assert rs2triton.load(path).Probe.n() == want
     if shutil.which("rustc"):
         assert _rustc(fn + "\n", tmp_path) == []
+
+
+# statement -> the column (from its first character) of the literal rustc's `overflowing_literals`
+# names: the literal's type is the one Rust's inference gives it from a later use (lowering/typing.py)
+LINTED = {
+    "let mut a = 0; a = 300; let s: u8 = a;": 20,  # (`a` is a u8 by its last use, so 300 is one)
+    "let e = 0.5; let r = x * e; let w = 1e40; let q = x * w;": 37,
+}
+
+
+@pytest.mark.parametrize("stmt", list(LINTED))
+def test_a_literal_typed_by_a_later_use_is_linted_at_that_type_in_both(stmt, tmp_path):
+    col = LINTED[stmt]
+    for src, path, line, indent in ((_kernel(stmt), "kernels/k.rs", LINE, 4),
+                                    (_host(stmt), "kernels/h.rs", HOST_HEAD.count("\n") + 3, 8)):
+        with pytest.raises(TranspileError) as info:
+            transpile_source(src, path)
+        d = info.value.diagnostics[0]
+        assert (d.code, d.line, d.col) == ("E0012", line, indent + col), d.render()
+        assert "literal out of range" in d.message
+    if shutil.which("rustc"):
+        path = tmp_path / "lint.rs"
+        path.write_text(_host_analogue(stmt))
+        err = subprocess.run(["rustc", "--crate-type", "lib", "--edition", "2021", "--emit=metadata", "-o",
+                              str(tmp_path / "lint.rmeta"), str(path)], capture_output=True, text=True,
+                             timeout=120).stderr
+        m = re.search(r"^error: literal out of range for `\w+`\n\s*--> [^\n]*?:(\d+):(\d+)", err, re.M)
+        assert m and (int(m.group(1)), int(m.group(2))) == (2, 4 + col), err

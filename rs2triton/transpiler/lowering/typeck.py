@@ -309,6 +309,21 @@ def check_cast(lw: Lowerer, v: Val, target: str, node: Node) -> None:
                          "cast through an integer (`b as u8 as f32`)")
 
 
+def check_negated(lw: Lowerer, v: Val, node: Node) -> None:
+    """``-v`` of an unsigned integer is rustc's E0600, ``v``'s Rust type being what counts (a kernel's
+    `let x = 0;` that a use makes a `u8` is lowered as an i32)."""
+    later = lw.typing.negated_before_known(node.id)
+    if later is not None:  # (`let x = 0; let y: u8 = -x;`: rustc learns `x: u8` after the `-`)
+        if later in INT_TYPES and not SCALARS[later].signed:
+            raise lw.rejects(node, "E0277", f"the trait bound `{later}: Neg` is not satisfied",
+                             "unsigned values cannot be negated; use a signed type")
+        return
+    t = None if v.weak else _scalar(lw, v)
+    if t in INT_TYPES and not SCALARS[t].signed:
+        raise lw.rejects(node, "E0600", f"cannot apply unary operator `-` to type `{t}`",
+                         "unsigned values cannot be negated; use a signed type")
+
+
 def check_unary(lw: Lowerer, op: str, v: Val, node: Node) -> None:
     """``!v``: a float has no ``!`` (rustc's E0600)."""
     t = _scalar(lw, v)

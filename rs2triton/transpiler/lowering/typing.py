@@ -110,6 +110,15 @@ class Typing:
 
     lets: dict[int, Var] = field(default_factory=dict)
     literals: dict[int, Var] = field(default_factory=dict)
+    # `-x` where `x`'s type was not known yet in rustc's order (a `{integer}` a later use types):
+    # unary node id -> the operand's variable (rustc checks `T: Neg` once it is known: E0277)
+    negations: dict[int, Var] = field(default_factory=dict)
+
+    def negated_before_known(self, node_id: int) -> str | None:
+        """The type the operand of the `-` ``node_id`` was given only after it was negated (None:
+        it was known there, or it never was)."""
+        v = self.negations.get(node_id)
+        return v.root().ty if v is not None else None
 
     def let_type(self, let_id: int) -> str | None:
         """The type the uses gave the `let` ``let_id`` (whose value is an unsuffixed literal, or
@@ -245,6 +254,12 @@ class _Pass:
         if kind == "unary_expression":
             operand = [c for c in node.named_children if c.type not in _COMMENTS]
             t = self.expr(operand[0]) if operand else None
+            operand_node = operand[0] if operand else node
+            while operand_node.type == "parenthesized_expression" and operand_node.named_children:
+                operand_node = operand_node.named_children[0]
+            if isinstance(t, Var) and t.root().ty is None and text(node.children[0]) == "-" and \
+                    operand_node.type not in ("integer_literal", "float_literal"):  # (a literal takes the expected type)
+                self.out.negations[node.id] = t
             return t if text(node.children[0]) in ("-", "!", "*") else None
         if kind == "reference_expression":
             value = node.child_by_field_name("value")

@@ -211,8 +211,9 @@ def check_identifier(lw: HostLowerer, node: Node) -> None:
 def bind_value(lw: HostLowerer, rust: str, value: Node, declared: Ty | None, mutable: bool, node: Node) -> None:
     """`let rust = value;` or a `const` item in a body (shadowing any binding of the name before it)."""
     py = lw.names.declare_pending(rust)
-    if declared is None and lw.typing.let_type(node.id) == "f32":  # (`let z = 0.1;`, a use makes it f32)
-        declared = Ty(Kind.SCALAR, "f32")
+    inferred = lw.typing.let_type(node.id) if declared is None else None
+    if inferred == "f32" or inferred in INT_TYPES:  # (`let z = 0.1;`, a use makes it f32; `let n = 0;`, an i64)
+        declared = Ty(Kind.SCALAR, inferred)
     if declared is None and _weak_shift(value):
         declared = _typed_by_use(lw, node, rust)  # (the shift's width is its type's: Rust infers it from the uses)
     lw.hint(value, declared)
