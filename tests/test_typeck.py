@@ -58,6 +58,11 @@ REJECTED = {
     "let x = 65536; let y: u8 = -x;": ("E0277", 28),  # `x: u8` is known after the `-`: `u8: Neg`
     "let mut a = 0; a = 3; let b: u32 = a; let c = -a;": ("E0600", 47),  # known before it
     "let a = 2; let y: u8 = -(a + 1);": ("E0277", 24),
+    # a `let` given by branches (fuzz_lets.py --kernels found these: the kernel or host code differed)
+    "let y = if b { 0.5 } else { i32::MIN };": ("E0308", 29),
+    "let y: u32 = if b { i32::MIN } else { 0 };": ("E0308", 21),
+    "let z = if b { 2 } else { 40 }; let r = x + z;": ("E0277", 43),
+    "let z = if b { 2 } else { 40 }; let r = m + z; let q: i32 = z;": ("E0308", 61),
 }
 ACCEPTED = [
     "let r = n + 1;", "let r = x * 2.0;", "let r = n << 2;", "let r = n > 1;", "let r = m << n;",
@@ -68,6 +73,7 @@ ACCEPTED = [
     "let z = if b { 0.1 } else { 0.2 }; let r = x * z;", "let mut z = 0.1; for i in 0..3 { z = z * 2.0; } let r = x + z;",
     "let z = 0.1; let r = x.max(z * 2.0);",
     "let a = 1 << 40; let s: i64 = a;",  # (the shift is an i64 one: `a`'s type, from its use)
+    "let y = if b { 1 } else { 2u8 }; let r = y;", "let y = if b { 1e-3 } else { 0.5 }; let r = 1.5f64 + y;",
 ]
 # The DSL's tensors (kernels only): the trait's operators (`I32Tensor: Add<i32>`, `AddOffsets<..,
 # I32Tensor>`, `Comparison<i32>`)
@@ -278,3 +284,21 @@ def test_a_literal_typed_by_a_later_use_is_linted_at_that_type_in_both(stmt, tmp
                              timeout=120).stderr
         m = re.search(r"^error: literal out of range for `\w+`\n\s*--> [^\n]*?:(\d+):(\d+)", err, re.M)
         assert m and (int(m.group(1)), int(m.group(2))) == (2, 4 + col), err
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_fuzzed_programs_get_one_verdict_in_a_kernel_and_in_host_code(seed):
+    """tests/oracle/fuzz_lets.py's programs (random `let`s, typed or not, given by branches, assigned
+    in loops, and an expression over them), each as host code and as a `#[kernel]`'s body: the same
+    verdict, accepted or rejected at the same place (rustc not needed: fuzz_lets.py --kernels holds
+    both to it too)."""
+    import random
+
+    from tests.oracle import fuzz_lets as F
+
+    r = random.Random(seed)
+    for _ in range(60):
+        items = F.program(r)
+        kernel = F.in_kernel(items)
+        if kernel is not None:
+            assert F.kernel_verdict(kernel) == F.host_place(F.ours(items)), kernel

@@ -34,6 +34,7 @@ from rs2triton.rust import semantics
 from rs2triton.rust.types import FLOAT_TYPES, INT_TYPES, SCALARS
 from rs2triton.transpiler.frontend.parse import named_children, text
 from rs2triton.transpiler.lowering.lowerer import names_in, unparen
+from rs2triton.transpiler.lowering.typing import branch_tails
 from rs2triton.transpiler.lowering.values import Kind, Val
 
 if TYPE_CHECKING:
@@ -293,6 +294,30 @@ def cast(lw: Lowerer, v: Val, target: str) -> Val:
     if target not in SCALARS or v.ty.kind not in _PRIMITIVE or _scalar(lw, v) == target:
         return v
     return dataclasses.replace(v, rust=target)
+
+
+def check_branches(lw: Lowerer, want: str | None, value: Node) -> None:
+    """``let x: want = if c { a } else { b };``: each branch's value is a ``want`` (rustc's E0308 at
+    the first that is not, as the typing pass found the branches' types), in both targets; without
+    an annotation (``want`` None) each is the first branch's type (rustc's E0308, "`if` and `else`
+    have incompatible types", at the first that is not)."""
+    if value.type != "if_expression" or want is not None and want not in SCALARS:
+        return
+    first = want
+    for tail in branch_tails(value):
+        t = lw.typing.tail_type(tail.id)
+        if t is None:
+            continue
+        if first is None:
+            first = t
+            continue
+        if t == first or _class_of(t) == _class_of(first) and (_weak(t) or _weak(first)):
+            continue
+        if want is None:
+            raise lw.rejects(tail, "E0308", "`if` and `else` have incompatible types",
+                             f"the first branch is {_found(first)}, this one {_found(t)}: convert one with `as`")
+        hint = "write a float literal (`1.0`)" if t == "{integer}" and want in FLOAT_TYPES else f"convert it with `as {want}`"
+        raise lw.rejects(tail, "E0308", f"mismatched types: expected `{want}`, found {_found(t)}", hint)
 
 
 def check_cast(lw: Lowerer, v: Val, target: str, node: Node) -> None:

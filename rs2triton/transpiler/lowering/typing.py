@@ -113,6 +113,17 @@ class Typing:
     # `-x` where `x`'s type was not known yet in rustc's order (a `{integer}` a later use types):
     # unary node id -> the operand's variable (rustc checks `T: Neg` once it is known: E0277)
     negations: dict[int, Var] = field(default_factory=dict)
+    # the tails of the branches of a `let`'s value (`let x: u8 = if c { a } else { b };`): node id -> type
+    tails: dict[int, Type] = field(default_factory=dict)
+
+    def tail_type(self, node_id: int) -> str | None:
+        """The Rust type of the branch tail ``node_id`` of a `let`'s value (``{integer}``,
+        ``{float}``: an unsuffixed literal's no use typed), None where the pass does not know it."""
+        t = self.tails.get(node_id)
+        if isinstance(t, Var):
+            r = t.root()
+            return r.ty or ("{integer}" if r.cls == "int" else "{float}")
+        return t if isinstance(t, str) else None
 
     def negated_before_known(self, node_id: int) -> str | None:
         """The type the operand of the `-` ``node_id`` was given only after it was negated (None:
@@ -125,6 +136,12 @@ class Typing:
         arithmetic on such), or None where none did (Rust's fallback, or no such `let`)."""
         v = self.lets.get(let_id)
         return v.root().ty if v is not None else None
+
+    def let_class(self, let_id: int) -> str | None:
+        """``{integer}`` or ``{float}`` for a `let` of an unsuffixed literal's value (or of branches
+        of such), whatever type its uses give it; None for another `let`."""
+        v = self.lets.get(let_id)
+        return None if v is None else "{integer}" if v.root().cls == "int" else "{float}"
 
     def literal_type(self, literal_id: int) -> str | None:
         """The type Rust infers for the unsuffixed literal ``literal_id`` from its context (None:
@@ -159,6 +176,7 @@ class _Pass:
         self.env = env
         self.scopes: list[dict[str, Type]] = [{}]
         self.out = Typing()
+        self.tail_types: dict[int, Type] = {}  # a block's tail expression -> its type
 
     @contextmanager
     def scope(self) -> Iterator[None]:
@@ -197,6 +215,9 @@ class _Pass:
                     continue
                 last = self.stmt(c)
             real = [c for c in node.named_children if c.type not in _COMMENTS]
+            tail = _tail(node)
+            if tail is not None:
+                self.tail_types[tail.id] = last
             return last if real and real[-1].type != "let_declaration" else None
 
     def stmt(self, node: Node) -> Type:
@@ -230,6 +251,9 @@ class _Pass:
         alternative = node.child_by_field_name("alternative")
         if alternative is not None:
             self.expr(alternative)
+        if value is not None and value.type == "if_expression":
+            for tail in branch_tails(value):
+                self.out.tails[tail.id] = self.tail_types.get(tail.id)
         if annotated is not None:
             unify(ty, annotated)
             ty = annotated
@@ -347,7 +371,13 @@ class _Pass:
                 self.expr(value)
             self.bind(node.child_by_field_name("pattern"), None)
             return "bool"
-        if kind in ("macro_invocation", "string_literal", "raw_string_literal", "char_literal", "scoped_identifier",
+        if kind == "scoped_identifier":  # (`i32::MAX`, `f32::EPSILON`: a constant of that type; `u32::BITS`: a u32)
+            path, item = node.child_by_field_name("path"), node.child_by_field_name("name")
+            head = text(path) if path is not None else ""
+            if head in SCALARS and item is not None and text(item).isupper():
+                return "u32" if text(item) == "BITS" else head
+            return None
+        if kind in ("macro_invocation", "string_literal", "raw_string_literal", "char_literal",
                     "self", "break_expression", "continue_expression"):
             if kind == "break_expression":
                 for c in node.named_children:
@@ -485,6 +515,41 @@ class _Pass:
         if method == "len" or method == "count":
             return "usize"
         return None
+
+
+def _tail(block: Node) -> Node | None:
+    """A block's tail expression (its value), if it has one."""
+    real = [c for c in block.named_children if c.type not in _COMMENTS]
+    if not real or real[-1].type == "let_declaration":
+        return None
+    last = real[-1]
+    if last.type == "expression_statement":
+        if last.children and last.children[-1].type == ";":
+            return None
+        inner = [c for c in last.named_children if c.type not in _COMMENTS]
+        return inner[0] if inner else None
+    return last
+
+
+def branch_tails(node: Node) -> list[Node]:
+    """The tail expressions of an `if` / `else if` / `else` chain's blocks (each branch's value)."""
+    tails: list[Node] = []
+    at: Node | None = node
+    while at is not None and at.type == "if_expression":
+        consequence = at.child_by_field_name("consequence")
+        tail = _tail(consequence) if consequence is not None else None
+        if tail is not None:
+            tails.append(tail)
+        alternative = at.child_by_field_name("alternative")
+        inner = [c for c in alternative.named_children if c.type not in _COMMENTS] if alternative is not None else []
+        at = None
+        if inner and inner[0].type == "block":
+            tail = _tail(inner[0])
+            if tail is not None:
+                tails.append(tail)
+        elif inner:
+            at = inner[0]
+    return tails
 
 
 def _identifiers(pattern: Node) -> list[Node]:

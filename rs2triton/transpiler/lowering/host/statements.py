@@ -134,6 +134,8 @@ def let(lw: HostLowerer, node: Node) -> None:
     if text(pattern) == "_":
         lw.value_into(value, discard)  # `let _ = expr;`: evaluated for what it does
         return
+    typeck.check_branches(lw, declared.elem if declared is not None and declared.kind in (Kind.SCALAR, Kind.CONST)
+                          else None, value)
     if pattern.type in ("identifier", "mut_pattern"):
         name_node = pattern.named_children[-1] if pattern.type == "mut_pattern" else pattern
         check_identifier(lw, name_node)
@@ -233,8 +235,9 @@ def bind_value(lw: HostLowerer, rust: str, value: Node, declared: Ty | None, mut
     if len(values) == 1:  # (a value from branches is no constant to rustc's propagation)
         rustc.bound_known(lw, rust, values[0], const_item=node.type == "const_item", typed=declared is not None)
     lw.int_lets.pop(py, None)
-    if ty.elem is None and ty.kind is Kind.SCALAR and len(values) == 1 and (
-            type(literal_value(values[0].expr)) is int and values[0].weak or lw.inferred_int(values[0])):
+    if ty.elem is None and ty.kind is Kind.SCALAR and values and (
+            all(type(literal_value(v.expr)) is int and v.weak for v in values)
+            or len(values) == 1 and lw.inferred_int(values[0])):  # (or branches of such: `if c { 1 } else { 2 }`)
         # (`let n = 0;`: an integer, its type inferred from the uses; `let m = n * 2;`: n's; not a
         # shift's amount, whose type is its own)
         shifts = any(isinstance(e, ast.BinOp) and isinstance(e.op, ast.LShift | ast.RShift)

@@ -58,6 +58,8 @@ def let(lw: Lowerer, node: Node) -> None:
     second = node.child(1)  # `let mut x`: the specifier follows `let` (unless a comment comes first)
     mutable = second is not None and (second.type == "mutable_specifier" or (
         second.type in COMMENTS and any(c.type == "mutable_specifier" for c in node.children)))
+    type_node = node.child_by_field_name("type")
+    typeck.check_branches(lw, read_type(type_node).scalar if type_node is not None else None, value)
     if pattern.type in ("identifier", "mut_pattern"):
         rust = text(pattern).removeprefix("mut").strip()
         rustc.not_a_const_generic(lw, rust, named_children(pattern)[-1] if pattern.type == "mut_pattern" else pattern)
@@ -122,6 +124,8 @@ def bind_new(lw: Lowerer, rust: str, value: Node, annotated: str | None, node: N
             stmt, ty = if_value(lw, value, py)
             lw.emit(stmt, node)
             lw.names.bind(rust, py, ty)
+            # (`let y = if c { 0.5 } else { 1e-3 };`: a `{float}` whose type the uses give it)
+            _let_type(lw, py, annotated if annotated in SCALARS else lw.typing.let_class(node.id), ty, node)
             return
         v = lw.expr(value)
     finally:
@@ -137,9 +141,12 @@ def bind_new(lw: Lowerer, rust: str, value: Node, annotated: str | None, node: N
         rustc.moved(lw, value)  # `let u = t;` moves `t`
         bind_tile(lw, rust, v, node)
         return
-    typeck.check_expected(lw, annotated, v, value)  # (`let s: i64 = n;` with `n: i32`)
+    if value.type != "if_expression":  # (an `if`'s branches are checked each: typeck.check_branches)
+        typeck.check_expected(lw, annotated, v, value)  # (`let s: i64 = n;` with `n: i32`)
     # (`let eps = 1e-5;`: a `{float}` until a use types it; `let z = x & y;`: the Rust type of `x & y`)
     rust_ty = typeck.rust_type(lw, v) if annotated is None else annotated if annotated in SCALARS else None
+    if annotated is None and value.type == "if_expression" and lw.typing.let_class(node.id) is not None:
+        rust_ty = lw.typing.let_class(node.id)  # (branches of unsuffixed literals: typed by the uses, below)
     ty = v.ty
     if annotated and ty.compile_time and annotated in SCALARS:
         ty = Ty(Kind.CONST, annotated)
