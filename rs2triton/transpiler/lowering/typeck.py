@@ -16,9 +16,10 @@ Other tensor operands are left to the bounds a kernel's ``where`` clause may add
 Casts and unary operators too: only a ``bool`` is cast to a ``bool`` (E0054), a ``bool`` only to
 an integer (E0606), a float has no ``!`` (E0600), ``-1 as u32`` negates a ``u32`` (E0600).
 
-Rust infers an unsuffixed literal's `let` from its uses. In host code a float `let`'s type is the
-typing pass's answer (lowering/typing.py, run before the body is lowered), and integer `let`s are
-joined by the lowerer's hooks (``inferred_int``, ``int_let_met``; no-ops for kernels); kernels with ``Lowerer.let_types`` (a `let`'s Rust
+Rust infers an unsuffixed literal's `let` from its uses: the typing pass (lowering/typing.py, run
+over the body before it is lowered, for both targets) answers first; where it knows nothing, host
+code joins integer `let`s by its lowerer's hooks (``inferred_int``, ``int_let_met``; no-ops for
+kernels) and kernels with ``Lowerer.let_types`` (a `let`'s Rust
 type: ``{integer}`` until a use types it, :func:`_met`) and ``Val.rust`` (a value's Rust type where
 lowering holds Triton's promoted one: :func:`typed`), read by the checks only."""
 

@@ -13,9 +13,17 @@ reports at its place (rustc's E0308), so it changes nothing here. A variable tha
 ``i32`` or ``f64`` (Rust's fallback): :meth:`Typing.let_type` and :meth:`Typing.literal_type` say
 None for it, and lowering keeps its own default.
 
-What the pass does not know (a call's result, a tensor's element) is no type: it unifies nothing.
-It reads syntax alone and imports no target; what the names bound before the body are (parameters,
-the file's constants, ``self``'s fields) the target's lowerer says through :class:`Env`."""
+Where rustc's verdict depends on what is known at a point, the pass, which goes in rustc's order,
+records it: a ``-x`` whose operand a later use types (:meth:`Typing.negated_before_known`: rustc's
+E0277, ``u8: Neg``), and the types of a `let`'s branches (:meth:`Typing.tail_type`, for
+``typeck.check_branches``). Both targets run it (``Lowerer.start_typing``) and read it: host code
+binds a `let` a use types as that type, a kernel's ``Lowerer.let_types`` starts from it, and an
+unsuffixed literal's type for rustc's lints is its (``Lowerer.literal_type``).
+
+What the pass does not know (a call's result, a tensor's element) is no type: it unifies nothing,
+and lowering still meets such types as it goes. It reads syntax alone and imports no target; what
+the names bound before the body are (parameters, the file's constants, ``self``'s fields) the
+target's lowerer says through :class:`Env`."""
 
 from __future__ import annotations
 
