@@ -27,7 +27,7 @@ from rs2triton.rust.types import FLOAT_TYPES, INT_TYPES, SCALARS, TRITON_DTYPES,
 from rs2triton.transpiler.frontend.items import cfg_holds
 from rs2triton.transpiler.frontend.parse import named_children, text
 from rs2triton.transpiler.lowering.context import ModuleContext
-from rs2triton.transpiler.lowering.names import Names
+from rs2triton.transpiler.lowering.names import Names, rust_key
 from rs2triton.transpiler.lowering.registry import BUILDERS, EXPRESSIONS, KERNEL, STATEMENTS, Target
 from rs2triton.transpiler.lowering.typing import Env, Seq, Typing, infer
 from rs2triton.transpiler.lowering.typing import Type as PassType
@@ -199,8 +199,10 @@ class Lowerer:
         # until a use gives it a type (`x & eps` with `x: u8`), as Rust infers it; Python name -> type
         self.let_types: dict[str, str] = {}
         # the types Rust's inference gives the body's `let`s and unsuffixed literals from all their
-        # uses (lowering/typing.py, run before the body is lowered: :meth:`start_typing`)
-        self.typing = Typing()
+        # uses (lowering/typing.py, over the body as it was before lowering: :meth:`start_typing`)
+        self._typing: Typing | None = None
+        self._typing_body: Node | None = None
+        self._typing_env = Env()
 
     # ------------------------------------------------------------------ dispatch
 
@@ -260,14 +262,26 @@ class Lowerer:
         return None
 
     def start_typing(self, body: Node) -> None:
-        """Rust's inference over ``body`` before it is lowered (lowering/typing.py), from what the
-        names bound so far (the parameters), the fields of ``self`` and the return type are."""
-        self.typing = infer(body, Env(name=self.name_type, field=self.field_type, returns=self.return_type()))
+        """Rust's inference over ``body`` (lowering/typing.py), from what the names bound before it
+        (the parameters), the fields of ``self`` and the return type are: taken now, before the
+        body is lowered; the pass itself runs when lowering first asks (:attr:`typing`), over the
+        whole body (most kernels never ask: what they hold needs no inferred type)."""
+        params = self.names.visible()
+        self._typing, self._typing_body = None, body
+        self._typing_env = Env(name=lambda rust: self.name_type(params, rust), field=self.field_type,
+                               returns=self.return_type())
 
-    def name_type(self, rust: str) -> PassType:
-        """What the typing pass knows of the name ``rust`` bound before the body (a parameter)."""
-        b = self.names.lookup(rust)
-        return pass_type(b.ty) if b is not None else None
+    @property
+    def typing(self) -> Typing:
+        """The typing pass's answer for the body (:meth:`start_typing`; empty where none started)."""
+        if self._typing is None:
+            self._typing = infer(self._typing_body, self._typing_env) if self._typing_body is not None else Typing()
+        return self._typing
+
+    def name_type(self, params: dict[str, Ty], rust: str) -> PassType:
+        """What the typing pass knows of the name ``rust`` bound before the body (``params``)."""
+        ty = params.get(rust_key(rust))
+        return pass_type(ty) if ty is not None else None
 
     def field_type(self, field: str) -> PassType:
         return None
@@ -301,11 +315,27 @@ class Lowerer:
             at = parent
         return self.expected_elem
 
-    def inferred_literal(self, node: Node) -> str | None:
+    def inferred_literal(self, node: Node, force: bool = False) -> str | None:
         """The type the typing pass gave the unsuffixed literal at ``node`` (`-1`, `(1)`: the
-        literal's) from its uses, None where none did (Rust's fallback)."""
+        literal's) from its uses, None where none did (Rust's fallback). Unless ``force``, not
+        asked for what no type could reject (a literal in 0..=127, a float below f32's range): the
+        checks that ask need no type there."""
+        negated = False
         while node.type in ("unary_expression", "parenthesized_expression") and node.named_children:
+            negated = negated or node.type == "unary_expression"
             node = node.named_children[-1]
+        if not force and not negated:
+            if node.type == "integer_literal":
+                parsed = semantics.parse_int_literal(text(node))
+                if parsed is None or parsed[0] <= 127:
+                    return None
+            elif node.type == "float_literal":
+                raw = text(node).replace("_", "")
+                try:
+                    if abs(float(raw[:-3] if raw.endswith(("f16", "f32", "f64")) else raw)) < 3e38:
+                        return None
+                except ValueError:
+                    return None
         return self.typing.literal_type(node.id)
 
     def emit(self, stmt: ast.stmt, node: Node | None = None) -> None:

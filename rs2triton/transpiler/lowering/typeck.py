@@ -338,7 +338,8 @@ def check_cast(lw: Lowerer, v: Val, target: str, node: Node) -> None:
 def check_negated(lw: Lowerer, v: Val, node: Node) -> None:
     """``-v`` of an unsigned integer is rustc's E0600, ``v``'s Rust type being what counts (a kernel's
     `let x = 0;` that a use makes a `u8` is lowered as an i32)."""
-    later = lw.typing.negated_before_known(node.id)
+    later = lw.typing.negated_before_known(node.id) if v.ty.kind in _PRIMITIVE and (
+        v.ty.elem in INT_TYPES or v.ty.elem is None) and not v.weak else None
     if later is not None:  # (`let x = 0; let y: u8 = -x;`: rustc learns `x: u8` after the `-`)
         if later in INT_TYPES and not SCALARS[later].signed:
             raise lw.rejects(node, "E0277", f"the trait bound `{later}: Neg` is not satisfied",

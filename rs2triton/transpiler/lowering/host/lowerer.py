@@ -32,7 +32,7 @@ from rs2triton.transpiler.frontend.parse import text
 from rs2triton.transpiler.frontend.types import TypeRef, read_type
 from rs2triton.transpiler.lowering.context import ModuleContext
 from rs2triton.transpiler.lowering.lowerer import Lowerer, names_in, pass_type
-from rs2triton.transpiler.lowering.names import Names, Reserved
+from rs2triton.transpiler.lowering.names import Names, Reserved, rust_key
 from rs2triton.transpiler.lowering.registry import BUILDERS, HOST, STATEMENTS, Target
 from rs2triton.transpiler.lowering.typing import Type as PassType
 from rs2triton.transpiler.lowering.typing import type_of
@@ -189,10 +189,10 @@ class HostLowerer(Lowerer):
         self.int_joined: dict[int, int] = {}
         self.int_types: dict[int, str | None] = {}
 
-    def name_type(self, rust: str) -> PassType:
+    def name_type(self, params: dict[str, Ty], rust: str) -> PassType:
         """A parameter's type, or a constant's of the file (its annotation)."""
-        if self.names.lookup(rust) is not None:
-            return super().name_type(rust)
+        if rust_key(rust) in params:
+            return super().name_type(params, rust)
         const = self.module.consts.get(rust)
         annotation = const.child_by_field_name("type") if const is not None else None
         return type_of(read_type(annotation)) if annotation is not None else None
