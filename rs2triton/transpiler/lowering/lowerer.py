@@ -326,7 +326,10 @@ class Lowerer:
             node = node.named_children[-1]
         if not force and not negated:
             if node.type == "integer_literal":
-                parsed = semantics.parse_int_literal(text(node))
+                written = text(node)
+                if len(written) < 3 and written.isdigit():  # (the most common: `0`, `1`, `64`)
+                    return None
+                parsed = semantics.parse_int_literal(written)
                 if parsed is None or parsed[0] <= 127:
                     return None
             elif node.type == "float_literal":

@@ -269,6 +269,8 @@ def check_pattern_names(lw: Lowerer, pattern: Node, annotation: Node | None, val
     pattern of an `Option<_>`, so ``let None = 5;`` and ``fn f(None: i32)`` are rustc's E0308 at it
     (``annotation``, ``value``: what rustc says was expected), and ``let mut None`` (a binding that
     would shadow the variant; ``mutable``: a `let mut`) its E0530."""
+    if b"None" not in (pattern.text or b""):  # (nearly every pattern: no walk)
+        return
     stack = [(pattern, mutable)]
     while stack:
         n, binding = stack.pop()
