@@ -52,12 +52,28 @@ REJECTED = {
     "let mut a = 0.1; a = n;": ("E0308", 22),  # a float `let` takes no integer
     "let a = 3; let mut c = a as i32; c = x;": ("E0308", 38),
     "let y = 2u8; let a = 3; let r = y & a | n;": ("E0308", 41),  # `y & a` is a u8
+    "let None = 5;": ("E0308", 5),  # `None` is a pattern of `Option`, not a name
+    "let (a, None) = (1, 2);": ("E0308", 9),
+    "let mut None = 0.5;": ("E0530", 9),  # a binding that would shadow the variant
+    "let x = 65536; let y: u8 = -x;": ("E0277", 28),  # `x: u8` is known after the `-`: `u8: Neg`
+    "let mut a = 0; a = 3; let b: u32 = a; let c = -a;": ("E0600", 47),  # known before it
+    "let a = 2; let y: u8 = -(a + 1);": ("E0277", 24),
+    # a `let` given by branches (fuzz_lets.py --kernels found these: the kernel or host code differed)
+    "let y = if b { 0.5 } else { i32::MIN };": ("E0308", 29),
+    "let y: u32 = if b { i32::MIN } else { 0 };": ("E0308", 21),
+    "let z = if b { 2 } else { 40 }; let r = x + z;": ("E0277", 43),
+    "let z = if b { 2 } else { 40 }; let r = m + z; let q: i32 = z;": ("E0308", 61),
 }
 ACCEPTED = [
     "let r = n + 1;", "let r = x * 2.0;", "let r = n << 2;", "let r = n > 1;", "let r = m << n;",
     "let e = 1e-5; let r = x + e;", "let a = 0; let r = a + m;", "let r = (n as i64) + m;", "let r = -1 as i32;",
     "let r = n >= 0 && x > 0.0;", "let mut a = 0; a += m;", "let mut a = 0; a = m;", "let mut a = 7u8; a <<= 1;", "let r = b as bool;",
     "let r = b as i32 + n;", "let s: i64 = 7;", "let r = 1 + 2 * n;",
+    # a float `let` typed f32 by a later use, wherever the use is (lowering/typing.py, before lowering)
+    "let z = if b { 0.1 } else { 0.2 }; let r = x * z;", "let mut z = 0.1; for i in 0..3 { z = z * 2.0; } let r = x + z;",
+    "let z = 0.1; let r = x.max(z * 2.0);",
+    "let a = 1 << 40; let s: i64 = a;",  # (the shift is an i64 one: `a`'s type, from its use)
+    "let y = if b { 1 } else { 2u8 }; let r = y;", "let y = if b { 1e-3 } else { 0.5 }; let r = 1.5f64 + y;",
 ]
 # The DSL's tensors (kernels only): the trait's operators (`I32Tensor: Add<i32>`, `AddOffsets<..,
 # I32Tensor>`, `Comparison<i32>`)
@@ -185,3 +201,104 @@ def test_a_type_is_read_once_for_every_reader(annotation, head, args, scalar):
     t = read_type(ty)
     assert (t.head, [a.source for a in t.args], t.scalar) == (head, args, scalar)
     assert t.source == annotation.replace(" ", "")
+
+
+@pytest.mark.parametrize("body, want", [
+    ("let z = 0.1; let w = z * 3.0; b + w", {"z": "f32", "w": "f32"}),
+    ("let z = 0.1; let a: f64 = z; let w = 0.5; w", {"z": "f64", "w": "f32"}),  # (the first type met is kept)
+    ("let n = 0; let m = n + 1; m as f32", {"n": None, "m": None}),  # (Rust's fallback: i32, said by no use)
+    ("let n = 0; let k: usize = n * 2; b", {"n": "usize"}),
+    ("let mut s = 0.0; for v in xs { s += *v; } s", {"s": "f32"}),
+])
+def test_the_typing_pass_gives_each_let_the_type_of_all_its_uses(body, want):
+    """lowering/typing.py, before lowering: a `let` of an unsuffixed literal takes the type its uses
+    give it, wherever they are (a later statement, a loop, the function's value)."""
+    from rs2triton.transpiler.frontend.parse import parser
+    from rs2triton.transpiler.lowering.typing import Env, Seq, infer
+
+    fn = parser().parse(f"fn f(b: f32, xs: &[f32]) -> f32 {{ {body} }}".encode()).root_node.named_children[0]
+    typing = infer(fn.child_by_field_name("body"), Env(name={"b": "f32", "xs": Seq("f32")}.get, returns="f32"))
+    lets = {n.child_by_field_name("pattern").text.decode().removeprefix("mut "): typing.let_type(n.id)
+            for n in fn.child_by_field_name("body").named_children if n.type == "let_declaration"}
+    assert {k: lets[k] for k in want} == want
+
+
+
+def test_a_parameter_named_none_is_rustc_s_e0308_in_both(tmp_path):
+    """`fn f(None: i32)`: `None` is `Option`'s variant, so the parameter's pattern is an `Option<_>`
+    where an `i32` is expected (rustc's E0308 at it), in a kernel and in host code alike."""
+    kernel = _kernel("let r = n + 1;").replace("b: bool", "None: bool")
+    host = HOST_HEAD + "impl Probe {\n    pub fn r(n: i32, None: bool) -> i32 {\n        n\n    }\n}\n"
+    kernel_line = next(i for i, line in enumerate(kernel.splitlines(), 1) if "None: bool" in line)
+    kernel_col = kernel.splitlines()[kernel_line - 1].index("None") + 1
+    assert _verdict(kernel, "kernels/k.rs") == ("E0308", kernel_line, kernel_col)
+    assert _verdict(host, "kernels/h.rs") == ("E0308", HOST_HEAD.count("\n") + 2, 22)
+    if shutil.which("rustc"):
+        assert _rustc(_kernel_analogue("let r = n + 1;").replace("b: bool", "None: bool"), tmp_path)[:1] == \
+            [("E0308", kernel_line, kernel_col)]
+        assert _rustc("pub fn r(n: i32, None: bool) -> i32 {\n    n\n}\n", tmp_path)[:1] == [("E0308", 1, 18)]
+
+
+@pytest.mark.parametrize("fn, want", [
+    ("pub fn n() -> usize { (0..3).fold(0, |a, b| a + b) }", 3),
+    ("pub fn n() -> usize { let s = (0..4).fold(0, |a, b| a + b); s }", 6),
+    ("pub fn n() -> u8 { (0..10).fold(250, |a, b| a + b) }", (250 + 45) % 256),  # (a u8 sum: it wraps)
+])
+def test_a_fold_s_start_takes_the_type_of_its_uses(fn, want, tmp_path):
+    """`(0..3).fold(0, |a, b| a + b)` returned as a `usize`: the start, the range and the closure are
+    the return type by Rust's inference (lowering/typing.py), not i32 (it was rustc-less E0308).
+    Host code only: a kernel has no closures."""
+    assert _verdict(HOST_HEAD + "impl Probe {\n    " + fn + "\n}\n", "kernels/h.rs") is None
+    path = tmp_path / "fold.rs"
+    path.write_text(HOST_HEAD + "impl Probe {\n    " + fn + "\n}\n")
+    import rs2triton
+
+    assert rs2triton.load(path).Probe.n() == want
+    if shutil.which("rustc"):
+        assert _rustc(fn + "\n", tmp_path) == []
+
+
+# statement -> the column (from its first character) of the literal rustc's `overflowing_literals`
+# names: the literal's type is the one Rust's inference gives it from a later use (lowering/typing.py)
+LINTED = {
+    "let mut a = 0; a = 300; let s: u8 = a;": 20,  # (`a` is a u8 by its last use, so 300 is one)
+    "let e = 0.5; let r = x * e; let w = 1e40; let q = x * w;": 37,
+}
+
+
+@pytest.mark.parametrize("stmt", list(LINTED))
+def test_a_literal_typed_by_a_later_use_is_linted_at_that_type_in_both(stmt, tmp_path):
+    col = LINTED[stmt]
+    for src, path, line, indent in ((_kernel(stmt), "kernels/k.rs", LINE, 4),
+                                    (_host(stmt), "kernels/h.rs", HOST_HEAD.count("\n") + 3, 8)):
+        with pytest.raises(TranspileError) as info:
+            transpile_source(src, path)
+        d = info.value.diagnostics[0]
+        assert (d.code, d.line, d.col) == ("E0012", line, indent + col), d.render()
+        assert "literal out of range" in d.message
+    if shutil.which("rustc"):
+        path = tmp_path / "lint.rs"
+        path.write_text(_host_analogue(stmt))
+        err = subprocess.run(["rustc", "--crate-type", "lib", "--edition", "2021", "--emit=metadata", "-o",
+                              str(tmp_path / "lint.rmeta"), str(path)], capture_output=True, text=True,
+                             timeout=120).stderr
+        m = re.search(r"^error: literal out of range for `\w+`\n\s*--> [^\n]*?:(\d+):(\d+)", err, re.M)
+        assert m and (int(m.group(1)), int(m.group(2))) == (2, 4 + col), err
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_fuzzed_programs_get_one_verdict_in_a_kernel_and_in_host_code(seed):
+    """tests/oracle/fuzz_lets.py's programs (random `let`s, typed or not, given by branches, assigned
+    in loops, and an expression over them), each as host code and as a `#[kernel]`'s body: the same
+    verdict, accepted or rejected at the same place (rustc not needed: fuzz_lets.py --kernels holds
+    both to it too)."""
+    import random
+
+    from tests.oracle import fuzz_lets as F
+
+    r = random.Random(seed)
+    for _ in range(60):
+        items = F.program(r)
+        kernel = F.in_kernel(items)
+        if kernel is not None:
+            assert F.kernel_verdict(kernel) == F.host_place(F.ours(items)), kernel

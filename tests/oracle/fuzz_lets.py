@@ -4,7 +4,7 @@ again, borrowed) and an expression over them, each compiled by rustc and transpi
     python tests/oracle/fuzz_lets.py [--seed S] [--programs N]
 
 Where fuzz_host.py compares the values of programs rustc accepts, this compares what each side
-accepts: rustc's type inference of `let`s (an integer or a float, the type a use gives it) and
+accepts (a `let` may be given by branches, and be assigned in a loop): rustc's type inference of `let`s (an integer or a float, the type a use gives it) and
 its lints on what its constant propagation knows (`let z = 0; b / z`) decide whether a program
 compiles, and rs2triton must reject exactly those rustc rejects, at the line rustc names when it
 names one error (with several, rustc reports its type errors before its lints, a whole-crate
@@ -46,12 +46,16 @@ def program(r: random.Random) -> str:
             a = r.choice(names)
             value = r.choice([f"{a} - {r.choice(INTS[:5])}", f"{a} * 2", f"-{a}", f"{a} as i32", f"({a})",
                               f"{a} + {a}", f"{a} * 3.0"])
+        elif r.random() < 0.15:  # (a value from branches: each a literal, of one class or not)
+            pool = INTS if r.random() < 0.6 else FLOATS
+            value = f"if b > 0 {{ {r.choice(pool)} }} else {{ {r.choice(pool if r.random() < 0.8 else INTS + FLOATS)} }}"
         else:
             value = r.choice(INTS if r.random() < 0.8 else FLOATS)
         mut = "mut " if r.random() < 0.3 else ""
         lines.append(f"let {mut}{n}{r.choice(TYPES) if r.random() < 0.35 else ''} = {value};")
         if mut and r.random() < 0.5:
-            lines.append(f"{n} {r.choice(['=', '+=', '*='])} {r.choice(INTS[:4] + FLOATS[:2] + ['b', 'f'])};")
+            step = f"{n} {r.choice(['=', '+=', '*='])} {r.choice(INTS[:4] + FLOATS[:2] + ['b', 'f'])};"
+            lines.append(f"for i in 0..3 {{ {step} }}" if r.random() < 0.3 else step)  # (a use inside a loop)
         if r.random() < 0.15:
             lines.append(r.choice([f"let r{i} = &{n};", f"let c{i} = {n}.clone();", f'assert!(b != 9, "{{}}", {n});']))
         names.append(n)

@@ -23,12 +23,14 @@ from tree_sitter import Node
 
 from rs2triton.diagnostics import TranspileError
 from rs2triton.rust import semantics
-from rs2triton.rust.types import FLOAT_TYPES, INT_TYPES, TRITON_DTYPES, bound
+from rs2triton.rust.types import FLOAT_TYPES, INT_TYPES, SCALARS, TRITON_DTYPES, bound
 from rs2triton.transpiler.frontend.items import cfg_holds
 from rs2triton.transpiler.frontend.parse import named_children, text
 from rs2triton.transpiler.lowering.context import ModuleContext
-from rs2triton.transpiler.lowering.names import Names
+from rs2triton.transpiler.lowering.names import Names, rust_key
 from rs2triton.transpiler.lowering.registry import BUILDERS, EXPRESSIONS, KERNEL, STATEMENTS, Target
+from rs2triton.transpiler.lowering.typing import Env, Seq, Typing, infer
+from rs2triton.transpiler.lowering.typing import Type as PassType
 from rs2triton.transpiler.lowering.values import BlockPtr, Kind, TileParts, Ty, Val
 from rs2triton.transpiler.pyast import Comment, attr_path, comment_lines, name
 
@@ -196,6 +198,11 @@ class Lowerer:
         # bound to an unsuffixed literal's value (`let eps = 1e-5;`) is `{integer}` or `{float}`
         # until a use gives it a type (`x & eps` with `x: u8`), as Rust infers it; Python name -> type
         self.let_types: dict[str, str] = {}
+        # the types Rust's inference gives the body's `let`s and unsuffixed literals from all their
+        # uses (lowering/typing.py, over the body as it was before lowering: :meth:`start_typing`)
+        self._typing: Typing | None = None
+        self._typing_body: Node | None = None
+        self._typing_env = Env()
 
     # ------------------------------------------------------------------ dispatch
 
@@ -254,10 +261,32 @@ class Lowerer:
     def int_let_met(self, v: Val, elem: str | None, node: Node) -> None:
         return None
 
-    def float_let_is(self, v: Val, elem: str | None) -> None:
+    def start_typing(self, body: Node) -> None:
+        """Rust's inference over ``body`` (lowering/typing.py), from what the names bound before it
+        (the parameters), the fields of ``self`` and the return type are: taken now, before the
+        body is lowered; the pass itself runs when lowering first asks (:attr:`typing`), over the
+        whole body (most kernels never ask: what they hold needs no inferred type)."""
+        params = self.names.visible()
+        self._typing, self._typing_body = None, body
+        self._typing_env = Env(name=lambda rust: self.name_type(params, rust), field=self.field_type,
+                               returns=self.return_type())
+
+    @property
+    def typing(self) -> Typing:
+        """The typing pass's answer for the body (:meth:`start_typing`; empty where none started)."""
+        if self._typing is None:
+            self._typing = infer(self._typing_body, self._typing_env) if self._typing_body is not None else Typing()
+        return self._typing
+
+    def name_type(self, params: dict[str, Ty], rust: str) -> PassType:
+        """What the typing pass knows of the name ``rust`` bound before the body (``params``)."""
+        ty = params.get(rust_key(rust))
+        return pass_type(ty) if ty is not None else None
+
+    def field_type(self, field: str) -> PassType:
         return None
 
-    def float_let_met(self, v: Val, other: Val | None = None) -> None:
+    def return_type(self) -> PassType:
         return None
 
     def rust_rules(self, node: Node) -> _RustRules:
@@ -271,20 +300,46 @@ class Lowerer:
         amount). None where no annotation reaches it."""
         target = self.let_target
         if target is None or self.expected_elem is None:
-            return None
+            return self.inferred_literal(node)
         at = node
         while at.id != target[0].id:
             parent = at.parent
             if parent is None:
-                return None
+                return self.inferred_literal(node)
             if parent.type == "binary_expression":
                 op = text(parent.child_by_field_name("operator") or parent)
                 if op not in _TYPED_OPS or (op in ("<<", ">>") and parent.child_by_field_name("right") == at):
-                    return None
+                    return self.inferred_literal(node)
             elif parent.type not in ("unary_expression", "parenthesized_expression"):
-                return None
+                return self.inferred_literal(node)
             at = parent
         return self.expected_elem
+
+    def inferred_literal(self, node: Node, force: bool = False) -> str | None:
+        """The type the typing pass gave the unsuffixed literal at ``node`` (`-1`, `(1)`: the
+        literal's) from its uses, None where none did (Rust's fallback). Unless ``force``, not
+        asked for what no type could reject (a literal in 0..=127, a float below f32's range): the
+        checks that ask need no type there."""
+        negated = False
+        while node.type in ("unary_expression", "parenthesized_expression") and node.named_children:
+            negated = negated or node.type == "unary_expression"
+            node = node.named_children[-1]
+        if not force and not negated:
+            if node.type == "integer_literal":
+                written = text(node)
+                if len(written) < 3 and written.isdigit():  # (the most common: `0`, `1`, `64`)
+                    return None
+                parsed = semantics.parse_int_literal(written)
+                if parsed is None or parsed[0] <= 127:
+                    return None
+            elif node.type == "float_literal":
+                raw = text(node).replace("_", "")
+                try:
+                    if abs(float(raw[:-3] if raw.endswith(("f16", "f32", "f64")) else raw)) < 3e38:
+                        return None
+                except ValueError:
+                    return None
+        return self.typing.literal_type(node.id)
 
     def emit(self, stmt: ast.stmt, node: Node | None = None) -> None:
         if node is not None:
@@ -484,6 +539,18 @@ def _always_reached(call_node: Node, stmt: Node) -> bool:
             return False
         node = parent
     return node is not None
+
+
+def pass_type(ty: Ty | None) -> PassType:
+    """A lowered type as the typing pass models it: a scalar, or a sequence of scalars."""
+    if ty is None:
+        return None
+    if ty.kind in (Kind.SCALAR, Kind.CONST):
+        return ty.elem if ty.elem in SCALARS else None
+    if ty.kind in (Kind.SEQ, Kind.ARRAY, Kind.ITER) and len(ty.items) == 1:
+        inner = pass_type(ty.items[0])
+        return Seq(inner) if inner is not None else None
+    return None
 
 
 def names_in(e: ast.expr) -> list[str]:

@@ -120,6 +120,10 @@ class Names:
                 return scope[rust]
         return None
 
+    def visible(self) -> dict[str, Ty]:
+        """Every Rust name bound now (the innermost binding of each) with its type."""
+        return {rust: b.ty for scope in self._scopes for rust, b in scope.items()}
+
     def declare(self, rust: str, ty: Ty, constexpr: bool = False) -> str:
         """Bind a Rust `let` name in the current scope and return its Python name.
 

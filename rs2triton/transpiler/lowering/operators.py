@@ -12,6 +12,7 @@ from tree_sitter import Node
 
 from rs2triton.rust import semantics
 from rs2triton.rust.types import FLOAT_TYPES, INT_TYPES
+from rs2triton.transpiler.lowering import typeck
 from rs2triton.transpiler.lowering.rustc import lints_on
 from rs2triton.transpiler.lowering.values import BLOCKS, Kind, Known, Ty, Val, join_kind, known_value
 from rs2triton.transpiler.pyast import const, literal_value
@@ -154,10 +155,7 @@ def unary(lw: Lowerer, op: str, v: Val, node: Node) -> Val:
         if type(lit) is int:  # `-i32::MIN` overflows, as rustc says
             with lw.rust_rules(node):
                 semantics.check_negation(lit, lw.literal_type(node) if v.weak else v.ty.elem)
-        if v.ty.elem in INT_TYPES and not v.weak and v.ty.kind in (Kind.CONST, Kind.SCALAR) \
-                and semantics.int_limits(v.ty.elem)[0] == 0:
-            raise lw.err(node, "E0014", f"cannot apply unary operator `-` to type `{v.ty.elem}` (rustc's E0600)",
-                         "unsigned values cannot be negated; use a signed type")
+        typeck.check_negated(lw, v, node)
         if lit is None and v.known is not None and v.ty.kind in _PRIMITIVE:  # `let x = i32::MIN; -x`: rustc knows `x`
             return _negated(lw, v, v.known, node)
         if isinstance(v.expr, ast.Constant) and isinstance(v.expr.value, (int, float)):
@@ -205,7 +203,7 @@ def cast_value(lw: Lowerer, v: Val, target: str, node: Node) -> Val:
         return out
     # rustc knows the cast too. Of an integer whose type is still inferred, whatever type it gets:
     # it holds the value, and an integer cast keeps the value's bits; of such a float, Rust's
-    # fallback, f64 (a float `let` a use makes f32 is typed so: see host/lowerer.Retype)
+    # fallback, f64 (a float `let` a use makes f32 is typed so: lowering/typing.py)
     return dataclasses.replace(out, known=Known(semantics.cast_constant(k.value, target), k.via))
 
 

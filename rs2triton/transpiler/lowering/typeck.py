@@ -16,9 +16,10 @@ Other tensor operands are left to the bounds a kernel's ``where`` clause may add
 Casts and unary operators too: only a ``bool`` is cast to a ``bool`` (E0054), a ``bool`` only to
 an integer (E0606), a float has no ``!`` (E0600), ``-1 as u32`` negates a ``u32`` (E0600).
 
-Rust infers an unsuffixed literal's `let` from its uses. Host code follows it with its lowerer's
-hooks (``inferred_int``, ``int_let_met``, ``float_let_is``: integer `let`s joined, a float `let`
-lowered again as an f32; no-ops for kernels); kernels with ``Lowerer.let_types`` (a `let`'s Rust
+Rust infers an unsuffixed literal's `let` from its uses: the typing pass (lowering/typing.py, run
+over the body before it is lowered, for both targets) answers first; where it knows nothing, host
+code joins integer `let`s by its lowerer's hooks (``inferred_int``, ``int_let_met``; no-ops for
+kernels) and kernels with ``Lowerer.let_types`` (a `let`'s Rust
 type: ``{integer}`` until a use types it, :func:`_met`) and ``Val.rust`` (a value's Rust type where
 lowering holds Triton's promoted one: :func:`typed`), read by the checks only."""
 
@@ -34,6 +35,7 @@ from rs2triton.rust import semantics
 from rs2triton.rust.types import FLOAT_TYPES, INT_TYPES, SCALARS
 from rs2triton.transpiler.frontend.parse import named_children, text
 from rs2triton.transpiler.lowering.lowerer import names_in, unparen
+from rs2triton.transpiler.lowering.typing import branch_tails
 from rs2triton.transpiler.lowering.values import Kind, Val
 
 if TYPE_CHECKING:
@@ -156,8 +158,6 @@ def check_operands(lw: Lowerer, op: str, left: Val, right: Val, node: Node) -> t
             return a, b
         if _weak(a) and _weak(b):
             raise lw.rejects(_at(node, "operator"), "E0277", f"can't compare `{a}` with `{b}`", hint)
-        lw.float_let_is(right, a)  # (`b < z` where `let z = 0.1;`: z is an f32)
-        lw.float_let_is(left, b)
         expected = {"{integer}": "integer", "{float}": "float"}.get(a, f"`{a}`")
         raise lw.rejects(_at(node, "right"), "E0308", f"mismatched types: expected {expected}, found {_found(b)}", hint)
     if ca == "float" and (op in _BITS or op in _SHIFTS) or ca == "bool" and (op in _ARITH or op in _SHIFTS):
@@ -169,17 +169,12 @@ def check_operands(lw: Lowerer, op: str, left: Val, right: Val, node: Node) -> t
     if a == b or (ca == cb and (_weak(a) or _weak(b))):
         _met(lw, left, a, b)
         _met(lw, right, b, a)
-        if a == "f64" and b == "f64":
-            lw.float_let_met(left, right)
-            lw.float_let_met(right, left)
         return a, b
     if ca != cb or _weak(a) or _weak(b):
         if op == "+" and _weak(a) and _weak(b):
             raise lw.rejects(_at(node, "operator"), "E0277", f"cannot add a{'n integer' if cb == 'int' else ' float'} to "
                              f"a{'n integer' if ca == 'int' else ' float'}", hint)
         raise lw.rejects(_at(node, "operator"), "E0277", e0277(op, a, b), hint)
-    lw.float_let_is(right, a)  # (`b * x` where `let x = 0.1;`: x is an f32, as Rust infers it)
-    lw.float_let_is(left, b)
     raise lw.rejects(_at(node, "right"), "E0308", f"mismatched types: expected `{a}`, found `{b}`", hint)
 
 
@@ -215,8 +210,6 @@ def check_expected(lw: Lowerer, want: str | None, v: Val, node: Node, hint: str 
     if t is None or t == want or _weak(t) and _class_of(t) == _class(want):
         _met(lw, v, t, want)
         return
-    if not _weak(t):
-        lw.float_let_is(v, want)
     if hint is None and _weak(t) and t == "{integer}" and want in FLOAT_TYPES:
         hint = "write a float literal (`1.0`)"
     raise lw.rejects(node, "E0308", f"mismatched types: expected `{want}`, found {_found(t)}",
@@ -270,12 +263,64 @@ def check_assigned(lw: Lowerer, want: str | None, v: Val, node: Node) -> None:
     check_expected(lw, want, v, node)
 
 
+def check_pattern_names(lw: Lowerer, pattern: Node, annotation: Node | None, value: Node | None = None,
+                        mutable: bool = False) -> None:
+    """The names a `let` pattern or a parameter binds: ``None`` is no name but `Option`'s variant, a
+    pattern of an `Option<_>`, so ``let None = 5;`` and ``fn f(None: i32)`` are rustc's E0308 at it
+    (``annotation``, ``value``: what rustc says was expected), and ``let mut None`` (a binding that
+    would shadow the variant; ``mutable``: a `let mut`) its E0530."""
+    if b"None" not in (pattern.text or b""):  # (nearly every pattern: no walk)
+        return
+    stack = [(pattern, mutable)]
+    while stack:
+        n, binding = stack.pop()
+        if n.type == "identifier" and text(n) == "None":
+            if binding:
+                what = "function parameters" if pattern.type == "parameter" else "let bindings"
+                raise lw.rejects(n, "E0530", f"{what} cannot shadow unit variants",
+                                 "`None` is `Option`'s variant, not a name: choose another name")
+            literal = unparen(value) if value is not None else None
+            expected = f"`{text(annotation)}`" if annotation is not None else \
+                {"integer_literal": "integer", "float_literal": "floating-point number"}.get(
+                    literal.type if literal is not None else "", "`_`")
+            raise lw.rejects(n, "E0308", f"mismatched types: expected {expected}, found `Option<_>`",
+                             "`None` is a pattern of `Option`, not a name: choose another name")
+        if n.type in ("tuple_pattern", "mut_pattern", "reference_pattern", "ref_pattern", "parameter"):
+            inner = binding or n.type in ("mut_pattern", "ref_pattern") or (
+                n.type == "parameter" and any(c.type == "mutable_specifier" for c in n.children))
+            stack.extend((c, inner) for c in n.named_children if c.type != "mutable_specifier")
+
+
 def cast(lw: Lowerer, v: Val, target: str) -> Val:
     """``x as target``'s value, of the Rust type ``target`` whatever lowering kept (a cast to the
     lowered type gives back the same value: ``n as i32`` of a `let n = 3;`)."""
     if target not in SCALARS or v.ty.kind not in _PRIMITIVE or _scalar(lw, v) == target:
         return v
     return dataclasses.replace(v, rust=target)
+
+
+def check_branches(lw: Lowerer, want: str | None, value: Node) -> None:
+    """``let x: want = if c { a } else { b };``: each branch's value is a ``want`` (rustc's E0308 at
+    the first that is not, as the typing pass found the branches' types), in both targets; without
+    an annotation (``want`` None) each is the first branch's type (rustc's E0308, "`if` and `else`
+    have incompatible types", at the first that is not)."""
+    if value.type != "if_expression" or want is not None and want not in SCALARS:
+        return
+    first = want
+    for tail in branch_tails(value):
+        t = lw.typing.tail_type(tail.id)
+        if t is None:
+            continue
+        if first is None:
+            first = t
+            continue
+        if t == first or _class_of(t) == _class_of(first) and (_weak(t) or _weak(first)):
+            continue
+        if want is None:
+            raise lw.rejects(tail, "E0308", "`if` and `else` have incompatible types",
+                             f"the first branch is {_found(first)}, this one {_found(t)}: convert one with `as`")
+        hint = "write a float literal (`1.0`)" if t == "{integer}" and want in FLOAT_TYPES else f"convert it with `as {want}`"
+        raise lw.rejects(tail, "E0308", f"mismatched types: expected `{want}`, found {_found(t)}", hint)
 
 
 def check_cast(lw: Lowerer, v: Val, target: str, node: Node) -> None:
@@ -290,6 +335,22 @@ def check_cast(lw: Lowerer, v: Val, target: str, node: Node) -> None:
     if t == "bool" and target in FLOAT_TYPES:
         raise lw.rejects(node, "E0606", f"casting `bool` as `{target}` is invalid",
                          "cast through an integer (`b as u8 as f32`)")
+
+
+def check_negated(lw: Lowerer, v: Val, node: Node) -> None:
+    """``-v`` of an unsigned integer is rustc's E0600, ``v``'s Rust type being what counts (a kernel's
+    `let x = 0;` that a use makes a `u8` is lowered as an i32)."""
+    later = lw.typing.negated_before_known(node.id) if v.ty.kind in _PRIMITIVE and (
+        v.ty.elem in INT_TYPES or v.ty.elem is None) and not v.weak else None
+    if later is not None:  # (`let x = 0; let y: u8 = -x;`: rustc learns `x: u8` after the `-`)
+        if later in INT_TYPES and not SCALARS[later].signed:
+            raise lw.rejects(node, "E0277", f"the trait bound `{later}: Neg` is not satisfied",
+                             "unsigned values cannot be negated; use a signed type")
+        return
+    t = None if v.weak else _scalar(lw, v)
+    if t in INT_TYPES and not SCALARS[t].signed:
+        raise lw.rejects(node, "E0600", f"cannot apply unary operator `-` to type `{t}`",
+                         "unsigned values cannot be negated; use a signed type")
 
 
 def check_unary(lw: Lowerer, op: str, v: Val, node: Node) -> None:

@@ -217,8 +217,6 @@ class HostBuilder:
         lw.int_let_met(v, want, node)  # (`let y: i64 = n - 1;`: `n` is an i64)
         if want in INT_TYPES and v.ty.elem is None and v.ty.kind is Kind.SCALAR and isinstance(v.expr, ast.BinOp):
             return Val(call(lw.helper(f"as_{want}"), [v.expr]), Ty(Kind.SCALAR, want))  # (an inferred integer, typed here)
-        if want == "f64" and v.ty.elem == "f64":
-            lw.float_let_met(v)  # (`let a: f64 = z;`: `z` is an f64 for good)
         v = _f32_literal(self.narrow(lw, v, node), v.ty.elem)
         if ty is not None and ty.kind in (Kind.SCALAR, Kind.CONST) and ty.elem in SCALARS and v.ty.elem is None:
             return Val(v.expr, Ty(v.ty.kind, ty.elem))

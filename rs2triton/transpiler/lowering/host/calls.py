@@ -414,7 +414,10 @@ def iter_method(lw: HostLowerer, node: Node, recv: Val, method: str, args: list[
     if form == "fold":
         init = lw.expr(args[0])
         # an unsuffixed start takes the items' type where they are numbers (as Rust infers it)
-        init = lw.settle(init, el if init.weak and el.elem in SCALARS else None, args[0])
+        # (else the type Rust's inference gives it from the uses: `(0..3).fold(0, ..)` returned as a usize)
+        inferred = lw.literal_type(args[0]) or lw.inferred_literal(args[0], force=True) if init.weak else None
+        init = lw.settle(init, el if init.weak and el.elem in SCALARS else
+                         Ty(Kind.SCALAR, inferred) if inferred is not None else None, args[0])
         fn, _ = _function(lw, args[1], [init.ty, el])
         return Val(call(ast.Attribute(lw.use("functools"), "reduce", LOAD), [fn, value, init.expr]), init.ty)
     if form in ("position", "find"):
@@ -543,6 +546,10 @@ def range_value(lw: HostLowerer, node: Node) -> Val:
     inclusive = any(c.type == "..=" for c in node.children)
     vals = [lw.expr(b) if b is not None else None for b in (start, end)]
     typed = next((v.ty for v in vals if v is not None and not v.weak), None)
+    if typed is None:  # (two unsuffixed literals: the type Rust's inference gives them from the uses, if one does)
+        inferred = next((t for b in (start, end) if b is not None and (t := lw.literal_type(b) or lw.inferred_literal(
+            b, force=True)) is not None), None)
+        typed = Ty(Kind.SCALAR, inferred) if inferred is not None else None
     settled = [lw.settle(v, typed, b) if v is not None and b is not None and (typed is not None or not v.weak) else v
                for v, b in zip(vals, (start, end), strict=True)]
     lo, hi = settled

@@ -31,13 +31,12 @@ from rs2triton.transpiler.frontend.items import HostItem, Kernel, ModuleItems, c
 from rs2triton.transpiler.frontend.macros import MacroError, MacroSyntaxError, expand, file_macros, root_of
 from rs2triton.transpiler.frontend.parse import named_children, parser, text
 from rs2triton.transpiler.frontend.source import SourceMap
-from rs2triton.transpiler.lowering import rustc
+from rs2triton.transpiler.lowering import rustc, typeck
 from rs2triton.transpiler.lowering.context import ModuleContext
 from rs2triton.transpiler.lowering.host.lowerer import (
     UNTRANSLATED,
     HostLowerer,
     HostModule,
-    Retype,
     discard,
     returning,
     rust_type,
@@ -341,19 +340,8 @@ def _methods(item: HostItem) -> list[tuple[Node, list[Node], str | None]]:
 def _lower_method(fn: Node, doc: str | None, lw: HostLowerer, py_name: str, smap: SourceMap, side: HostSide,
                   anchor: Node | None, op_name: str, classmethod: bool = False) -> ast.stmt:
     """One Rust method as a Python ``def``; outside the translated subset, an ``Unsupported``
-    attribute saying why (with a located warning). What rustc rejects is the file's error. Lowered
-    again for each float `let` a use shows to be f32 (:class:`Retype`: Rust's inference)."""
-    warned, deferred = len(side.warnings), len(lw.ctx.deferred)
-    while True:
-        try:
-            return _lower_method_once(fn, doc, lw, py_name, smap, side, anchor, op_name, classmethod)
-        except Retype as retype:
-            del side.warnings[warned:], lw.ctx.deferred[deferred:]  # (said again, if still so, by the next try)
-            lw = lw.again(retype)
-
-
-def _lower_method_once(fn: Node, doc: str | None, lw: HostLowerer, py_name: str, smap: SourceMap, side: HostSide,
-                       anchor: Node | None, op_name: str, classmethod: bool = False) -> ast.stmt:
+    attribute saying why (with a located warning). What rustc rejects is the file's error. The body is
+    typed by Rust's inference before it is lowered (lowering/typing.py: a `let`'s type from all its uses)."""
     spec = TRAIT.get(py_name)
     params_node = fn.child_by_field_name("parameters")
     rust_params = [p for p in named_children(params_node) if p.type not in ("attribute_item", "line_comment",
@@ -368,6 +356,8 @@ def _lower_method_once(fn: Node, doc: str | None, lw: HostLowerer, py_name: str,
                 if len(rust_params) != len(spec.params) + (1 if spec.visitor else 0):
                     raise lw.err(fn, "E0002", f"`{py_name}` has {len(rust_params)} parameters; the trait's (as "
                                  f"release/0.2.1 states it) has {len(spec.params) + spec.visitor}")
+                for p in rust_params:
+                    typeck.check_pattern_names(lw, p, p.child_by_field_name("type"))
                 for p, (py, ty) in zip(rust_params, spec.params, strict=False):
                     lw.names.bind(_param_name(p), py, ty)
                     _param_mutability(lw, p)
@@ -376,6 +366,7 @@ def _lower_method_once(fn: Node, doc: str | None, lw: HostLowerer, py_name: str,
                     lw.visitor = _param_name(rust_params[-1])
             else:
                 for p in rust_params:
+                    typeck.check_pattern_names(lw, p, p.child_by_field_name("type"))
                     ty = lw.rust_type(p.child_by_field_name("type"))
                     py = lw.names.declare(_param_name(p), ty)
                     _param_mutability(lw, p)
@@ -389,14 +380,13 @@ def _lower_method_once(fn: Node, doc: str | None, lw: HostLowerer, py_name: str,
                 raise lw.err(fn, "E0002", "a method without a body")
             for tp in lw.type_params if classmethod else ():
                 lw.names.bind(tp, tp, UNKNOWN)
+            lw.start_typing(body_node)
             if lw.visitor is not None:
                 lw.emit(ast.Assign(targets=[ast.Name("visitor", STORE)], value=call("ArgVisitor")), fn)
                 lw.value_into(body_node, discard)
             else:
                 lw.hint(body_node, lw.returns)
                 lw.value_into(body_node, returning)
-    except Retype:
-        raise
     except TranspileError as e:
         if any(d.code not in UNTRANSLATED for d in e.diagnostics):
             raise

@@ -31,9 +31,11 @@ from rs2triton.rust.types import INT_TYPES, SCALARS
 from rs2triton.transpiler.frontend.parse import text
 from rs2triton.transpiler.frontend.types import TypeRef, read_type
 from rs2triton.transpiler.lowering.context import ModuleContext
-from rs2triton.transpiler.lowering.lowerer import Lowerer, names_in
-from rs2triton.transpiler.lowering.names import Names, Reserved
+from rs2triton.transpiler.lowering.lowerer import Lowerer, names_in, pass_type
+from rs2triton.transpiler.lowering.names import Names, Reserved, rust_key
 from rs2triton.transpiler.lowering.registry import BUILDERS, HOST, STATEMENTS, Target
+from rs2triton.transpiler.lowering.typing import Type as PassType
+from rs2triton.transpiler.lowering.typing import type_of
 from rs2triton.transpiler.lowering.values import (
     NONE_TY,
     PTR,
@@ -151,17 +153,6 @@ def assign_to(py: str, declared: Ty | None, bound: list[Ty], infer: bool = False
     return assign
 
 
-class Retype(TranspileError):
-    """`let x = 0.1;` met an `f32` where it was taken for an `f64`: Rust infers a float `let`'s type
-    from its uses, so the function is lowered again with that `let` typed (``let_id``: its node's
-    id). (A TranspileError, so that the dispatch's safety net passes it on; its caller,
-    ``classes._lower_method``, never lets it out.)"""
-
-    def __init__(self, let_id: int, elem: str):
-        super().__init__([])
-        self.let_id, self.elem = let_id, elem
-
-
 class HostLowerer(Lowerer):
     """Lowers one host function. ``struct``: the struct whose method it is; ``fields``: the types
     of ``self``'s fields; ``classmethod``: a function without ``self`` (``new``)."""
@@ -190,10 +181,6 @@ class HostLowerer(Lowerer):
         self.loop_labels: list[str | None] = []
         self.jumps: list[set[str]] = []
         self.label_flags: dict[str, str] = {}  # label -> the Python name of its jump flag
-        # float `let`s without a type (`let x = 0.1;`): Python name -> the `let`'s node id, while
-        # it is taken for an f64; and the `let`s a use showed to be f32 (see Retype)
-        self.float_lets: dict[str, int] = {}
-        self.inferred: dict[int, str] = {}
         # integer `let`s without a type (`let n = 0;`): Python name -> the `let`'s node id; `let`s
         # that share a type (`let m = n * 2;`) are joined (``int_joined``: id -> id it joined), and
         # ``int_types`` holds the type the first typed use gave each group (None: none yet), as
@@ -202,23 +189,19 @@ class HostLowerer(Lowerer):
         self.int_joined: dict[int, int] = {}
         self.int_types: dict[int, str | None] = {}
 
-    def again(self, retype: Retype) -> HostLowerer:
-        """A fresh lowerer of the same function, which knows what ``retype`` says and all before it."""
-        assert retype.let_id not in self.inferred  # (a `let` typed so is no float `let` of unknown type)
-        fresh = HostLowerer(self.module, self.fn, self.struct, self.fields, self.type_params, self.in_classmethod,
-                            self.methods, self.anchor)
-        fresh.inferred = {**self.inferred, retype.let_id: retype.elem}
-        return fresh
+    def name_type(self, params: dict[str, Ty], rust: str) -> PassType:
+        """A parameter's type, or a constant's of the file (its annotation)."""
+        if rust_key(rust) in params:
+            return super().name_type(params, rust)
+        const = self.module.consts.get(rust)
+        annotation = const.child_by_field_name("type") if const is not None else None
+        return type_of(read_type(annotation)) if annotation is not None else None
 
-    def float_let_is(self, v: Val, elem: str | None) -> None:
-        """``v``, taken for an f64, meets ``elem`` where Rust needs one type: if a float `let` without
-        a type is in it (`let x = 0.1;`, then `b * x` with `b: f32`), that `let` is what Rust infers
-        it from (:class:`Retype`); otherwise the caller reports the mismatch."""
-        if elem != "f32" or v.ty.elem != "f64" or not self.float_lets:
-            return
-        for n in names_in(v.expr):
-            if n in self.float_lets:
-                raise Retype(self.float_lets[n], elem)
+    def field_type(self, field: str) -> PassType:
+        return pass_type(self.fields.get(field))
+
+    def return_type(self) -> PassType:
+        return pass_type(self.returns)
 
     def inferred_int(self, v: Val) -> bool:
         """Whether ``v`` is an integer whose type Rust still infers (`n` of `let n = 0;`, `n * 2`):
@@ -265,15 +248,6 @@ class HostLowerer(Lowerer):
                                        f"`{text(node)}` is an `{had}` from an earlier use")
                 self.int_types[group] = elem
 
-    def float_let_met(self, v: Val, other: Val | None = None) -> None:
-        """The f64 ``v`` met a typed f64 (``other``; None: where the context asks for one): the
-        float `let`s in it are f64 for good, as Rust's inference settles a type at its first use
-        that gives one (a later f32 use is rustc's E0308 there)."""
-        if not self.float_lets or other is not None and any(n in self.float_lets for n in names_in(other.expr)):
-            return
-        for n in names_in(v.expr):
-            self.float_lets.pop(n, None)
-
     # ------------------------------------------------------------------ diagnostics
     def err(self, node: Node, code: str, msg: str, hint: str | None = None) -> TranspileError:
         """A diagnostic at ``node`` (at the macro invocation, for a method a macro wrote)."""
@@ -319,20 +293,22 @@ class HostLowerer(Lowerer):
             self.hints[node.id] = ty.elem
 
     def literal_type(self, node: Node) -> str | None:
+        """The type an unsuffixed literal at ``node`` gets: its context's (a hint), else the one the
+        typing pass inferred from its uses (``(0..3).fold(0, ..)`` returned as a `usize`)."""
         at = node
         while True:
             if at.id in self.hints:
                 return self.hints[at.id]
             parent = at.parent
             if parent is None:
-                return None
+                return self.inferred_literal(node)
             if parent.type == "binary_expression":
                 op = text(parent.child_by_field_name("operator") or parent)
                 if op not in ("+", "-", "*", "/", "%", "&", "|", "^", "<<", ">>") or (
                         op in ("<<", ">>") and parent.child_by_field_name("right") == at):
-                    return None
+                    return self.inferred_literal(node)
             elif parent.type not in ("unary_expression", "parenthesized_expression"):
-                return None
+                return self.inferred_literal(node)
             at = parent
 
     def settle(self, v: Val, ty: Ty | None, node: Node) -> Val:

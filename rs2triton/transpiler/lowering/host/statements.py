@@ -134,14 +134,18 @@ def let(lw: HostLowerer, node: Node) -> None:
     if text(pattern) == "_":
         lw.value_into(value, discard)  # `let _ = expr;`: evaluated for what it does
         return
+    typeck.check_branches(lw, declared.elem if declared is not None and declared.kind in (Kind.SCALAR, Kind.CONST)
+                          else None, value)
     if pattern.type in ("identifier", "mut_pattern"):
         name_node = pattern.named_children[-1] if pattern.type == "mut_pattern" else pattern
         check_identifier(lw, name_node)
         bind_value(lw, text(name_node), value, declared, mutable, node)
+        typeck.check_pattern_names(lw, pattern, node.child_by_field_name("type"), value, mutable)  # (after the value, as rustc)
         return
     if pattern.type == "tuple_pattern":
         lw.hint(value, declared)
         v = lw.expr(value)
+        typeck.check_pattern_names(lw, pattern, node.child_by_field_name("type"), value, mutable)
         target = pattern_target(lw, pattern, declared or v.ty, mutable)
         lw.emit(ast.Assign(targets=[target], value=v.expr), node)
         return
@@ -209,8 +213,9 @@ def check_identifier(lw: HostLowerer, node: Node) -> None:
 def bind_value(lw: HostLowerer, rust: str, value: Node, declared: Ty | None, mutable: bool, node: Node) -> None:
     """`let rust = value;` or a `const` item in a body (shadowing any binding of the name before it)."""
     py = lw.names.declare_pending(rust)
-    if declared is None and node.id in lw.inferred:  # (a float `let` a use showed to be f32: see Retype)
-        declared = Ty(Kind.SCALAR, lw.inferred[node.id])
+    inferred = lw.typing.let_type(node.id) if declared is None else None
+    if inferred == "f32" or inferred in INT_TYPES:  # (`let z = 0.1;`, a use makes it f32; `let n = 0;`, an i64)
+        declared = Ty(Kind.SCALAR, inferred)
     if declared is None and _weak_shift(value):
         declared = _typed_by_use(lw, node, rust)  # (the shift's width is its type's: Rust infers it from the uses)
     lw.hint(value, declared)
@@ -229,27 +234,17 @@ def bind_value(lw: HostLowerer, rust: str, value: Node, declared: Ty | None, mut
     b.decl = "mut" if mutable else ""
     if len(values) == 1:  # (a value from branches is no constant to rustc's propagation)
         rustc.bound_known(lw, rust, values[0], const_item=node.type == "const_item", typed=declared is not None)
-    lw.float_lets.pop(py, None)
     lw.int_lets.pop(py, None)
-    if ty.elem is None and ty.kind is Kind.SCALAR and len(values) == 1 and (
-            type(literal_value(values[0].expr)) is int and values[0].weak or lw.inferred_int(values[0])):
+    if ty.elem is None and ty.kind is Kind.SCALAR and values and (
+            all(type(literal_value(v.expr)) is int and v.weak for v in values)
+            or len(values) == 1 and lw.inferred_int(values[0])):  # (or branches of such: `if c { 1 } else { 2 }`)
         # (`let n = 0;`: an integer, its type inferred from the uses; `let m = n * 2;`: n's; not a
         # shift's amount, whose type is its own)
         shifts = any(isinstance(e, ast.BinOp) and isinstance(e.op, ast.LShift | ast.RShift)
                      for e in ast.walk(values[0].expr))
         lw.int_let(py, node.id, [] if shifts else [n for n in names_in(values[0].expr) if n in lw.int_lets])
-    if declared is None and ty.elem == "f64" and len(values) == 1 and _inferred_float(lw, values[0]):
-        lw.float_lets[py] = node.id  # (f64 unless a use makes it f32)
     if moves or _owned_vec(value, node):
         rustc.tile_bound(lw, rust, "Vec")  # (not `Copy`: its moves are tracked, as rustc tracks them)
-
-
-def _inferred_float(lw: HostLowerer, v: Val) -> bool:
-    """Whether the f64 ``v`` is so only by Rust's fallback: an unsuffixed float literal, or arithmetic
-    on float `let`s typed so (whose type the uses of this one decide too)."""
-    if v.weak:
-        return True
-    return any(n in lw.float_lets for n in names_in(v.expr))
 
 
 def _owned_vec(value: Node, let_node: Node) -> bool:

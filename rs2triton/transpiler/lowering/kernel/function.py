@@ -11,7 +11,7 @@ from tree_sitter import Node
 from rs2triton.rust.types import SCALARS
 from rs2triton.transpiler.frontend.items import Kernel
 from rs2triton.transpiler.frontend.parse import part, text
-from rs2triton.transpiler.lowering import rustc
+from rs2triton.transpiler.lowering import rustc, typeck
 from rs2triton.transpiler.lowering.context import ModuleContext, ParamComments
 from rs2triton.transpiler.lowering.lowerer import Lowerer
 from rs2triton.transpiler.lowering.values import Kind, Ty
@@ -28,6 +28,9 @@ def lower_kernel(ctx: ModuleContext, kernel: Kernel) -> ast.FunctionDef:
     comments: ParamComments = {}
     mutable = {text(part(p, "pattern")) for p in part(fn, "parameters").named_children
                if p.type == "parameter" and rustc.is_mut(p)}
+    for param in part(fn, "parameters").named_children:
+        if param.type == "parameter":
+            typeck.check_pattern_names(lw, param, param.child_by_field_name("type"))
     for p in kernel.params:
         ty = Ty(Kind.PTR, p.elem) if p.kind == "pointer" else Ty(Kind.SCALAR, p.elem)
         args.append(ast.arg(arg=lw.names.declare(p.name, ty)))
@@ -42,6 +45,7 @@ def lower_kernel(ctx: ModuleContext, kernel: Kernel) -> ast.FunctionDef:
         if c.name in const_notes:
             comments[args[-1].arg] = const_notes[c.name]
     body: list[ast.stmt] = []
+    lw.start_typing(part(fn, "body"))  # (Rust's inference of the `let`s' types, before lowering)
     lw.block_into(part(fn, "body"), body, scoped=False)
     prelude: list[ast.stmt] = []
     if kernel.doc:

@@ -58,10 +58,13 @@ def let(lw: Lowerer, node: Node) -> None:
     second = node.child(1)  # `let mut x`: the specifier follows `let` (unless a comment comes first)
     mutable = second is not None and (second.type == "mutable_specifier" or (
         second.type in COMMENTS and any(c.type == "mutable_specifier" for c in node.children)))
+    type_node = node.child_by_field_name("type")
+    typeck.check_branches(lw, read_type(type_node).scalar if type_node is not None else None, value)
     if pattern.type in ("identifier", "mut_pattern"):
         rust = text(pattern).removeprefix("mut").strip()
         rustc.not_a_const_generic(lw, rust, named_children(pattern)[-1] if pattern.type == "mut_pattern" else pattern)
         bind_new(lw, rust, value, annotated, node, mutable or pattern.type == "mut_pattern")
+        typeck.check_pattern_names(lw, pattern, node.child_by_field_name("type"), value, mutable)  # (after the value, as rustc)
         if mutable or pattern.type == "mut_pattern":
             rustc.declared(lw, rust, "mut")
         return
@@ -81,6 +84,7 @@ def let(lw: Lowerer, node: Node) -> None:
             rustc.not_a_const_generic(lw, bound_name, named_children(p)[-1] if p.type == "mut_pattern" else p)
             names.append(bound_name)
         v = lw.expr(value)
+        typeck.check_pattern_names(lw, pattern, node.child_by_field_name("type"), value, mutable)
         items = v.ty.items if v.ty.kind is Kind.TUPLE else ()
         targets: list[ast.expr] = []
         for i, bound in enumerate(names):
@@ -120,6 +124,8 @@ def bind_new(lw: Lowerer, rust: str, value: Node, annotated: str | None, node: N
             stmt, ty = if_value(lw, value, py)
             lw.emit(stmt, node)
             lw.names.bind(rust, py, ty)
+            # (`let y = if c { 0.5 } else { 1e-3 };`: a `{float}` whose type the uses give it)
+            _let_type(lw, py, annotated if annotated in SCALARS else lw.typing.let_class(node.id), ty, node)
             return
         v = lw.expr(value)
     finally:
@@ -135,9 +141,12 @@ def bind_new(lw: Lowerer, rust: str, value: Node, annotated: str | None, node: N
         rustc.moved(lw, value)  # `let u = t;` moves `t`
         bind_tile(lw, rust, v, node)
         return
-    typeck.check_expected(lw, annotated, v, value)  # (`let s: i64 = n;` with `n: i32`)
+    if value.type != "if_expression":  # (an `if`'s branches are checked each: typeck.check_branches)
+        typeck.check_expected(lw, annotated, v, value)  # (`let s: i64 = n;` with `n: i32`)
     # (`let eps = 1e-5;`: a `{float}` until a use types it; `let z = x & y;`: the Rust type of `x & y`)
     rust_ty = typeck.rust_type(lw, v) if annotated is None else annotated if annotated in SCALARS else None
+    if annotated is None and value.type == "if_expression" and lw.typing.let_class(node.id) is not None:
+        rust_ty = lw.typing.let_class(node.id)  # (branches of unsuffixed literals: typed by the uses, below)
     ty = v.ty
     if annotated and ty.compile_time and annotated in SCALARS:
         ty = Ty(Kind.CONST, annotated)
@@ -147,7 +156,7 @@ def bind_new(lw: Lowerer, rust: str, value: Node, annotated: str | None, node: N
         py = lw.names.declare(rust, ty, constexpr=True)
         lw.emit(ast.AnnAssign(target=ast.Name(id=py, ctx=ast.Store()), annotation=attr_path("tl.constexpr"),
                               value=v.expr, simple=1), node)
-        _let_type(lw, py, rust_ty, ty)
+        _let_type(lw, py, rust_ty, ty, node)
         rustc.bound_known(lw, rust, v, const_item=node.type == "const_item", typed=annotated is not None)
         return
     if mutable:
@@ -158,16 +167,19 @@ def bind_new(lw: Lowerer, rust: str, value: Node, annotated: str | None, node: N
             # nothing computed from it may be treated as compile-time.
             ty = Ty(Kind.SCALAR, ty.elem)
     py = lw.names.declare(rust, ty)
-    _let_type(lw, py, rust_ty, ty)
+    _let_type(lw, py, rust_ty, ty, node)
     if mutable:
         lw.names.mutable.add(py)
     lw.assign(py, v.expr, node)
     rustc.bound_known(lw, rust, v, const_item=False, typed=annotated is not None)
 
 
-def _let_type(lw: Lowerer, py: str, rust: str | None, ty: Ty) -> None:
-    """``py`` is bound to a value of the Rust type ``rust``: kept (``Lowerer.let_types``) where it
-    is not its lowered type (an unsuffixed literal's `{integer}`, `u8 & {integer}` lowered as i32)."""
+def _let_type(lw: Lowerer, py: str, rust: str | None, ty: Ty, node: Node) -> None:
+    """``py`` is bound by the `let` ``node`` to a value of the Rust type ``rust``: kept
+    (``Lowerer.let_types``) where it is not its lowered type (`u8 & {integer}` lowered as i32; an
+    unsuffixed literal's `{integer}`: the type the typing pass found its uses give it, if one does)."""
+    if rust in ("{integer}", "{float}"):
+        rust = lw.typing.let_type(node.id) or rust
     if rust is not None and rust != ty.elem or rust in ("{integer}", "{float}"):
         lw.let_types[py] = rust
     else:
