@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -27,22 +26,10 @@ sys.path.insert(0, str(ROOT))
 os.environ.setdefault("TRITON_INTERPRET", "1")
 
 import torch  # noqa: E402
-from triton.runtime.jit import KernelInterface  # noqa: E402
+from bench_backend import NoLaunch, per_call_us  # noqa: E402  (this folder: the launches made no-ops, the timer)
 
 import rs2triton  # noqa: E402
 from rs2triton.backend.optim import _KERNELS, OPERATION  # noqa: E402
-
-
-class NoLaunch(KernelInterface):
-    def run(self, *args, grid, warmup, **kwargs):
-        return None
-
-
-def per_call_us(fn, calls: int) -> float:
-    start = time.perf_counter()
-    for _ in range(calls):
-        fn()
-    return (time.perf_counter() - start) / calls * 1e6
 
 
 def main() -> None:
