@@ -47,7 +47,9 @@ def test_import_finds_the_rs_file_and_follows_edits(package):
     assert mod.ReluForward.backward is mod.ReluBackward
     # Edit the Rust source: the next import (here a reload) transpiles it again.
     rs = package / "relu.rs"
-    rs.write_text(rs.read_text().replace("let y = T::maximum(x, zero);", "let y = T::minimum(x, zero);"))
+    edited = rs.read_text().replace("let y = T::where_(x.lt(zero), zero, x);", "let y = T::minimum(x, zero);")
+    assert edited != rs.read_text()
+    rs.write_text(edited)
     mod = importlib.reload(mod)
     assert_matches("y_ptr", _relu(mod, x), x.clamp(max=0))
 
