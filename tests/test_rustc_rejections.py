@@ -191,3 +191,25 @@ def test_a_suffixed_tuple_index_is_rustc_s_syntax_error(tmp_path):
         proc = subprocess.run(["rustc", "--crate-type", "lib", "--edition", "2021", "--emit=metadata", "-A", "warnings",
                                "-o", str(tmp_path / "a.rmeta"), str(path)], capture_output=True, text=True, timeout=120)
         assert f"error: suffixes on a tuple index are invalid\n  --> {path}:{FIRST + 1}:15" in proc.stderr, proc.stderr
+
+
+MISSING_OPERANDS = ["let y = 1 +;", "let y = (1 + );", "let y = ;", "let z = (1, 2 * );", "let w = [1, 2 - ];",
+                    "let q = -;", "let mut a = 1; a += ;", "let b = 1 == ;"]
+
+
+@pytest.mark.parametrize("statement", MISSING_OPERANDS)
+def test_an_operator_without_its_operand_is_rustc_s_expected_expression(statement, tmp_path):
+    """An operator (or a `let`'s `=`) followed by `;`, `)`, `]`, `}` or `,`: rustc's "expected
+    expression, found `;`" at the token found, in a kernel as in plain Rust (it was "expected
+    `identifier`", or "syntax error near" the operator, a column or two before)."""
+    with pytest.raises(TranspileError) as info:
+        transpile_source(f"#[kernel]\npub fn k<T: Triton>(n: i32) {{\n    {statement}\n}}\n", "kernels/k.rs")
+    d = info.value.diagnostics[0]
+    found = re.search(r"[;)\]]", statement[statement.index("=") + 1:] if "=" in statement else statement)
+    assert d.code == "E0001" and d.message == f"expected expression, found `{found.group(0)}`", d.render()
+    if shutil.which("rustc"):
+        path = tmp_path / "m.rs"
+        path.write_text(f"fn main() {{\n    {statement}\n}}\n")
+        proc = subprocess.run(["rustc", "--emit=metadata", "-o", str(tmp_path / "m.rmeta"), str(path)],
+                              capture_output=True, text=True, timeout=120)
+        assert f"error: {d.message}\n --> {path}:2:{d.col}" in proc.stderr, (d.render(), proc.stderr)

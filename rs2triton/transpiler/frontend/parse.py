@@ -185,6 +185,9 @@ def parse(source: bytes, smap: SourceMap, prefix: tuple[Tree, int] | None = None
         emoji = _emoji_in_identifier(bad, smap)
         if emoji is not None:
             raise TranspileError([emoji])
+        operand = _missing_operand(bad, smap)
+        if operand is not None:
+            raise TranspileError([operand])
         if bad.is_missing:
             msg = f"expected `{bad.type}`"
             hint = f"insert `{bad.type}` here"
@@ -321,6 +324,46 @@ def first_error(node: Node) -> Node:
                 break
         else:
             return found
+
+
+# What may stand before an operand, and what closes where one was due (rustc's "expected
+# expression, found `;`").
+_TAKES_OPERAND = frozenset({"=", "+", "-", "*", "/", "%", "&", "|", "^", "<<", ">>", "&&", "||", "==", "!=", "<",
+                            ">", "<=", ">=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>=", "!"})
+_CLOSES_BEFORE_OPERAND = frozenset({";", ")", "]", "}", ","})
+
+
+def _missing_operand(bad: Node, smap: SourceMap) -> Diagnostic | None:
+    """rustc's "expected expression, found `;`" at the token found, where an operator (or a
+    `let`'s `=`) is followed by a closing token with no operand between (`1 +;`, `(1 + )`,
+    `let y = ;`); tree-sitter reports those as a missing identifier or an error node ending in
+    the operator. None for any other error."""
+    if bad.is_missing:
+        if bad.type != "identifier":
+            return None
+        before = _previous_leaf(bad)
+    else:
+        before = bad
+        while before.child_count:
+            before = before.children[-1]
+    after = _next_leaf(bad)
+    if before is None or after is None or text(before) not in _TAKES_OPERAND \
+            or text(after) not in _CLOSES_BEFORE_OPERAND:
+        return None
+    return smap.diag(after, "E0001", f"expected expression, found `{text(after)}`",
+                     f"write the operand of `{text(before)}` before this `{text(after)}`")
+
+
+def _next_leaf(node: Node) -> Node | None:
+    cur: Node | None = node
+    while cur is not None and cur.next_sibling is None:
+        cur = cur.parent
+    if cur is None:
+        return None
+    leaf = cur.next_sibling
+    while leaf is not None and leaf.child_count:
+        leaf = leaf.children[0]
+    return leaf
 
 
 def _previous_leaf(node: Node) -> Node | None:
