@@ -50,6 +50,8 @@ def test_attention_runs_forward_and_backward_on_the_flash_kernels(causal, dtype)
                     **tol)
     assert report.ran("attention", "forward") == 1 and report.ran("attention", "backward") == 1, str(report)
     assert report.rows["attention"].ran[("FlashAttentionForward", "forward")] == 1, str(report)
+    # (a backward of two launches: the report names both kernels)
+    assert report.rows["attention"].ran[("FlashAttentionBackwardDq + FlashAttentionBackwardDkv", "backward")] == 1
     assert not _fallbacks(report), str(report)
     assert not report.ran("bmm") and not report.ran("softmax"), str(report)  # (no math attention)
 
@@ -132,7 +134,8 @@ def test_teenygrad_s_flash_attn2_runs_attention_without_a_causal_mask_and_kernel
     q, k, v = _qkv((2, 2, 5, 8), (2, 2, 5, 8))
     report = _check(backend, lambda q, k, v: F.scaled_dot_product_attention(q, k, v), q, k, v)
     assert report.rows["scaled_dot_product_attention"].ran[("FlashAttention2Forward", "forward")] == 1, str(report)
-    assert report.rows["scaled_dot_product_attention"].ran[("FlashAttention2BackwardDq", "backward")] == 1
+    backward = ("FlashAttention2BackwardDq + FlashAttention2BackwardDkv", "backward")  # (both kernels named)
+    assert report.rows["scaled_dot_product_attention"].ran[backward] == 1
     backend.reset_report()
     q, k, v = _qkv((2, 2, 5, 8), (2, 2, 5, 8), seed=1)
     report = _check(backend, lambda q, k, v: F.scaled_dot_product_attention(q, k, v, is_causal=True), q, k, v)

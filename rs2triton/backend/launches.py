@@ -148,7 +148,9 @@ def plan_launches(kernels: Any, entry: Entry, aten: Aten, given: dict[str, Any],
              aten.filled.get(n)) for n, shape in aten.made.items()]
     if len(out_dtypes) != len(aten.results):
         out_dtypes = tuple(made_dtype.get(n, dtype) for n in aten.results)
-    return LaunchPlan(aten.launches[0].kernel, made, calls, aten.results, out_dtypes, device=device)
+    # (the report names every kernel of the call: flash attention's backward is dq's and dkv's)
+    struct = " + ".join(dict.fromkeys(launch.kernel for launch in aten.launches))
+    return LaunchPlan(struct, made, calls, aten.results, out_dtypes, device=device)
 
 
 def _torch_dtype(rust: str) -> Any:
