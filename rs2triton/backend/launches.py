@@ -19,6 +19,7 @@ from typing import Any
 from rs2triton.backend.plan import Fallback
 from rs2triton.runtime.mapping_rules import Aten, Dim, Entry, Fixed
 from rs2triton.runtime.values import _torch
+from rs2triton.rust.types import TORCH_DTYPES
 
 
 @dataclass
@@ -154,9 +155,8 @@ def plan_launches(kernels: Any, entry: Entry, aten: Aten, given: dict[str, Any],
 
 
 def _torch_dtype(rust: str) -> Any:
-    torch = _torch()
-    return {"f32": torch.float32, "f64": torch.float64, "f16": torch.float16, "bf16": torch.bfloat16,
-            "i32": torch.int32, "i64": torch.int64}.get(rust)
+    """The torch dtype of a Rust scalar type (``rust.types``), None for one torch has not."""
+    return getattr(_torch(), TORCH_DTYPES.get(rust, ""), None)
 
 
 def _key(value: Any) -> Any:

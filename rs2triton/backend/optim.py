@@ -34,11 +34,9 @@ from __future__ import annotations
 import itertools
 import math
 import operator
-import re
 import struct
 import weakref
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from rs2triton.backend.optim_rows import ROWS, OptimRow
@@ -431,26 +429,14 @@ def _kernel(backend: Any, row: OptimRow) -> Any:
 
 
 def _find_kernel(tree: Any, row: OptimRow) -> Any:
-    import rs2triton
-    from rs2triton.backend.tree import _sources
-    from rs2triton.runtime import Launcher
+    from rs2triton.backend.tree import kernel_struct
 
-    pattern = re.compile(rb"\bfn\s+" + row.kernel.encode() + rb"\b")
-    for f in _sources(tree.roots):
-        try:
-            if not pattern.search(Path(f).read_bytes()):
-                continue
-            module = rs2triton.load(f, **tree.options)
-        except (OSError, ValueError, rs2triton.TranspileError):
-            continue
-        fn = vars(module).get(row.kernel)
-        for value in vars(module).values():
-            if isinstance(value, Launcher) and value.fn is fn:
-                expected = [*row.pointers, "n_elements", *(name for name, _ in row.scalars)]
-                if list(value.params) != expected or list(value.consts) != ["BLOCK_SIZE"]:
-                    return (f"the tree's {row.kernel} ({f}) takes ({', '.join(value.params)}), not "
-                            f"({', '.join(expected)})")
-                return value(BLOCK_SIZE=BLOCK_SIZE), f"{row.kernel} of {f}"
+    # (the tree indexes every #[kernel] fn by its struct, whether or not its file has host logic)
+    for value, f in tree.kernels.alternatives(kernel_struct(row.kernel)):
+        expected = [*row.pointers, "n_elements", *(name for name, _ in row.scalars)]
+        if list(value.params) != expected or list(value.consts) != ["BLOCK_SIZE"]:
+            return f"the tree's {row.kernel} ({f}) takes ({', '.join(value.params)}), not ({', '.join(expected)})"
+        return value(BLOCK_SIZE=BLOCK_SIZE), f"{row.kernel} of {f}"
     return f"the kernel tree has no {row.kernel} (a #[kernel] fn of that name)"
 
 

@@ -36,6 +36,7 @@ from collections.abc import Callable
 from typing import Any
 
 from rs2triton.backend.plan import Tensor
+from rs2triton.runtime.mapping_rules import next_pow2
 from rs2triton.runtime.values import _torch
 
 _DEFINED: dict[str, tuple[Any, Callable[..., Any]]] = {}  # an ATen overload's name -> (it, its decomposition)
@@ -257,10 +258,6 @@ def decompositions() -> dict[Any, Callable[..., Any]]:
     return dict(_DEFINED.values())
 
 
-def _next_pow2(n: int) -> int:
-    return 1 << max(int(n) - 1, 0).bit_length()
-
-
 def _sdpa(query: Any, key: Any, value: Any, attn_mask: Any = None, dropout_p: float = 0.0, is_causal: bool = False,
           scale: float | None = None, enable_gqa: bool = False) -> Any:
     """torch's scaled_dot_product_attention: with no mask and no dropout, on
@@ -282,7 +279,7 @@ def _sdpa(query: Any, key: Any, value: Any, attn_mask: Any = None, dropout_p: fl
         return _sdpa_math(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa)
     E, Ev = query.shape[-1], value.shape[-1]
     scale = float(E ** -0.5 if scale is None else scale)
-    width = max(_next_pow2(E), _next_pow2(Ev))  # (zeros added to q and k add nothing to the scores)
+    width = max(next_pow2(E), next_pow2(Ev))  # (zeros added to q and k add nothing to the scores)
     F = torch.nn.functional
     q, k, v = (t if t.shape[-1] == width else F.pad(t, (0, width - t.shape[-1])) for t in (query, key, value))
     L, S = query.shape[-2], key.shape[-2]
