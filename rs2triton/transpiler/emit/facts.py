@@ -20,10 +20,9 @@ Recorded, each only where there is something to record (docs/python-api.md):
 from __future__ import annotations
 
 import ast
-from collections.abc import Collection
 from typing import Any, TypedDict
 
-from rs2triton.transpiler.emit.roles import const_roles
+from rs2triton.transpiler.emit.roles import const_roles, tl_call
 
 # The Triton functions whose call is a flag, by the flag.
 _CALLED = {"dot": "dot", "make_tensor_descriptor": "descriptor"}
@@ -57,11 +56,6 @@ def _reached(fn: ast.FunctionDef, helpers: dict[str, ast.FunctionDef]) -> list[a
     return out
 
 
-def _tl_call(node: ast.AST, names: Collection[str]) -> bool:
-    return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in names \
-        and isinstance(node.func.value, ast.Name) and node.func.value.id == "tl"
-
-
 def kernel_uses(fn: ast.FunctionDef, helpers: dict[str, ast.FunctionDef]) -> list[str]:
     """The flags of the module's ``fn`` (see the module's doc), sorted."""
     found: set[str] = set()
@@ -71,9 +65,9 @@ def kernel_uses(fn: ast.FunctionDef, helpers: dict[str, ast.FunctionDef]) -> lis
             if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
                 continue
             attr = node.func.attr
-            if _tl_call(node, _CALLED):
+            if tl_call(node, _CALLED):
                 found.add(_CALLED[attr])
-            elif _tl_call(node, ("maximum", "minimum")) and not any(k.arg == "propagate_nan" for k in node.keywords):
+            elif tl_call(node, ("maximum", "minimum")) and not any(k.arg == "propagate_nan" for k in node.keywords):
                 found.add("nan_dropping_max")
             if attr == "load":
                 loads += 1
@@ -180,7 +174,7 @@ def mask_bounds(func: ast.FunctionDef) -> dict[str, frozenset[str]]:
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
             name = node.targets[0].id
             masks[name] = bound_of(node.value) if name not in masks else None  # (assigned twice: no bound)
-        elif isinstance(node, ast.Call) and _tl_call(node, ("load", "store")) and node.args:
+        elif isinstance(node, ast.Call) and tl_call(node, ("load", "store")) and node.args:
             accesses.append(node)
     for node in accesses:
         address = node.args[0]

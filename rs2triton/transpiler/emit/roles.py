@@ -25,6 +25,7 @@ A const generic is
 from __future__ import annotations
 
 import ast
+from collections.abc import Collection
 from dataclasses import dataclass, field
 
 # Triton's functions whose result is data, not offsets: what a load reads.
@@ -52,8 +53,9 @@ class _Found:
     masking: set[Compare] = field(default_factory=set)  # comparisons that mask an access
 
 
-def _is_tl(node: ast.AST, name: str) -> bool:
-    return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == name \
+def tl_call(node: ast.AST, names: Collection[str]) -> bool:
+    """Whether ``node`` calls ``tl.<one of names>`` (also read by :mod:`.facts`)."""
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in names \
         and isinstance(node.func.value, ast.Name) and node.func.value.id == "tl"
 
 
@@ -73,7 +75,7 @@ def _use(node: ast.Name, parent: ast.AST | None, grand: ast.AST | None, helpers:
     """How a parameter is read: ``"tile"`` (an arange's extent, an item of a shape), ``"tested"``
     (a condition), ``"helper"`` (an argument of a helper: seen there), else ``"scalar"``."""
     if isinstance(parent, ast.Call):
-        if _is_tl(parent, "arange") and parent.args[1:2] == [node]:
+        if tl_call(parent, ("arange",)) and parent.args[1:2] == [node]:
             return "tile"
         if isinstance(parent.func, ast.Name) and parent.func.id in helpers:
             return "helper"
@@ -143,9 +145,9 @@ class _Scanner:
                 elif func.attr == "arange" and acc is not None and len(node.args) == 2 \
                         and isinstance(node.args[1], ast.Name):
                     acc[0].append(node.args[1].id)
-                elif _is_tl(node, "make_tensor_descriptor"):
+                elif tl_call(node, ("make_tensor_descriptor",)):
                     _described(node, out)
-                elif _is_tl(node, "make_block_ptr"):
+                elif tl_call(node, ("make_block_ptr",)):
                     self.pending.append(node)
             elif isinstance(func, ast.Name) and func.id in self.helpers:
                 names = [a.arg for a in self.helpers[func.id].args.args]
