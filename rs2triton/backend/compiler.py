@@ -23,7 +23,7 @@ from importlib.machinery import ModuleSpec
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
-from rs2triton.backend.plan import Args, Fallback, Plan, StrictFallback, Tensor, _strict, make_plan
+from rs2triton.backend.plan import Args, Fallback, Plan, StrictFallback, Tensor, _strict, make_plan, plan_key
 
 if TYPE_CHECKING:
     from rs2triton.backend.protocols import Folds
@@ -55,17 +55,6 @@ def _graph_breaks() -> Counter[str]:
     """Dynamo's count of graph breaks by reason, in this process (none where it is not imported)."""
     utils = sys.modules.get("torch._dynamo.utils")
     return Counter(utils.counters["graph_break"]) if utils is not None else Counter()
-
-
-def _key(value: Any) -> object:
-    """What a plan depends on of a call's argument: a tensor's shape, dtype, device and whether
-    it requires grad; the argument itself otherwise (an unhashable one: no plan is kept)."""
-    torch = _torch()
-    if isinstance(value, torch.Tensor):
-        return ("T", tuple(value.shape), value.dtype, value.device, value.requires_grad)
-    if isinstance(value, (list, tuple)):
-        return tuple(_key(v) for v in value)
-    return value
 
 
 class Backend:
@@ -163,7 +152,7 @@ class Backend:
     def plan(self, entry: Entry, args: Args, grad: bool) -> Plan:
         key: Hashable | None
         try:
-            key = (entry.name, grad, tuple((k, _key(v)) for k, v in args.items()))
+            key = (entry.name, grad, tuple((k, plan_key(v)) for k, v in args.items()))
             hash(key)
         except TypeError:
             key = None

@@ -16,7 +16,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from rs2triton.backend.plan import Fallback
+from rs2triton.backend.plan import Fallback, plan_key
 from rs2triton.runtime.mapping_rules import Aten, Dim, Entry, Fixed
 from rs2triton.runtime.values import _torch
 from rs2triton.rust.types import TORCH_DTYPES
@@ -159,22 +159,13 @@ def _torch_dtype(rust: str) -> Any:
     return getattr(_torch(), TORCH_DTYPES.get(rust, ""), None)
 
 
-def _key(value: Any) -> Any:
-    torch = _torch()
-    if isinstance(value, torch.Tensor):
-        return ("tensor", tuple(value.shape), value.dtype, value.device)
-    if isinstance(value, (list, tuple)):
-        return tuple(_key(v) for v in value)
-    return value
-
-
 def launched(backend: Any, entry: Entry, aten: Aten, given: dict[str, Any], val: Any) -> tuple[LaunchPlan, Any]:
     """Runs the call ``given`` on the row's launches (planned once per shape set, kept on the
     backend with the other plans): the plan and the result."""
     torch = _torch()
     outs = val if isinstance(val, (list, tuple)) else (val,)
     out_dtypes = tuple(v.dtype for v in outs if isinstance(v, torch.Tensor))
-    key = ("launches", entry.name, aten.target, tuple((k, _key(v)) for k, v in sorted(given.items())))
+    key = ("launches", entry.name, aten.target, tuple((k, plan_key(v)) for k, v in sorted(given.items())))
     cached = backend._plans.get(key)
     if cached is None:
         try:

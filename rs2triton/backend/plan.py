@@ -35,6 +35,17 @@ Saved: TypeAlias = tuple[tuple[Tensor, ...], tuple[Tensor, ...], Tensor]
 _DESCRIPTOR_ALIGN = 16  # bytes: a tensor descriptor's row strides (Triton's and TMA's rule)
 
 
+def plan_key(value: Any) -> object:
+    """What a plan depends on of a call's argument: a tensor's shape, dtype, device and whether
+    it requires grad; the argument itself otherwise (an unhashable one: no plan is kept)."""
+    torch = _torch()
+    if isinstance(value, torch.Tensor):
+        return ("T", tuple(value.shape), value.dtype, value.device, value.requires_grad)
+    if isinstance(value, (list, tuple)):
+        return tuple(plan_key(v) for v in value)
+    return value
+
+
 class Fallback(Exception):
     """The call runs on torch; the message says why."""
 
